@@ -1,0 +1,216 @@
+"""`build`, `check`, `diff` and `validate`: what they write, what they report, and their exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GENERATED, run_cli
+from ttlgen import write
+
+
+def first_spec_file(specs: Path) -> Path:
+    return sorted(specs.rglob("*.yaml"))[0]
+
+
+def snapshot_tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_committed_generated_tree_is_up_to_date() -> None:
+    result = run_cli("check")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_build_into_an_empty_directory_then_check_is_clean(spec_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli("build", "--specs", spec_copy, "--out", out).exit_code == 0
+    assert run_cli("check", "--specs", spec_copy, "--out", out).exit_code == 0
+
+
+def test_build_output_equals_the_committed_tree(spec_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    run_cli("build", "--specs", spec_copy, "--out", out)
+    assert {k: v[0] for k, v in snapshot_tree(out).items()} == {
+        k: v[0] for k, v in snapshot_tree(GENERATED).items()
+    }
+
+
+def test_check_names_an_edited_generated_file(spec_copy: Path, generated_copy: Path) -> None:
+    edited = generated_copy / "MANIFEST"
+    edited.write_bytes(edited.read_bytes() + b"# hand edit\n")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 1
+    assert f"stale: {edited}" in result.stderr
+    assert "ttlgen build" in result.stderr
+
+
+def test_check_names_a_stray_file(spec_copy: Path, generated_copy: Path) -> None:
+    stray = generated_copy / "python" / "stray.py"
+    stray.parent.mkdir(parents=True, exist_ok=True)
+    stray.write_text("x = 1\n")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 1
+    assert f"orphaned: {stray}" in result.stderr
+
+
+def test_check_names_a_missing_file(spec_copy: Path, generated_copy: Path) -> None:
+    (generated_copy / "MANIFEST").unlink()
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 1
+    assert f"missing: {generated_copy / 'MANIFEST'}" in result.stderr
+
+
+def test_check_json_lists_each_problem_by_category(spec_copy: Path, generated_copy: Path) -> None:
+    (generated_copy / "stray.txt").write_text("x\n")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {"status": "stale", "stale": [], "missing": [], "orphaned": ["stray.txt"]}
+
+
+def test_check_diff_prints_a_unified_diff_of_the_change(spec_copy: Path, generated_copy: Path) -> None:
+    manifest = generated_copy / "MANIFEST"
+    manifest.write_text(manifest.read_text() + "extra line\n")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--diff")
+    assert result.exit_code == 1
+    assert "--- a/generated/MANIFEST" in result.stdout
+    assert "-extra line" in result.stdout
+
+
+def test_diff_shows_what_build_would_do_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
+    (generated_copy / "stray.txt").write_text("old\n")
+    before = snapshot_tree(generated_copy)
+    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 0
+    assert "--- a/generated/stray.txt" in result.stdout
+    assert "+++ /dev/null" in result.stdout
+    assert snapshot_tree(generated_copy) == before
+
+
+def test_build_removes_files_no_spec_produces(spec_copy: Path, generated_copy: Path) -> None:
+    stray = generated_copy / "old" / "gone.h"
+    stray.parent.mkdir()
+    stray.write_text("// old\n")
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert not stray.exists()
+
+
+def test_build_keeps_unchanged_files_untouched(spec_copy: Path, generated_copy: Path) -> None:
+    (generated_copy / "stray.txt").write_text("forces a rewrite of the tree\n")
+    before = snapshot_tree(generated_copy)
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    after = snapshot_tree(generated_copy)
+    del before["stray.txt"]
+    assert after == before  # same bytes and same mtimes
+
+
+def test_noop_build_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
+    before = snapshot_tree(generated_copy)
+    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 0
+    assert ", 0 written, 0 removed" in result.stdout
+    assert snapshot_tree(generated_copy) == before
+
+
+def test_bad_spec_exits_2_with_a_located_error_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
+    spec = first_spec_file(spec_copy)
+    text = spec.read_text()
+    spec.write_text(text + "bogus_key: 1\n")
+    before = snapshot_tree(generated_copy)
+    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 2
+    line = text.count("\n") + 1
+    rel = spec.relative_to(spec_copy.parent).as_posix()
+    assert f"{rel}:{line}:1: bogus_key: unknown key 'bogus_key'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert snapshot_tree(generated_copy) == before
+
+
+def test_duplicate_key_exits_2_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
+    spec = first_spec_file(spec_copy)
+    text = spec.read_text()
+    first_line = text.splitlines()[0]
+    spec.write_text(text + first_line + "\n")
+    before = snapshot_tree(generated_copy)
+    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 2
+    assert "duplicate key 'spec' (first defined at line 1)" in result.stderr
+    assert snapshot_tree(generated_copy) == before
+
+
+def test_build_interrupted_after_the_first_written_file_leaves_the_tree_unchanged(
+    spec_copy: Path, generated_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (generated_copy / "MANIFEST").write_text("stale\n")  # so build has files to write
+    before = snapshot_tree(generated_copy)
+    real_write = write._write_file
+    calls = []
+
+    def write_once_then_fail(path: Path, content: bytes) -> None:
+        if calls:
+            raise OSError("disk full")
+        calls.append(path)
+        real_write(path, content)
+
+    monkeypatch.setattr(write, "_write_file", write_once_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        write.write_tree(generated_copy, {"MANIFEST": b"new\n", "a.txt": b"a\n", **{
+            k: v[0] for k, v in before.items() if k != "MANIFEST"}})
+    assert calls, "the interruption must come after a file was written"
+    assert snapshot_tree(generated_copy) == before
+    assert not list(generated_copy.parent.glob(".generated.ttlgen-*"))
+
+
+def test_build_recovers_a_swap_interrupted_between_its_renames(spec_copy: Path, generated_copy: Path) -> None:
+    backup = generated_copy.parent / ".generated.ttlgen-old-12345"
+    os.rename(generated_copy, backup)
+    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 1
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert not backup.exists()
+    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+
+
+def test_validate_reports_valid_specs(spec_copy: Path) -> None:
+    result = run_cli("validate", "--specs", spec_copy, "--json")
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    assert payload["status"] == "ok"
+    assert len(payload["specs"]) == len(list(spec_copy.rglob("*.yaml"))) + len(list(spec_copy.rglob("*.toml")))
+
+
+def test_errors_in_json_mode_are_structured_on_stdout(spec_copy: Path) -> None:
+    spec = first_spec_file(spec_copy)
+    spec.write_text(spec.read_text() + "bogus_key: 1\n")
+    result = run_cli("validate", "--specs", spec_copy, "--json")
+    assert result.exit_code == 2
+    payload = json.loads(result.stdout)
+    assert payload["status"] == "error"
+    assert payload["errors"][0]["path"] == "bogus_key"
+    assert payload["errors"][0]["line"] > 0
+
+
+def test_missing_spec_directory_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_cli("build", "--specs", tmp_path / "nope", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_option_is_a_usage_error() -> None:
+    assert run_cli("build", "--no-such-option").exit_code == 2
+
+
+def test_generated_tree_holds_no_stage_leftovers(spec_copy: Path, generated_copy: Path) -> None:
+    (generated_copy / "stray.txt").write_text("x\n")
+    run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    leftovers = [p.name for p in generated_copy.parent.iterdir() if ".ttlgen-" in p.name]
+    assert leftovers == []
+    shutil.rmtree(generated_copy)

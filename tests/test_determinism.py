@@ -1,0 +1,55 @@
+"""Generated output depends only on the specs and templates: not on hash seeds, locale or cwd."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import GENERATED, REPO, SPECS
+from ttlgen.emit._header import NOTICE
+
+
+def build_in_subprocess(out: Path, cwd: Path, seed: str, locale: str) -> dict[str, bytes]:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "LC_ALL": locale, "LANG": locale}
+    subprocess.run(
+        [sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)],
+        cwd=cwd, env=env, check=True, capture_output=True,
+    )
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def test_builds_with_different_hash_seeds_locales_and_directories_are_identical(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    first = build_in_subprocess(tmp_path / "a", REPO, "0", "C")
+    second = build_in_subprocess(tmp_path / "b" / "nested", elsewhere, "4242", "C.UTF-8")
+    assert first == second
+
+
+def generated_files() -> list[Path]:
+    return [p for p in sorted(GENERATED.rglob("*")) if p.is_file()]
+
+
+def test_generated_files_use_lf_and_end_with_exactly_one_newline() -> None:
+    for path in generated_files():
+        data = path.read_bytes()
+        assert b"\r" not in data, path
+        assert data.endswith(b"\n") and not data.endswith(b"\n\n"), path
+
+
+def test_generated_files_hold_no_machine_specific_text() -> None:
+    forbidden = [str(REPO), str(Path.home()), os.environ.get("USER", "\0"), "ttlgen 0."]
+    for path in generated_files():
+        if path.name == "MANIFEST":
+            continue  # the one place provenance that changes with versions belongs
+        text = path.read_text(encoding="utf-8")
+        for needle in forbidden:
+            assert needle not in text, f"{path} contains {needle!r}"
+
+
+def test_every_generated_file_says_it_is_generated_and_from_what() -> None:
+    for path in generated_files():
+        head = path.read_text(encoding="utf-8")[:600]
+        assert NOTICE in head, path

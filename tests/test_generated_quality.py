@@ -1,0 +1,76 @@
+"""Quality gates on the generated tree: lint, strict typing, formatting, warning-free compiles."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GENERATED, REPO
+
+PYTHON_ROOT = GENERATED / "python"
+C_SOURCES = sorted(p for p in GENERATED.rglob("*") if p.suffix in (".h", ".hpp", ".c", ".cpp"))
+HEADERS = sorted(p for p in (GENERATED / "include").rglob("*") if p.suffix in (".h", ".hpp"))
+PACKAGES = sorted(p.name for p in PYTHON_ROOT.iterdir() if (p / "__init__.py").is_file()) if PYTHON_ROOT.is_dir() else []
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed; install the test extra: pip install -e '.[test]'")
+    return found
+
+
+def test_generated_python_passes_ruff() -> None:
+    result = subprocess.run(
+        [tool("ruff"), "check", "--isolated", "--no-cache", "--target-version", "py311",
+         "--select", "E,F,W,I,B,UP,SIM,RUF", "--ignore", "E501", str(PYTHON_ROOT)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_generated_python_package_passes_mypy_strict(package: str, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path),
+         "--python-version", "3.11", "-p", package],
+        capture_output=True, text=True, cwd=PYTHON_ROOT, env={"MYPYPATH": str(PYTHON_ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_generated_python_package_imports_with_only_the_standard_library(package: str) -> None:
+    # -I isolates from site-packages, so any third-party import fails.
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(PYTHON_ROOT)!r}); import {package}"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("path", C_SOURCES, ids=lambda p: p.relative_to(GENERATED).as_posix())
+def test_generated_c_and_cpp_are_clang_format_clean(path: Path) -> None:
+    result = subprocess.run(
+        [tool("clang-format"), f"--style=file:{REPO / '.clang-format'}", "--dry-run", "-Werror", str(path)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("header", HEADERS, ids=lambda p: p.relative_to(GENERATED).as_posix())
+def test_generated_header_compiles_warning_free_on_its_own(header: Path, tmp_path: Path) -> None:
+    c_header = header.suffix == ".h"
+    source = tmp_path / ("tu.c" if c_header else "tu.cpp")
+    source.write_text(f'#include "{header.relative_to(GENERATED / "include").as_posix()}"\n')
+    compiler = ["gcc", "-std=c11"] if c_header else ["g++", "-std=c++17"]
+    result = subprocess.run(
+        [*compiler, "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
+         f"-I{GENERATED / 'include'}", str(source)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr

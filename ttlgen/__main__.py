@@ -1,0 +1,3 @@
+from ttlgen.cli import main
+
+main()

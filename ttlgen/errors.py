@@ -1,0 +1,108 @@
+"""Located diagnostics: every user-facing error names a file, line, column and key path."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+PathPart = str | int
+KeyPath = tuple[PathPart, ...]
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*\Z")
+
+
+def format_key_path(path: KeyPath) -> str:
+    """Render a key path the way users write it: ``ops.tile_add.strategies[1]``."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _PLAIN_KEY.match(part):
+            out.append(f".{part}" if out else part)
+        else:
+            # Keys with dots or spaces would make the path ambiguous; quote them.
+            out.append(f"[{part!r}]")
+    return "".join(out) or "<root>"
+
+
+@dataclass(frozen=True, order=True)
+class Mark:
+    """Where a value came from. ``file`` is a display path relative to the project."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+    path: KeyPath = ()
+
+    def child(self, part: PathPart) -> Mark:
+        return Mark(self.file, self.line, self.column, (*self.path, part))
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    mark: Mark
+    message: str
+    notes: tuple[Diagnostic, ...] = ()
+
+    def format(self) -> str:
+        where = str(self.mark)
+        head = f"{where}: {format_key_path(self.mark.path)}: {self.message}" if self.mark.path else f"{where}: {self.message}"
+        lines = [head]
+        lines.extend(f"  note: {note.format()}" for note in self.notes)
+        return "\n".join(lines)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.mark.file, self.mark.line, self.mark.column, self.message)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.mark.file,
+            "line": self.mark.line,
+            "column": self.mark.column,
+            "path": format_key_path(self.mark.path) if self.mark.path else None,
+            "message": self.message,
+            "notes": [note.to_json() for note in self.notes],
+        }
+
+
+class SpecErrors(Exception):
+    """Raised by a pipeline stage that found errors; carries every one of them."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(
+            sorted(dict.fromkeys(diagnostics), key=Diagnostic.sort_key)
+        )
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n".join(d.format() for d in self.diagnostics)
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects errors so a stage can report all of them, not just the first."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, mark: Mark, message: str, notes: Sequence[Diagnostic] = ()) -> None:
+        self.diagnostics.append(Diagnostic(mark, message, tuple(notes)))
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics.extend(diagnostics)
+
+    def __bool__(self) -> bool:
+        return bool(self.diagnostics)
+
+    def raise_if_any(self) -> None:
+        if self.diagnostics:
+            raise SpecErrors(self.diagnostics)
+
+
+class UsageError(Exception):
+    """A problem with how ttlgen was invoked (missing directory, bad option): exit code 2."""

@@ -1,0 +1,1 @@
+"""The typed, immutable model every emitter reads. One module per domain."""

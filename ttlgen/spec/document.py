@@ -1,0 +1,53 @@
+"""A loaded spec file: plain data plus the source position of every node."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ttlgen.errors import KeyPath, Mark
+
+Position = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Line/column (1-based) of each node's value and of each mapping entry's key."""
+
+    values: dict[KeyPath, Position] = field(default_factory=dict)
+    keys: dict[KeyPath, Position] = field(default_factory=dict)
+
+    def value(self, path: KeyPath) -> Position:
+        # Fall back to the nearest located ancestor: a path can name a value that does
+        # not exist (a missing required key), and the error belongs to its parent.
+        while path not in self.values and path:
+            path = path[:-1]
+        return self.values.get(path, (1, 1))
+
+    def key(self, path: KeyPath) -> Position:
+        if path in self.keys:
+            return self.keys[path]
+        return self.value(path)
+
+
+@dataclass(frozen=True)
+class SpecDocument:
+    """One spec file after loading. ``data`` holds only dict/list/str/int/float/bool/None."""
+
+    file: str
+    kind: str
+    version: str
+    data: Any
+    positions: Positions
+
+    @property
+    def kind_id(self) -> str:
+        return f"{self.kind}/{self.version}"
+
+    def mark(self, path: KeyPath = ()) -> Mark:
+        line, column = self.positions.value(path)
+        return Mark(self.file, line, column, path)
+
+    def key_mark(self, path: KeyPath) -> Mark:
+        line, column = self.positions.key(path)
+        return Mark(self.file, line, column, path)

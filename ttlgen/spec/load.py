@@ -1,0 +1,124 @@
+"""Load every spec file under a directory into located documents."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError
+from ttlgen.spec import kinds
+from ttlgen.spec.document import Positions, SpecDocument
+from ttlgen.spec.toml_positions import locate as locate_toml
+from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".toml")
+_SPEC_ID = re.compile(r"(?P<kind>[a-z][a-z0-9_.-]*)/(?P<version>v[0-9]+)\Z")
+_TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def spec_files(specs_dir: Path) -> list[Path]:
+    """All spec files, sorted by their path relative to ``specs_dir`` (hidden paths skipped)."""
+    if not specs_dir.is_dir():
+        raise UsageError(f"spec directory {str(specs_dir)!r} does not exist; pass --specs DIR")
+    found = []
+    for path in specs_dir.rglob("*"):
+        rel = path.relative_to(specs_dir)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.suffix in SPEC_SUFFIXES and path.is_file():
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(specs_dir).as_posix())
+
+
+def display_path(specs_dir: Path, path: Path) -> str:
+    # Relative to the spec tree's parent so messages and headers read "specs/ops/x.yaml"
+    # whatever the working directory or absolute location of the tree.
+    return f"{specs_dir.name}/{path.relative_to(specs_dir).as_posix()}"
+
+
+def decode_utf8(raw: bytes, file: str) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", errors="replace")) + 1
+        raise SpecErrors(
+            [Diagnostic(Mark(file, line, column), f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
+    """Parse YAML or TOML text into plain data with positions; raises SpecErrors."""
+    if suffix == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            found = _TOML_ERROR_AT.search(str(exc))
+            line, column = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+            problem = _TOML_ERROR_AT.sub("", str(exc)).strip()
+            raise SpecErrors([Diagnostic(Mark(file, line, column), f"invalid TOML: {problem}")]) from None
+        located = locate_toml(text)
+        return data, Positions(
+            values={path: (pos.line, pos.column) for path, pos in located.values.items()},
+            keys={path: (pos.line, pos.column) for path, pos in located.keys.items()},
+        )
+    try:
+        return parse_yaml(text, file)
+    except YamlLoadError as exc:
+        raise SpecErrors([exc.diagnostic]) from None
+
+
+def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
+    """Check the ``spec: kind/version`` header and return the kind; raises SpecErrors."""
+    if not isinstance(data, dict) or not data:
+        raise SpecErrors([Diagnostic(Mark(file, 1, 1), "a spec file is a mapping whose first key is 'spec'")])
+    first_key = next(iter(data))
+    if "spec" not in data:
+        line, column = positions.key((first_key,))
+        raise SpecErrors(
+            [Diagnostic(Mark(file, line, column), "missing 'spec: <kind>/<version>' as the first key")]
+        )
+    line, column = positions.value(("spec",))
+    mark = Mark(file, line, column, ("spec",))
+    if first_key != "spec":
+        key_line, key_column = positions.key(("spec",))
+        raise SpecErrors([Diagnostic(Mark(file, key_line, key_column, ("spec",)), "'spec' must be the first key of the file")])
+    value = data["spec"]
+    match = _SPEC_ID.match(value) if isinstance(value, str) else None
+    supported = ", ".join(k.kind_id for k in kinds.spec_kinds())
+    if match is None:
+        raise SpecErrors([Diagnostic(mark, f"{value!r} is not '<kind>/<version>'; supported: {supported}")])
+    name, version = match.group("kind"), match.group("version")
+    kind = kinds.find_kind(name, version)
+    if kind is not None:
+        return kind
+    versions = kinds.versions_of(name)
+    if versions:
+        raise SpecErrors(
+            [Diagnostic(mark, f"unsupported version {version!r} of {name!r}; supported versions: {', '.join(versions)}")]
+        )
+    raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
+
+
+def load_file(path: Path, file: str) -> SpecDocument:
+    text = decode_utf8(path.read_bytes(), file)
+    data, positions = parse_text(text, file, path.suffix)
+    kind = identify(data, positions, file)
+    return SpecDocument(file=file, kind=kind.name, version=kind.version, data=data, positions=positions)
+
+
+def load_specs(specs_dir: Path) -> list[SpecDocument]:
+    """Load all spec files; every file's errors are reported together."""
+    sink = DiagnosticSink()
+    documents = []
+    for path in spec_files(specs_dir):
+        try:
+            documents.append(load_file(path, display_path(specs_dir, path)))
+        except SpecErrors as exc:
+            sink.extend(exc.diagnostics)
+    sink.raise_if_any()
+    return documents

@@ -1,0 +1,183 @@
+"""YAML spec parsing that keeps positions and refuses what YAML would silently accept.
+
+PyYAML's defaults are wrong for a source of truth: duplicate keys silently overwrite,
+YAML 1.1 turns ``no``/``on``/``0755`` into booleans and octals, and aliases can expand
+without bound. This module composes the node graph itself and constructs plain data
+under the YAML 1.2 core schema, recording the line and column of every node.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+
+from ttlgen.errors import Diagnostic, KeyPath, Mark, format_key_path
+from ttlgen.spec.document import Positions
+
+# Nodes produced by following aliases, beyond which a document is rejected: enough
+# for sharing a few small blocks, far too little for a "billion laughs" expansion.
+ALIAS_EXPANSION_LIMIT = 1000
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _CoreSchemaLoader(_BaseLoader):  # type: ignore[misc]
+    """Composer with YAML 1.2 core-schema implicit typing (no yes/no/on/off booleans)."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class-level registry
+
+
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+
+_CORE_RESOLVERS = (
+    (_NULL, r"^(?:~|null|Null|NULL|)$", "~nN"),
+    (_BOOL, r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    (_INT, r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        _FLOAT,
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+)
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    _CoreSchemaLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
+# The empty plain scalar is null in the core schema.
+_CoreSchemaLoader.add_implicit_resolver(_NULL, re.compile(r"^$"), [""])
+
+
+class YamlLoadError(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        self.diagnostic = diagnostic
+        super().__init__(diagnostic.format())
+
+
+def _scalar(tag: str, text: str) -> Any:
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return text.lower() == "true"
+    if tag == _INT:
+        if text.startswith(("0x", "0o")):
+            return int(text, 0)
+        return int(text, 10)
+    if tag == _FLOAT:
+        lowered = text.lower()
+        if lowered.endswith(".inf"):
+            return -math.inf if lowered.startswith("-") else math.inf
+        if lowered == ".nan":
+            return math.nan
+        return float(text)
+    return text
+
+
+class _Builder:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.values: dict[KeyPath, tuple[int, int]] = {}
+        self.keys: dict[KeyPath, tuple[int, int]] = {}
+        self.seen: set[int] = set()
+        self.active: set[int] = set()
+        self.expanded = 0
+
+    def fail(self, node: yaml.Node, path: KeyPath, message: str) -> YamlLoadError:
+        mark = node.start_mark
+        return YamlLoadError(Diagnostic(Mark(self.file, mark.line + 1, mark.column + 1, path), message))
+
+    def build(self, node: yaml.Node, path: KeyPath, via_alias: bool) -> Any:
+        ident = id(node)
+        if ident in self.active:
+            raise self.fail(node, path, "recursive alias: a node may not contain itself")
+        if ident in self.seen:
+            via_alias = True
+        if via_alias:
+            self.expanded += 1
+            if self.expanded > ALIAS_EXPANSION_LIMIT:
+                raise self.fail(
+                    node,
+                    path,
+                    f"aliases expand to more than {ALIAS_EXPANSION_LIMIT} nodes; "
+                    "write the values out or split the file",
+                )
+        self.seen.add(ident)
+        if not via_alias:
+            self.values[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        else:
+            self.values.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag not in (_NULL, _BOOL, _INT, _FLOAT, _STR):
+                raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
+            try:
+                return _scalar(node.tag, node.value)
+            except ValueError:
+                raise self.fail(node, path, f"invalid {node.tag.rsplit(':', 1)[-1]} {node.value!r}") from None
+
+        self.active.add(ident)
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                if node.tag != _SEQ:
+                    raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
+                return [self.build(item, (*path, i), via_alias) for i, item in enumerate(node.value)]
+            if isinstance(node, yaml.MappingNode):
+                if node.tag != _MAP:
+                    raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
+                return self.mapping(node, path, via_alias)
+        finally:
+            self.active.discard(ident)
+        raise self.fail(node, path, "unsupported YAML node")
+
+    def mapping(self, node: yaml.MappingNode, path: KeyPath, via_alias: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first_seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in (_STR, _INT, _NULL, _BOOL, _FLOAT):
+                raise self.fail(key_node, path, "mapping keys must be plain scalars")
+            key = key_node.value
+            child = (*path, key)
+            if key in first_seen:
+                raise self.fail(
+                    key_node,
+                    child,
+                    f"duplicate key {key!r} (first defined at line {first_seen[key]})",
+                )
+            first_seen[key] = key_node.start_mark.line + 1
+            if not via_alias or child not in self.keys:
+                self.keys[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            out[key] = self.build(value_node, child, via_alias)
+        return out
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
+    """Parse one YAML document into plain data and positions; raises YamlLoadError."""
+    try:
+        documents = list(yaml.compose_all(text, Loader=_CoreSchemaLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        raise YamlLoadError(Diagnostic(Mark(file, line, column), f"invalid YAML: {problem}")) from None
+    except yaml.YAMLError as exc:
+        raise YamlLoadError(Diagnostic(Mark(file, 1, 1), f"invalid YAML: {exc}")) from None
+    if len(documents) != 1:
+        if not documents:
+            raise YamlLoadError(Diagnostic(Mark(file, 1, 1), "empty file: expected a mapping starting with 'spec:'"))
+        second = documents[1].start_mark
+        raise YamlLoadError(
+            Diagnostic(Mark(file, second.line + 1, second.column + 1), "a spec file holds exactly one YAML document")
+        )
+    builder = _Builder(file)
+    data = builder.build(documents[0], (), False)
+    return data, Positions(values=builder.values, keys=builder.keys)
+
+
+__all__ = ["ALIAS_EXPANSION_LIMIT", "YamlLoadError", "format_key_path", "parse_yaml"]

@@ -1,0 +1,142 @@
+"""JSON Schema validation of spec documents, with errors located at the offending node.
+
+jsonschema's own messages print Python reprs of whole subtrees; these are rewritten to
+say what is wrong and what would be valid, in the user's terms.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from ttlgen.errors import Diagnostic, KeyPath
+from ttlgen.spec.document import SpecDocument
+from ttlgen.spec.kinds import SpecKind, find_kind
+
+_TYPE_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+@functools.cache
+def validator_for(kind: SpecKind) -> Draft202012Validator:
+    schema = kind.schema()
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _one_of(values: Iterable[Any]) -> str:
+    return ", ".join(_describe(v) for v in values)
+
+
+def _unknown_keys(schema: Any, instance: dict[str, Any]) -> list[str]:
+    schema = schema if isinstance(schema, dict) else {}
+    allowed = set(schema.get("properties", {}))
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return sorted(
+        k for k in instance if k not in allowed and not any(p.search(k) for p in patterns)
+    )
+
+
+def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
+    """Return (path, message, point_at_key) for one schema error."""
+    path: KeyPath = tuple(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    custom = schema.get("x-message")
+    validator = error.validator
+    value: Any = error.instance
+    expected: Any = error.validator_value
+    if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties"):
+        return path, custom.format(value=_describe(value)), False
+    if validator == "enum":
+        return path, f"{_describe(value)} is not one of {_one_of(expected)}", False
+    if validator == "const":
+        return path, f"expected {_describe(expected)}, got {_describe(value)}", False
+    if validator == "type":
+        wanted = expected
+        names = [wanted] if isinstance(wanted, str) else list(wanted)
+        wanted_text = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        return path, f"expected {wanted_text}, got {_describe(value)}", False
+    if validator == "required":
+        missing = [k for k in expected if isinstance(value, dict) and k not in value]
+        return path, f"missing required key {missing[0]!r}" if missing else error.message, False
+    if validator in ("additionalProperties", "unevaluatedProperties"):
+        allowed = sorted(schema.get("properties", {}))
+        extras = _unknown_keys(schema, value) if isinstance(value, dict) else []
+        key = extras[0] if extras else "?"
+        valid = f"; valid keys: {', '.join(allowed)}" if allowed else ""
+        return (*path, key), f"unknown key {key!r}{valid}", True
+    if validator == "pattern":
+        return path, f"{_describe(value)} does not match the pattern {expected!r}", False
+    if validator == "minimum":
+        return path, f"{_describe(value)} is less than the minimum {expected}", False
+    if validator == "maximum":
+        return path, f"{_describe(value)} is greater than the maximum {expected}", False
+    if validator == "minItems":
+        return path, f"expected at least {expected} item(s), got {len(value)}", False
+    if validator == "maxItems":
+        return path, f"expected at most {expected} item(s), got {len(value)}", False
+    if validator == "uniqueItems":
+        return path, "items must be unique", False
+    if validator == "minProperties":
+        return path, f"expected at least {expected} key(s)", False
+    if validator in ("oneOf", "anyOf") and error.context:
+        # Report the alternative that got furthest, not "is not valid under any schema".
+        best = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.context or ())))
+        return _message(best)
+    return path, error.message, False
+
+
+def _expand(errors: Iterable[ValidationError]) -> Iterable[ValidationError]:
+    for error in errors:
+        if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
+            extras = _unknown_keys(error.schema, error.instance)
+            # One diagnostic per unknown key, each at its own key.
+            for key in extras:
+                clone = ValidationError(
+                    error.message, validator=error.validator, path=error.absolute_path,
+                    instance={key: error.instance[key]}, schema=error.schema,
+                    validator_value=error.validator_value,
+                )
+                yield clone
+        else:
+            yield error
+
+
+def validate_document(document: SpecDocument) -> list[Diagnostic]:
+    kind = find_kind(document.kind, document.version)
+    if kind is None:  # load already rejected unknown kinds
+        return []
+    diagnostics = []
+    for error in _expand(validator_for(kind).iter_errors(document.data)):
+        path, message, at_key = _message(error)
+        mark = document.key_mark(path) if at_key else document.mark(path)
+        diagnostics.append(Diagnostic(mark, message))
+    return diagnostics
+
+
+def validate_documents(documents: Sequence[SpecDocument]) -> list[Diagnostic]:
+    return [d for document in documents for d in validate_document(document)]

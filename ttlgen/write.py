@@ -1,0 +1,133 @@
+"""Comparing a generated tree with what is on disk, and replacing it atomically.
+
+``build`` stages the complete new tree beside the output directory, then swaps it in
+with two renames, so a failure at any point before the swap leaves the old tree as it
+was. Unchanged files are hard-linked into the stage, which keeps their mtime (and so
+keeps make/ninja from rebuilding what did not change).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TreeDiff:
+    stale: tuple[str, ...]     # on disk with different content
+    missing: tuple[str, ...]   # produced but not on disk
+    orphaned: tuple[str, ...]  # on disk but produced by nothing
+    unchanged: tuple[str, ...]
+
+    @property
+    def clean(self) -> bool:
+        return not (self.stale or self.missing or self.orphaned)
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"stale": list(self.stale), "missing": list(self.missing), "orphaned": list(self.orphaned)}
+
+
+def _existing_files(out_dir: Path) -> Iterator[str]:
+    if not out_dir.is_dir():
+        return
+    for root, dirs, files in os.walk(out_dir):
+        dirs.sort()
+        for name in sorted(files):
+            yield (Path(root) / name).relative_to(out_dir).as_posix()
+
+
+def compare(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
+    existing = set(_existing_files(out_dir))
+    stale, missing, unchanged = [], [], []
+    for path, content in files.items():
+        if path not in existing:
+            missing.append(path)
+        elif (out_dir / path).read_bytes() != content:
+            stale.append(path)
+        else:
+            unchanged.append(path)
+    orphaned = sorted(existing - files.keys())
+    return TreeDiff(tuple(sorted(stale)), tuple(sorted(missing)), tuple(orphaned), tuple(sorted(unchanged)))
+
+
+def _text(data: bytes) -> list[str]:
+    return data.decode("utf-8", errors="replace").splitlines(keepends=True)
+
+
+def unified_diff(out_dir: Path, files: dict[str, bytes], diff: TreeDiff) -> str:
+    """The change ``build`` would make, as a git-style unified diff."""
+    name = out_dir.name
+    chunks: list[str] = []
+    for path in sorted((*diff.stale, *diff.missing, *diff.orphaned)):
+        old = (out_dir / path).read_bytes() if path not in diff.missing else b""
+        new = files.get(path, b"")
+        before = f"a/{name}/{path}" if path not in diff.missing else "/dev/null"
+        after = f"b/{name}/{path}" if path in files else "/dev/null"
+        lines = difflib.unified_diff(_text(old), _text(new), before, after)
+        for line in lines:
+            chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(chunks)
+
+
+def _stage_name(out_dir: Path, role: str) -> Path:
+    return out_dir.parent / f".{out_dir.name}.ttlgen-{role}-{os.getpid()}"
+
+
+def recover(out_dir: Path) -> None:
+    """Undo what an interrupted build left behind (stale stages, a half-done swap)."""
+    parent = out_dir.parent
+    if not parent.is_dir():
+        return
+    for leftover in sorted(parent.glob(f".{out_dir.name}.ttlgen-*")):
+        if "-old-" in leftover.name and not out_dir.exists():
+            leftover.rename(out_dir)  # the swap stopped between its two renames
+        else:
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _write_file(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+
+
+def _keep_file(old: Path, new: Path) -> None:
+    new.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(old, new)
+    except OSError:
+        shutil.copy2(old, new)
+
+
+def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
+    """Make ``out_dir`` hold exactly ``files``. Writes nothing when already identical."""
+    recover(out_dir)
+    diff = compare(out_dir, files)
+    if diff.clean:
+        return diff
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stage = _stage_name(out_dir, "stage")
+    old = _stage_name(out_dir, "old")
+    try:
+        stage.mkdir()
+        unchanged = set(diff.unchanged)
+        for path, content in files.items():
+            if path in unchanged:
+                _keep_file(out_dir / path, stage / path)
+            else:
+                _write_file(stage / path, content)
+        if out_dir.exists():
+            os.rename(out_dir, old)
+        try:
+            os.rename(stage, out_dir)
+        except BaseException:
+            if old.exists() and not out_dir.exists():
+                os.rename(old, out_dir)
+            raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    return diff
