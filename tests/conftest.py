@@ -32,6 +32,14 @@ def run_cli(*args: str | Path) -> CliResult:
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep the tree cache of the test run away from the user's own cache."""
+    import os
+
+    os.environ["TTLGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("ttlgen-cache"))
+
+
 @pytest.fixture
 def spec_copy(tmp_path: Path) -> Path:
     """A writable copy of the real spec tree, named specs/ so messages read the same."""

@@ -214,3 +214,21 @@ def test_generated_tree_holds_no_stage_leftovers(spec_copy: Path, generated_copy
     leftovers = [p.name for p in generated_copy.parent.iterdir() if ".ttlgen-" in p.name]
     assert leftovers == []
     shutil.rmtree(generated_copy)
+
+
+def test_cached_check_still_catches_an_edited_file(spec_copy: Path, generated_copy: Path) -> None:
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0  # records the tree
+    edited = generated_copy / "MANIFEST"
+    edited.write_bytes(edited.read_bytes() + b"# hand edit\n")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 1
+    assert f"stale: {edited}" in result.stderr
+
+
+def test_cached_check_notices_a_spec_edit(spec_copy: Path, generated_copy: Path) -> None:
+    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0  # records the tree
+    spec = first_spec_file(spec_copy)
+    spec.write_text(spec.read_text() + "# a comment changes the input hash in MANIFEST\n")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 1
+    assert f"stale: {generated_copy / 'MANIFEST'}" in result.stderr

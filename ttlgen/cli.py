@@ -10,11 +10,15 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
 from ttlgen.errors import SpecErrors, UsageError
+
+if TYPE_CHECKING:
+    from ttlgen.pipeline import GeneratedTree
+    from ttlgen.write import TreeDiff
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -77,11 +81,44 @@ def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> 
     raise typer.Exit(code)
 
 
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Regenerate even when the inputs' fingerprint is known.")
+]
+
+
+def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> tuple[str | None, TreeDiff | None]:
+    """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss."""
+    from ttlgen import tree_cache
+    from ttlgen.spec.load import spec_files
+    from ttlgen.write import compare_hashes, recover
+
+    spec_files(specs)  # a missing spec directory is a usage error either way
+    if no_cache or not tree_cache.enabled():
+        return None, None
+    recover(out)
+    key = tree_cache.fingerprint(specs, templates or tree_cache.default_templates_dir())
+    record = tree_cache.lookup(key)
+    if record is None:
+        return key, None
+    return key, compare_hashes(record, tree_cache.disk_hashes(out))
+
+
+def _generate(specs: Path, templates: Path | None, key: str | None) -> GeneratedTree:
+    from ttlgen import tree_cache
+    from ttlgen.pipeline import generate
+
+    tree = generate(specs, templates)
+    if key is not None:
+        tree_cache.store(key, tree.files)
+    return tree
+
+
 @app.command()
 def build(
     specs: SpecsOption = Path("specs"),
     out: OutOption = Path("generated"),
     templates: TemplatesOption = None,
+    no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Regenerate the output tree from the specs and templates.
@@ -92,18 +129,19 @@ def build(
     """
 
     def action() -> int:
-        from ttlgen.pipeline import generate
         from ttlgen.write import write_tree
 
-        tree = generate(specs, templates)
-        diff = write_tree(out, tree.files)
-        changed = len(diff.stale) + len(diff.missing)
-        if as_json:
-            _emit_json({"status": "ok", "files": len(tree.files), "written": sorted((*diff.stale, *diff.missing)), "removed": list(diff.orphaned)})
+        key, known = _known_diff(specs, out, templates, no_cache)
+        if known is not None and known.clean:
+            diff, count = known, len(known.unchanged)
         else:
-            sys.stdout.write(
-                f"ttlgen: {out}: {len(tree.files)} files, {changed} written, {len(diff.orphaned)} removed\n"
-            )
+            tree = _generate(specs, templates, key)
+            diff, count = write_tree(out, tree.files), len(tree.files)
+        written = sorted((*diff.stale, *diff.missing))
+        if as_json:
+            _emit_json({"status": "ok", "files": count, "written": written, "removed": list(diff.orphaned)})
+        else:
+            sys.stdout.write(f"ttlgen: {out}: {count} files, {len(written)} written, {len(diff.orphaned)} removed\n")
         return EXIT_OK
 
     _guarded(as_json, action, writes=True)
@@ -115,32 +153,36 @@ def check(
     out: OutOption = Path("generated"),
     templates: TemplatesOption = None,
     show_diff: Annotated[bool, typer.Option("--diff", help="Also print the unified diff.")] = False,
+    no_cache: NoCacheOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Exit 0 if the output tree is byte-identical to what `build` would write, else 1.
 
     Lists stale (different content), missing and orphaned (no spec produces them)
-    files. Writes nothing.
+    files. Writes nothing in the output tree.
     """
 
     def action() -> int:
-        from ttlgen.pipeline import generate
         from ttlgen.write import compare, unified_diff
 
-        tree = generate(specs, templates)
-        diff = compare(out, tree.files)
+        key, diff = _known_diff(specs, out, templates, no_cache or show_diff)
+        tree = None
+        if diff is None:
+            tree = _generate(specs, templates, key)
+            diff = compare(out, tree.files)
         if as_json:
             _emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
         elif not diff.clean:
             for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
                 for path in paths:
                     sys.stderr.write(f"{label}: {out / path}\n")
-            if show_diff:
+            if show_diff and tree is not None:
                 sys.stdout.write(unified_diff(out, tree.files, diff))
-            fix = f"ttlgen build --specs {specs} --out {out}" if (specs, out) != (Path("specs"), Path("generated")) else "ttlgen build"
+            defaults = (specs, out) == (Path("specs"), Path("generated"))
+            fix = "ttlgen build" if defaults else f"ttlgen build --specs {specs} --out {out}"
             sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
         else:
-            sys.stdout.write(f"ttlgen: {out} is up to date ({len(tree.files)} files)\n")
+            sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
         return EXIT_OK if diff.clean else EXIT_FAILED
 
     _guarded(as_json, action)
@@ -188,3 +230,25 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("ttlgen: interrupted\n")
         raise SystemExit(130) from None
+
+
+# --- ttlgen resolve (issue 3: kernel-configuration resolver) -------------------------
+
+
+@app.command()
+def resolve(
+    kernel: Annotated[Path, typer.Argument(help="Kernel description (YAML) of one compute function.", dir_okay=False)],
+    target: Annotated[
+        str | None, typer.Option("--target", help="Target (architecture) name; overrides the kernel's `target`.")
+    ] = None,
+    specs: SpecsOption = Path("specs"),
+    as_json: JsonOption = False,
+) -> None:
+    """Resolve a kernel's configuration with the resolver generated from the current specs.
+
+    Prints the plan (strategies, DST width and sync, unpack-to-DST set) and the runtime
+    descriptor, or the diagnostics. Exit 0 resolved, 1 rejected kernel, 2 bad input.
+    """
+    from ttlgen.resolve import run_resolve
+
+    raise typer.Exit(run_resolve(kernel, target, as_json, specs, None, sys.stdout, sys.stderr))

@@ -14,15 +14,10 @@ from ttlgen.errors import SpecErrors, UsageError
 from ttlgen.model.project import Project, build_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import display_path, load_specs, spec_files
+from ttlgen.tree_cache import default_templates_dir
 from ttlgen.validate.schema import validate_documents
 
 MANIFEST = "MANIFEST"
-
-
-def default_templates_dir() -> Path:
-    package = Path(__file__).resolve().parent
-    installed = package / "_templates"  # wheel layout (see pyproject force-include)
-    return installed if installed.is_dir() else package.parent / "templates"
 
 
 def validate_specs(specs_dir: Path) -> list[SpecDocument]:

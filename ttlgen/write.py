@@ -54,6 +54,15 @@ def compare(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     return TreeDiff(tuple(sorted(stale)), tuple(sorted(missing)), tuple(orphaned), tuple(sorted(unchanged)))
 
 
+def compare_hashes(expected: dict[str, str], on_disk: dict[str, str]) -> TreeDiff:
+    """The same comparison as `compare`, from content hashes alone."""
+    stale = sorted(p for p in expected if p in on_disk and on_disk[p] != expected[p])
+    missing = sorted(p for p in expected if p not in on_disk)
+    unchanged = sorted(p for p in expected if on_disk.get(p) == expected[p])
+    orphaned = sorted(on_disk.keys() - expected.keys())
+    return TreeDiff(tuple(stale), tuple(missing), tuple(orphaned), tuple(unchanged))
+
+
 def _text(data: bytes) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines(keepends=True)
 

@@ -1,0 +1,111 @@
+"""A content-addressed record of what a generation produced, so a no-op `check` is cheap.
+
+The key hashes everything that decides the output: the generator's own source and
+schemas, the versions of the libraries that render it, the spec files and the
+templates. The value is the hash of every output file. When the key is known, `check`
+compares hashes of the files on disk with the record instead of regenerating, like
+make or ninja skip work whose inputs did not change. Any change to any input gives a
+new key and so a full generation. Set TTLGEN_NO_CACHE=1 (or pass --no-cache) to bypass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+from ttlgen import __version__
+
+_RENDERING_LIBRARIES = ("jinja2", "pyyaml", "jsonschema", "markupsafe")
+
+
+def default_templates_dir() -> Path:
+    package = Path(__file__).resolve().parent
+    installed = package / "_templates"  # wheel layout (see pyproject force-include)
+    return installed if installed.is_dir() else package.parent / "templates"
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get("TTLGEN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ttlgen"
+
+
+def enabled() -> bool:
+    return os.environ.get("TTLGEN_NO_CACHE", "") in ("", "0")
+
+
+def _hash_tree(digest: hashlib._Hash, root: Path, label: str) -> None:
+    if not root.is_dir():
+        digest.update(f"{label}:absent\n".encode())
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            digest.update(f"{label}:{rel}\n".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"ttlgen {__version__} python {sys.version_info[:2]}\n".encode())
+    for library in _RENDERING_LIBRARIES:
+        try:
+            version = metadata.version(library)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        digest.update(f"{library} {version}\n".encode())
+    _hash_tree(digest, Path(__file__).resolve().parent, "generator")
+    _hash_tree(digest, specs_dir, "specs")
+    _hash_tree(digest, templates_dir, "templates")
+    return digest.hexdigest()
+
+
+def _record_path(key: str) -> Path:
+    return cache_root() / "trees" / f"{key}.json"
+
+
+def lookup(key: str) -> dict[str, str] | None:
+    """Output path -> sha256 recorded for this key, or None."""
+    try:
+        data = json.loads(_record_path(key).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        return None
+    return {str(k): v for k, v in data.items()}
+
+
+def store(key: str, files: dict[str, bytes]) -> None:
+    record = {path: hashlib.sha256(content).hexdigest() for path, content in sorted(files.items())}
+    target = _record_path(key)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Write then rename, so a concurrent reader never sees half a record.
+        with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, encoding="utf-8") as handle:
+            json.dump(record, handle)
+        os.replace(handle.name, target)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def disk_hashes(out_dir: Path) -> dict[str, str]:
+    hashes: dict[str, str] = {}
+    if not out_dir.is_dir():
+        return hashes
+    for dirpath, dirnames, filenames in os.walk(out_dir):
+        dirnames.sort()
+        for name in filenames:
+            path = Path(dirpath) / name
+            hashes[path.relative_to(out_dir).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashes
