@@ -24,7 +24,7 @@ class TextSnapshot(SingleFileSnapshotExtension):
     _write_mode = WriteMode.TEXT
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES, ids=[c.replace("/", ".") for c in CASES])
 def test_bad_spec_is_rejected_with_located_messages(case: str, tmp_path: Path, snapshot: SnapshotAssertion) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(BAD_SPECS / case, specs)

@@ -9,6 +9,7 @@ from typing import Any
 
 import jinja2
 
+from ttlgen import tree_cache
 from ttlgen.emit import _filters
 
 
@@ -30,9 +31,23 @@ class GeneratedFile:
             raise ValueError(f"generated path must be relative and inside the tree: {self.path!r}")
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    # Compiling templates costs more than rendering them; the compiled form is keyed by
+    # template source and Jinja version, so it never changes what is rendered.
+    if not tree_cache.enabled():
+        return None
+    directory = tree_cache.cache_root() / "jinja"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory))
+
+
 @functools.cache
 def _environment(templates_dir: str) -> jinja2.Environment:
     env = jinja2.Environment(
+        bytecode_cache=_bytecode_cache(),
         loader=jinja2.FileSystemLoader(templates_dir),
         undefined=jinja2.StrictUndefined,
         autoescape=False,

@@ -58,8 +58,12 @@ def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             found = _TOML_ERROR_AT.search(str(exc))
-            line, column = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
-            problem = _TOML_ERROR_AT.sub("", str(exc)).strip()
+            if found:
+                line, column = int(found.group(1)), int(found.group(2))
+            else:  # "(at end of document)"
+                lines = text.split("\n")
+                line, column = len(lines), len(lines[-1]) + 1
+            problem = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)).strip()
             raise SpecErrors([Diagnostic(Mark(file, line, column), f"invalid TOML: {problem}")]) from None
         located = locate_toml(text)
         return data, Positions(

@@ -164,7 +164,11 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        context = exc.context or ""
+        if exc.context_mark is not None and exc.context_mark is not mark and context:
+            start = exc.context_mark
+            context += f" started at line {start.line + 1}, column {start.column + 1}"
+        problem = ": ".join(part for part in (context, exc.problem) if part)
         raise YamlLoadError(Diagnostic(Mark(file, line, column), f"invalid YAML: {problem}")) from None
     except yaml.YAMLError as exc:
         raise YamlLoadError(Diagnostic(Mark(file, 1, 1), f"invalid YAML: {exc}")) from None
