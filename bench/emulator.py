@@ -1,0 +1,76 @@
+"""Emulated matmul time vs NumPy float32 matmul of the same shape.
+
+An 8x8-tile output (256x256) at K = 8, 32, 128 tiles, run with the matmul
+fixture kernel (matmul_block, 2x4 subblocks accumulating K in a 16-bit DST,
+bf16 operands, HiFi4). Emulator time is the kernels' wall time inside the
+emulator process (median of several runs); compile time and process start-up
+are excluded. Both medians and minima are printed: on a shared machine the
+multi-threaded NumPy timing is the noisier of the two, and the minima compare
+the two at their best. Usage: python bench/emulator.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ttlgen.device import run_program
+
+FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "device" / "fixtures" / "matmul"
+MT = NT = 8
+SUB_H, SUB_W = 2, 4
+
+
+def matmul_program(kt: int) -> dict[str, Any]:
+    prog: dict[str, Any] = copy.deepcopy(json.loads((FIXTURE / "program.json").read_text()))
+    ct = [MT, NT, kt, SUB_H, SUB_W]
+    for role in ("reader", "compute", "writer"):
+        prog["kernels"][role]["compile_time_args"] = ct
+    shapes = {"a": [MT, kt], "b": [kt, NT], "c": [MT, NT]}
+    for b in prog["buffers"]:
+        b["shape_tiles"] = shapes[b["name"]]
+    for cb in prog["cbs"]:
+        cb["num_pages"] = {0: 8 * SUB_H, 1: 8 * SUB_W, 16: 2 * SUB_H * SUB_W}[cb["index"]]
+    return prog
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print(
+        f"{'K tiles':>8} {'emu median ms':>14} {'emu min ms':>11} {'numpy median ms':>16} "
+        f"{'numpy min ms':>13} {'ratio median':>13} {'ratio min':>10}"
+    )
+    for kt in (8, 32, 128):
+        a = rng.standard_normal((MT * 32, kt * 32)).astype(np.float32)
+        b = rng.standard_normal((kt * 32, NT * 32)).astype(np.float32)
+        prog = matmul_program(kt)
+        run_program(FIXTURE, {"a": a, "b": b}, program=prog)  # compile + warm up
+        emu = [
+            run_program(FIXTURE, {"a": a, "b": b}, program=prog).kernel_seconds
+            for _ in range(args.repeats)
+        ]
+        ref = []
+        for _ in range(max(args.repeats, 20)):
+            t0 = time.perf_counter()
+            np.matmul(a, b)
+            ref.append(time.perf_counter() - t0)
+        e_med, e_min = statistics.median(emu) * 1e3, min(emu) * 1e3
+        n_med, n_min = statistics.median(ref) * 1e3, min(ref) * 1e3
+        print(
+            f"{kt:>8} {e_med:>14.2f} {e_min:>11.2f} {n_med:>16.3f} {n_min:>13.3f} "
+            f"{e_med / n_med:>13.1f} {e_min / n_min:>10.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

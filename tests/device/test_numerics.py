@@ -1,0 +1,212 @@
+"""Numerics respond to the compute configuration as the hardware model says
+(NUMERICS.md), and simple kernels match float64 references."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from device_helpers import Runner, load_fixture_program, matmul_program, pcc, set_ct_args
+
+from ttlgen.device import Numerics
+from ttlgen.device.formats import (
+    bfp8_quantize,
+    bfp8_values,
+    round_mantissa,
+    tilize,
+    to_bf16,
+    to_bfp8,
+    to_tf32,
+    untilize,
+)
+
+pytestmark = pytest.mark.device
+
+
+def _matmul_inputs(mt: int, nt: int, kt: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = to_bf16(rng.standard_normal((mt * 32, kt * 32)))
+    b = to_bf16(rng.standard_normal((kt * 32, nt * 32)))
+    return {"a": a, "b": b}
+
+
+def _matmul_error(run: Runner, kt: int, **config: object) -> float:
+    inputs = _matmul_inputs(2, 2, kt, seed=3)
+    prog = matmul_program(2, 2, kt, (2, 2), out_format="Float32", **config)
+    out = run("matmul", inputs, program=prog).outputs["c"]
+    ref = inputs["a"].astype(np.float64) @ inputs["b"].astype(np.float64)
+    return float(np.mean(np.abs(out - ref)))
+
+
+def test_eltwise_add_bf16_matches_float64_reference(run: Runner) -> None:
+    rng = np.random.default_rng(10)
+    a, b = (rng.standard_normal((64, 64)).astype(np.float32) for _ in range(2))
+    out = run("eltwise_add", {"a": a, "b": b}).outputs["out"]
+    ref = to_bf16(a).astype(np.float64) + to_bf16(b).astype(np.float64)
+    assert pcc(out, ref) >= 0.999
+    # bf16 inputs add exactly in SrcA/SrcB; only the bf16 roundings of the result remain
+    assert np.max(np.abs(out - ref) / np.maximum(np.abs(ref), 1e-3)) <= 2.0**-7
+
+
+def test_matmul_bf16_matches_float64_reference(run: Runner) -> None:
+    inputs = _matmul_inputs(2, 2, 4, seed=11)
+    out = run("matmul", inputs).outputs["c"]
+    ref = inputs["a"].astype(np.float64) @ inputs["b"].astype(np.float64)
+    assert pcc(out, ref) >= 0.999
+
+
+def test_fp32_dest_accumulates_k_more_accurately_than_16bit_dest(run: Runner) -> None:
+    err16 = _matmul_error(run, 16, fp32_dest_acc_en=False)
+    err32 = _matmul_error(run, 16, fp32_dest_acc_en=True)
+    # 16-bit DST rounds the running sum to bf16 every 16 products; fp32 DST does not
+    assert err32 * 20 < err16
+
+
+def test_lofi_error_exceeds_hifi4_and_matches_truncated_operand_model(run: Runner) -> None:
+    inputs = _matmul_inputs(2, 2, 2, seed=4)
+    outs = {}
+    for fid in ("LoFi", "HiFi4"):
+        prog = matmul_program(
+            2, 2, 2, (2, 2), out_format="Float32", fp32_dest_acc_en=True, math_fidelity=fid
+        )
+        outs[fid] = run("matmul", inputs, program=prog).outputs["c"]
+    a = inputs["a"].astype(np.float64)
+    b = inputs["b"].astype(np.float64)
+    exact = a @ b
+    err = {f: float(np.mean(np.abs(o - exact))) for f, o in outs.items()}
+    assert err["LoFi"] > 10 * err["HiFi4"]
+    # LoFi multiplies in0 (SrcB) with 6 and in1 (SrcA) with 4 explicit mantissa bits
+    lofi_model = round_mantissa(a, 6, "truncate").astype(np.float64) @ round_mantissa(
+        b, 4, "truncate"
+    ).astype(np.float64)
+    assert float(np.max(np.abs(outs["LoFi"] - lofi_model))) < 1e-4 * float(
+        np.max(np.abs(lofi_model))
+    )
+
+
+def test_error_falls_with_each_fidelity_pass(run: Runner) -> None:
+    errors = [
+        _matmul_error(run, 2, fp32_dest_acc_en=True, math_fidelity=f)
+        for f in ("LoFi", "HiFi2", "HiFi3", "HiFi4")
+    ]
+    assert errors[0] > errors[1] > errors[2] > errors[3]
+
+
+def _copy_program(unpack_to_dest: bool, out_format: str = "Float32") -> dict[str, Any]:
+    prog = load_fixture_program("copy")
+    prog["compute_config"].update(
+        fp32_dest_acc_en=True, unpack_to_dest_mode=["UnpackToDestFp32"] if unpack_to_dest else []
+    )
+    for cb in prog["cbs"]:
+        if cb["index"] == 16:
+            cb.update(format=out_format, page_size=4096 if out_format == "Float32" else 2048)
+    for b in prog["buffers"]:
+        if b["name"] == "out":
+            b["format"] = out_format
+    return prog
+
+
+def _f32_input() -> np.ndarray:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((32, 64)).astype(np.float32)
+    x[0, :4] = [
+        1.0 + 2.0**-12,
+        -(1.0 + 2.0**-12),
+        3.0,
+        0.0,
+    ]  # low bits that TF32 drops, and exact values
+    return x
+
+
+def test_unpack_to_dest_fp32_copies_f32_exactly(run: Runner) -> None:
+    x = _f32_input()
+    out = run("copy", {"x": x}, program=_copy_program(True)).outputs["out"]
+    np.testing.assert_array_equal(out, x)
+
+
+def test_default_unpack_of_f32_truncates_to_tf32(run: Runner) -> None:
+    x = _f32_input()
+    out = run("copy", {"x": x}, program=_copy_program(False)).outputs["out"]
+    np.testing.assert_array_equal(out, to_tf32(x, "truncate"))
+    assert np.any(out != x)
+
+
+@pytest.mark.parametrize("mode", ["ties_away", "nearest_even", "truncate"])
+def test_packer_rounding_mode_is_applied_to_bf16_output(run: Runner, mode: str) -> None:
+    x = _f32_input()
+    # Exact ties at bf16 precision, where ties_away and nearest_even differ.
+    x[1, :3] = [1.0 + 2.0**-8, 1.0 + 3 * 2.0**-8, -(1.0 + 2.0**-8)]
+    numerics = Numerics(pack_rounding=mode)  # type: ignore[arg-type]
+    out = run(
+        "copy", {"x": x}, program=_copy_program(True, "Float16_b"), numerics=numerics
+    ).outputs["out"]
+    np.testing.assert_array_equal(out, round_mantissa(x, 7, mode))  # type: ignore[arg-type]
+
+
+def test_packer_rounding_modes_give_different_results() -> None:
+    x = np.array([1.0 + 2.0**-8, 1.0 + 3 * 2.0**-8, 1.0 + 2.0**-9], dtype=np.float32)
+    results = {m: tuple(round_mantissa(x, 7, m)) for m in ("ties_away", "nearest_even", "truncate")}
+    assert len(set(results.values())) == 3
+
+
+def test_l1_accumulation_rounds_once_per_step_in_output_format(run: Runner) -> None:
+    k = 4
+    rng = np.random.default_rng(6)
+    # Mixed magnitudes so per-step bf16 rounding loses bits a single rounding would keep.
+    x = to_bf16(rng.standard_normal((32, 32 * k)) * np.repeat([1.0, 1e-2, 3e-3, 1e-3], 32)[None, :])
+    prog = load_fixture_program("l1_acc_sum")
+    for cb in prog["cbs"]:
+        cb.update(format="Float16_b", page_size=2048)
+    for b in prog["buffers"]:
+        b["format"] = "Float16_b"
+    prog["compute_config"].update(fp32_dest_acc_en=False)
+    set_ct_args(prog, [k], ("compute",))
+    out = run("l1_acc_sum", {"x": x}, program=prog).outputs["out"]
+    tiles = [x[:, 32 * i : 32 * (i + 1)].astype(np.float64) for i in range(k)]
+    acc = tiles[0].astype(np.float32)
+    for t in tiles[1:]:
+        acc = round_mantissa((acc.astype(np.float64) + t).astype(np.float32), 7, "ties_away")
+    np.testing.assert_array_equal(out, acc)
+    once = round_mantissa(np.sum(tiles, axis=0).astype(np.float32), 7, "ties_away")
+    assert np.any(out != once)
+
+
+def test_outputs_are_poisoned_not_zeroed(run: Runner) -> None:
+    prog = load_fixture_program("copy")
+    prog["kernels"]["writer"]["runtime_args"][2] = 1  # writes only the first of two tiles
+    x = _f32_input()
+    result = run("copy", {"x": x}, program=prog)
+    assert np.all(np.isnan(result.outputs["out"][:, 32:]))
+    assert any("CB 16 ended with 1 pushed pages never popped" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("precise", [False, True])
+def test_bfp8_packing_follows_block_float_model(run: Runner, precise: bool) -> None:
+    x = _f32_input()
+    prog = _copy_program(True, "Float32")
+    prog["compute_config"]["bfp8_pack_precise"] = precise
+    for cb in prog["cbs"]:
+        if cb["index"] == 16:
+            cb.update(format="Bfp8_b", page_size=1088)
+    for b in prog["buffers"]:
+        if b["name"] == "out":
+            b["format"] = "Bfp8_b"
+    out = run("copy", {"x": x}, program=prog).outputs["out"]
+    # precise: align to the shared exponent with rounding; otherwise bf16 first, then truncating alignment
+    flat = tilize(x) if precise else tilize(to_bf16(x, "ties_away"))
+    exps, mants = bfp8_quantize(flat, "ties_away" if precise else "truncate")
+    np.testing.assert_array_equal(out, untilize(bfp8_values(exps, mants), 1, 2))
+
+
+def test_bfp8_input_unpacks_exactly(run: Runner) -> None:
+    x = _f32_input()
+    prog = _copy_program(False, "Float32")
+    for cb in prog["cbs"]:
+        if cb["index"] == 0:
+            cb.update(format="Bfp8_b", page_size=1088)
+    for b in prog["buffers"]:
+        if b["name"] == "x":
+            b["format"] = "Bfp8_b"
+    out = run("copy", {"x": x}, program=prog).outputs["out"]
+    np.testing.assert_array_equal(out, to_bfp8(x))

@@ -1,0 +1,23 @@
+"""The runtime's vectorised rounding agrees with its scalar reference."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from device_helpers import FIXTURES
+
+from ttlgen.device.build import CXX, CXXFLAGS, INCLUDE_DIR, RUNTIME_DIR
+
+
+@pytest.mark.device
+def test_vector_rounding_matches_scalar_rounding_bit_for_bit(tmp_path: Path) -> None:
+    exe = tmp_path / "round_block_check"
+    source = FIXTURES / "_cpp" / "round_block_check.cpp"
+    subprocess.run(
+        [CXX, *CXXFLAGS, f"-I{RUNTIME_DIR}", f"-I{INCLUDE_DIR}", str(source), "-o", str(exe)],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0"

@@ -1,0 +1,499 @@
+// Compute-kernel operations other than matmul: the DST state machine, unpacker,
+// FPU eltwise / reduce / broadcast / transpose, SFPU ops and the packer.
+#include <cmath>
+#include <sstream>
+
+#include "dst.hpp"
+#include "ttlemu/compute.hpp"
+#include "unpack.hpp"
+
+namespace ttlemu {
+
+namespace {
+
+const char* format_name(DataFormat f) {
+    switch (f) {
+    case DataFormat::Float32:
+        return "Float32";
+    case DataFormat::Float16_b:
+        return "Float16_b";
+    case DataFormat::Bfp8_b:
+        return "Bfp8_b";
+    default:
+        return "unsupported";
+    }
+}
+
+std::string sync_name() {
+    std::string s = g.cfg.fp32_dest_acc_en ? "32-bit DST" : "16-bit DST";
+    s += g.cfg.dst_full_sync_en ? ", full sync" : ", double-buffered";
+    return s;
+}
+
+void check_unpack_format(int configured, uint32_t cb, const char* call, const char* reg) {
+    const CbState& c = g.cbs[cb];
+    if (configured < 0) {
+        std::ostringstream m;
+        m << call << "(cb=" << cb << "): the unpacker was never configured (call an init such as "
+          << "binary_op_init_common, unary_op_init_common, init_sfpu or mm_init first)";
+        fail("protocol", m.str());
+    }
+    if (g.cbs[configured].format != c.format) {
+        std::ostringstream m;
+        m << call << "(cb=" << cb << ", " << format_name(c.format) << "): " << reg
+          << " is configured for " << format_name(g.cbs[configured].format) << " (CB " << configured
+          << "); reconfigure with reconfig_data_format first";
+        fail("protocol", m.str());
+    }
+}
+
+} // namespace
+
+std::string dst_state() {
+    const DstState& d = g.dst;
+    std::ostringstream m;
+    m << "DST state: math " << (d.math_half >= 0 ? "holds a half" : "holds nothing") << ", "
+      << d.n_committed << " committed half(s) waiting for pack, pack "
+      << (d.pack_half >= 0 ? "holds a half" : "holds nothing");
+    return m.str();
+}
+
+void check_dst_range(uint32_t first, uint32_t count, const char* call) {
+    if (first + count > g.dst.capacity) {
+        std::ostringstream m;
+        m << call << ": DST index " << first + count - 1 << " beyond capacity " << g.dst.capacity
+          << " tiles (" << sync_name() << ")";
+        fail("protocol", m.str());
+    }
+}
+
+float* dst_math(uint32_t index, const char* call) {
+    if (g.dst.math_half < 0) {
+        std::ostringstream m;
+        m << call << "(dst=" << index << "): math uses DST without tile_regs_acquire ("
+          << dst_state() << ")";
+        fail("protocol", m.str());
+    }
+    check_dst_range(index, 1, call);
+    return g.dst.regs[g.dst.math_half][index];
+}
+
+const uint8_t* read_tile(uint32_t cb, uint32_t tile, const char* call, bool fpu, bool srca) {
+    CbState& c = cb_checked(cb, call);
+    if (tile >= c.waited) {
+        std::ostringstream m;
+        m << call << "(cb=" << cb << ", tile=" << tile << "): only " << c.waited
+          << " pages were waited for (cb_wait_front) and not yet popped";
+        fail("protocol", m.str());
+    }
+    if (fpu && c.unpack_to_dest) {
+        std::ostringstream m;
+        m << call << "(cb=" << cb << "): CB " << cb
+          << " is configured UnpackToDestFp32, which the FPU cannot read (SrcA/SrcB); copy it to "
+             "DST and use an SFPU op";
+        fail("protocol", m.str());
+    }
+    check_unpack_format(srca ? g.srca_cb : g.srcb_cb, cb, call, srca ? "SrcA" : "SrcB");
+    return c.page(c.rd_page + tile);
+}
+
+void decode_tile(DataFormat format, const uint8_t* data, float* out) {
+    if (format == DataFormat::Float32) {
+        std::memcpy(out, data, kTileElems * 4);
+    } else if (format == DataFormat::Bfp8_b) {
+        const uint8_t* mants = data + 64;
+        for (int i = 0; i < kTileElems; ++i) {
+            const float mag = std::ldexp(static_cast<float>(mants[i] & 0x7f),
+                                         static_cast<int>(data[i / 16]) - 127 - 6);
+            out[i] = (mants[i] & 0x80) ? -mag : mag;
+        }
+    } else {
+        const uint16_t* h = reinterpret_cast<const uint16_t*>(data);
+        for (int i = 0; i < kTileElems; ++i)
+            out[i] = bf16_value(h[i]);
+    }
+}
+
+void unpack_src(uint32_t cb, const uint8_t* data, float* out) {
+    decode_tile(g.cbs[cb].format, data, out);
+    if (g.cbs[cb].format == DataFormat::Float32) {
+        for (int i = 0; i < kTileElems; ++i)
+            out[i] = to_tf32(out[i], g.cfg.unpack_tf32_rounding);
+    }
+}
+
+// Called when the compute kernel returns normally.
+void check_compute_end() {
+    if (g.l1_acc) {
+        fail("protocol",
+             "pack_reconfig_l1_acc: L1 accumulation left enabled at the end of the compute kernel "
+             "(the flag persists into the next program; call pack_reconfig_l1_acc(0) after the "
+             "loop)");
+    }
+    if (g.dst.math_half >= 0 || g.dst.n_committed > 0 || g.dst.pack_half >= 0) {
+        g.warnings.push_back("compute kernel ended with DST not released (" + dst_state() + ")");
+    }
+}
+
+namespace compute {
+
+void regs_acquire() {
+    DstState& d = g.dst;
+    if (d.math_half >= 0)
+        fail("protocol", "tile_regs_acquire: math already holds DST (missing tile_regs_commit)");
+    if (d.held == d.halves) {
+        fail("protocol", "tile_regs_acquire: no free DST half; pack has not released (" +
+                             dst_state() + "); this hangs on hardware");
+    }
+    d.math_half = d.next_half;
+    d.next_half = (d.next_half + 1) % d.halves;
+    d.held++;
+}
+
+void regs_commit() {
+    DstState& d = g.dst;
+    if (d.math_half < 0)
+        fail("protocol", "tile_regs_commit without tile_regs_acquire (" + dst_state() + ")");
+    d.committed[d.n_committed++] = d.math_half;
+    d.math_half = -1;
+}
+
+void regs_wait() {
+    DstState& d = g.dst;
+    if (d.pack_half >= 0)
+        fail("protocol", "tile_regs_wait: pack already holds DST (missing tile_regs_release)");
+    if (d.n_committed == 0) {
+        fail("protocol", "tile_regs_wait: math has committed nothing (missing tile_regs_commit; " +
+                             dst_state() + "); this hangs on hardware");
+    }
+    d.pack_half = d.committed[0];
+    d.committed[0] = d.committed[1];
+    d.n_committed--;
+}
+
+void regs_release() {
+    DstState& d = g.dst;
+    if (d.pack_half < 0)
+        fail("protocol", "tile_regs_release without tile_regs_wait (" + dst_state() + ")");
+    // The packer clears the half it releases, so the next acquire starts from zero.
+    std::memset(d.regs[d.pack_half], 0, sizeof(float) * kTileElems * d.capacity);
+    d.pack_half = -1;
+    d.held--;
+}
+
+void configure(const char*, uint32_t srca_cb, uint32_t srcb_cb, uint32_t pack_cb) {
+    cb_checked(srca_cb, "configure");
+    cb_checked(srcb_cb, "configure");
+    cb_checked(pack_cb, "configure");
+    g.srca_cb = static_cast<int>(srca_cb);
+    g.srcb_cb = static_cast<int>(srcb_cb);
+    g.pack_cb = static_cast<int>(pack_cb);
+}
+void reconfig_srca(uint32_t cb) {
+    cb_checked(cb, "reconfig_data_format_srca");
+    g.srca_cb = static_cast<int>(cb);
+}
+void reconfig_srcb(uint32_t cb) {
+    cb_checked(cb, "reconfig_data_format_srcb");
+    g.srcb_cb = static_cast<int>(cb);
+}
+void reconfig_pack(uint32_t cb) {
+    cb_checked(cb, "pack_reconfig_data_format");
+    g.pack_cb = static_cast<int>(cb);
+}
+void set_binary_acc(bool acc_to_dest) {
+    g.binary_acc_to_dest = acc_to_dest;
+}
+
+void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
+    float* d = dst_math(dst, "copy_tile");
+    const uint8_t* data = read_tile(cb, tile, "copy_tile", false, true);
+    const CbState& c = g.cbs[cb];
+    if (c.unpack_to_dest) {
+        decode_tile(c.format, data, d); // straight to the 32-bit DST, no SrcA
+        return;
+    }
+    float v[kTileElems];
+    unpack_src(cb, data, v);
+    for (int i = 0; i < kTileElems; ++i)
+        d[i] = store_fpu(v[i]);
+}
+
+void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
+                uint32_t dst) {
+    const char* call = op == Fpu2::Add ? "add_tiles" : op == Fpu2::Sub ? "sub_tiles" : "mul_tiles";
+    float* d = dst_math(dst, call);
+    float a[kTileElems], b[kTileElems];
+    unpack_src(cb_a, read_tile(cb_a, tile_a, call, true, true), a);
+    unpack_src(cb_b, read_tile(cb_b, tile_b, call, true, false), b);
+    const bool acc = g.binary_acc_to_dest && op != Fpu2::Mul;
+    const int fid = g.cfg.math_fidelity;
+    for (int i = 0; i < kTileElems; ++i) {
+        float r = op == Fpu2::Add   ? a[i] + b[i]
+                  : op == Fpu2::Sub ? a[i] - b[i]
+                                    : fidelity_mul(a[i], b[i], fid);
+        if (acc)
+            r += d[i];
+        d[i] = store_fpu(r);
+    }
+}
+
+void sfpu_unary(Sfpu1 op, uint32_t dst) {
+    float* d = dst_math(dst, "sfpu unary op");
+    for (int i = 0; i < kTileElems; ++i) {
+        const float x = d[i];
+        float r = x;
+        switch (op) {
+        case Sfpu1::Exp:
+            r = std::exp(x);
+            break;
+        case Sfpu1::Log:
+            r = std::log(x);
+            break;
+        case Sfpu1::Sqrt:
+            r = std::sqrt(x);
+            break;
+        case Sfpu1::Rsqrt:
+            r = 1.0f / std::sqrt(x);
+            break;
+        case Sfpu1::Tanh:
+            r = std::tanh(x);
+            break;
+        case Sfpu1::Sigmoid:
+            r = 1.0f / (1.0f + std::exp(-x));
+            break;
+        case Sfpu1::Neg:
+            r = -x;
+            break;
+        case Sfpu1::Abs:
+            r = std::fabs(x);
+            break;
+        case Sfpu1::Relu:
+            r = x > 0.0f ? x : 0.0f;
+            break;
+        }
+        d[i] = store_sfpu(r);
+    }
+}
+
+void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
+    const float* a = dst_math(dst0, "sfpu binary op");
+    const float* b = dst_math(dst1, "sfpu binary op");
+    float* o = dst_math(dst_out, "sfpu binary op");
+    for (int i = 0; i < kTileElems; ++i) {
+        float r = 0.0f;
+        switch (op) {
+        case Sfpu2::Add:
+            r = a[i] + b[i];
+            break;
+        case Sfpu2::Sub:
+            r = a[i] - b[i];
+            break;
+        case Sfpu2::Mul:
+            r = a[i] * b[i];
+            break;
+        case Sfpu2::Max:
+            r = std::fmax(a[i], b[i]);
+            break;
+        case Sfpu2::Min:
+            r = std::fmin(a[i], b[i]);
+            break;
+        }
+        o[i] = store_sfpu(r);
+    }
+}
+
+void fill(uint32_t dst, float value) {
+    float* d = dst_math(dst, "fill_tile");
+    const float v = store_sfpu(value);
+    for (int i = 0; i < kTileElems; ++i)
+        d[i] = v;
+}
+
+void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint32_t scaler_tile,
+            uint32_t dst) {
+    (void)pool; // SUM and AVG differ only in the scaler the kernel supplies
+    float* d = dst_math(dst, "reduce_tile");
+    float x[kTileElems], s[kTileElems];
+    unpack_src(in, read_tile(in, tile, "reduce_tile", true, true), x);
+    unpack_src(scaler, read_tile(scaler, scaler_tile, "reduce_tile", true, false), s);
+    const float k = s[0];
+    const int fid = g.cfg.math_fidelity;
+    if (dim == 0) { // REDUCE_ROW: column 0 holds each row's sum
+        for (int r = 0; r < 32; ++r) {
+            float acc = 0.0f;
+            for (int c = 0; c < 32; ++c)
+                acc += fidelity_mul(x[tile_index(r, c)], k, fid);
+            float& o = d[tile_index(r, 0)];
+            o = store_fpu(o + acc);
+        }
+    } else if (dim == 1) { // REDUCE_COL: row 0 holds each column's sum
+        for (int c = 0; c < 32; ++c) {
+            float acc = 0.0f;
+            for (int r = 0; r < 32; ++r)
+                acc += fidelity_mul(x[tile_index(r, c)], k, fid);
+            float& o = d[tile_index(0, c)];
+            o = store_fpu(o + acc);
+        }
+    } else {
+        float acc = 0.0f;
+        for (int i = 0; i < kTileElems; ++i)
+            acc += fidelity_mul(x[i], k, fid);
+        d[0] = store_fpu(d[0] + acc);
+    }
+}
+
+void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst) {
+    float* d = dst_math(dst, "unary_bcast");
+    const uint8_t* data = read_tile(in, tile, "unary_bcast", true, true);
+    if (g.cfg.fp32_dest_acc_en && g.cbs[in].format != DataFormat::Float32) {
+        fail("protocol", "unary_bcast(cb=" + std::to_string(in) +
+                             "): a 16-bit input with fp32_dest_acc_en is wrong or hangs on "
+                             "Wormhole B0 / Blackhole "
+                             "(the broadcast data mover is 16-bit)");
+    }
+    float x[kTileElems];
+    unpack_src(in, data, x);
+    for (int r = 0; r < 32; ++r) {
+        for (int c = 0; c < 32; ++c) {
+            float v = x[tile_index(r, c)];
+            if (type == 1)
+                v = x[tile_index(0, c)]; // ROW
+            else if (type == 2)
+                v = x[tile_index(r, 0)]; // COL
+            else if (type == 3)
+                v = x[0]; // SCALAR
+            d[tile_index(r, c)] = store_fpu(v);
+        }
+    }
+}
+
+void transpose(uint32_t in, uint32_t tile, uint32_t dst) {
+    float* d = dst_math(dst, "transpose_wh_tile");
+    float x[kTileElems];
+    unpack_src(in, read_tile(in, tile, "transpose_wh_tile", true, true), x);
+    for (int r = 0; r < 32; ++r)
+        for (int c = 0; c < 32; ++c)
+            d[tile_index(r, c)] = store_fpu(x[tile_index(c, r)]);
+}
+
+void set_l1_acc(uint32_t enable) {
+    g.l1_acc = enable != 0;
+}
+
+namespace {
+
+double round_to_int(double q, Rounding mode) {
+    switch (mode) {
+    case Rounding::Truncate:
+        return std::floor(q);
+    case Rounding::TiesAway:
+        return std::floor(q + 0.5);
+    case Rounding::NearestEven:
+        return std::nearbyint(q);
+    }
+    return q;
+}
+
+// Packs one tile into Bfp8_b. Without bfp8_pack_precise the value is first
+// narrowed to bf16 (pack_rounding) and then aligned to the shared exponent by
+// shifting, which truncates; with it the alignment itself rounds (pack_rounding).
+void pack_bfp8(const float* v, uint8_t* page) {
+    const bool precise = g.cfg.bfp8_pack_precise;
+    const Rounding mode = g.cfg.pack_rounding;
+    uint8_t* mants = page + 64;
+    for (int grp = 0; grp < kTileElems / 16; ++grp) {
+        float x[16];
+        uint32_t max_e = 0;
+        for (int j = 0; j < 16; ++j) {
+            x[j] = precise ? v[grp * 16 + j] : to_bf16(v[grp * 16 + j], mode);
+            const uint32_t e = (f2u(x[j]) >> 23) & 0xffu;
+            max_e = e > max_e ? e : max_e;
+        }
+        page[grp] = static_cast<uint8_t>(max_e);
+        for (int j = 0; j < 16; ++j) {
+            const double q =
+                std::ldexp(std::fabs(static_cast<double>(x[j])), 127 + 6 - static_cast<int>(max_e));
+            double m = round_to_int(q, precise ? mode : Rounding::Truncate);
+            m = m > 127.0 ? 127.0 : m;
+            const uint8_t mag = static_cast<uint8_t>(m);
+            mants[grp * 16 + j] =
+                static_cast<uint8_t>(((std::signbit(x[j]) && mag) ? 0x80 : 0) | mag);
+        }
+    }
+}
+
+} // namespace
+
+void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile) {
+    DstState& ds = g.dst;
+    if (ds.pack_half < 0) {
+        std::ostringstream m;
+        m << "pack_tile(dst=" << dst << ", cb=" << cb
+          << "): pack reads DST without tile_regs_wait (" << dst_state() << ")";
+        fail("protocol", m.str());
+    }
+    check_dst_range(dst, 1, "pack_tile");
+    CbState& c = cb_checked(cb, "pack_tile");
+    const uint32_t index = out_of_order ? out_tile : c.pack_next;
+    if (index >= c.reserved) {
+        std::ostringstream m;
+        m << "pack_tile(dst=" << dst << ", cb=" << cb << "): output tile " << index
+          << " beyond the " << c.reserved << " pages reserved (cb_reserve_back) and not yet pushed";
+        fail("protocol", m.str());
+    }
+    if (g.pack_cb < 0)
+        fail("protocol", "pack_tile: the packer was never configured (call an init first)");
+    if (g.cbs[g.pack_cb].format != c.format) {
+        std::ostringstream m;
+        m << "pack_tile(cb=" << cb << ", " << format_name(c.format)
+          << "): packer is configured for " << format_name(g.cbs[g.pack_cb].format) << " (CB "
+          << g.pack_cb << "); call pack_reconfig_data_format first";
+        fail("protocol", m.str());
+    }
+    if (!out_of_order)
+        c.pack_next++;
+    const float* v = ds.regs[ds.pack_half][dst];
+    uint8_t* page = c.page(c.wr_page + index);
+    const Rounding mode = g.cfg.pack_rounding;
+    if (g.l1_acc && g.cfg.fp32_dest_acc_en) {
+        static bool warned = false;
+        if (!warned) {
+            warned = true;
+            g.warnings.push_back(
+                "packer L1 accumulation with fp32_dest_acc_en is reported unreliable on hardware");
+        }
+    }
+    if (c.format == DataFormat::Bfp8_b) {
+        if (g.l1_acc) {
+            fail("protocol",
+                 "pack_tile(cb=" + std::to_string(cb) +
+                     "): L1 accumulation is not valid for a block-float (Bfp8_b) output CB");
+        }
+        pack_bfp8(v, page);
+    } else if (c.format == DataFormat::Float32) {
+        float* out = reinterpret_cast<float*>(page);
+        if (g.l1_acc) {
+            for (int i = 0; i < kTileElems; ++i)
+                out[i] = static_cast<float>(static_cast<double>(out[i]) + v[i]);
+        } else {
+            std::memcpy(out, v, kTileElems * 4);
+        }
+    } else {
+        uint16_t* out = reinterpret_cast<uint16_t*>(page);
+        if (g.l1_acc) {
+            // One rounding per accumulation step: the double sum of two floats is
+            // exact and round-to-odd keeps the narrowing to bf16 a single rounding.
+            for (int i = 0; i < kTileElems; ++i) {
+                const double sum = static_cast<double>(bf16_value(out[i])) + v[i];
+                out[i] = bf16_bits(to_bf16(to_float_odd(sum), mode));
+            }
+        } else {
+            for (int i = 0; i < kTileElems; ++i)
+                out[i] = bf16_bits(to_bf16(v[i], mode));
+        }
+    }
+}
+
+} // namespace compute
+} // namespace ttlemu

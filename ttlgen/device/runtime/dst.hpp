@@ -1,0 +1,28 @@
+// DST register file: the acquire/commit/wait/release hand-over between the math
+// and pack threads, capacity per width and sync mode, and how values are stored.
+#pragma once
+#include <string>
+
+#include "state.hpp"
+
+namespace ttlemu {
+
+std::string dst_state();
+// DST tile `index` of the half math holds; checks acquire and capacity.
+float* dst_math(uint32_t index, const char* call);
+void check_dst_range(uint32_t first, uint32_t count, const char* call);
+
+// FPU results reach a 16-bit DST through TF32 and then bf16 rounding.
+inline float store_fpu(float v) {
+    if (g.cfg.fp32_dest_acc_en)
+        return v;
+    return to_bf16(to_tf32(v, g.cfg.dst16_rounding), g.cfg.dst16_rounding);
+}
+// SFPU results are computed in fp32 and stored at DST precision.
+inline float store_sfpu(float v) {
+    if (g.cfg.fp32_dest_acc_en)
+        return v;
+    return to_bf16(v, g.cfg.sfpu_dst16_rounding);
+}
+
+} // namespace ttlemu
