@@ -1,0 +1,81 @@
+"""Per program: a C++ header of handler ids, flags and argument accessors, and Python builders.
+
+``include/<layout>/programs/<program>.hpp`` includes the layout's C header and gives
+``kHandler<Name>``, ``kFlags<Name>`` and ``<handler>_<argument>(command)`` in the program's
+namespace. The Python builders live in the layout's codec package as
+``<package>/programs/<program>.py`` because each one returns the package's command class:
+one import (``komorebi_abi.programs.mapcollect``) gives a program's host side, and the
+codec package stays importable without any program.
+"""
+
+from __future__ import annotations
+
+from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit.abi_c import header_path
+from ttlgen.emit.abi_python import package_dir
+from ttlgen.model.layout import camel
+from ttlgen.model.programs import Program, ProgramModel
+from ttlgen.model.project import Project
+
+
+def command_fields(program: Program) -> list[str]:
+    """The command's fields a builder takes from its caller: all but the handler id, the
+    flags (defaulted per handler) and the argument words (named per handler)."""
+    shape = program.command
+    struct = shape.struct
+    layout = program.layout
+    names = [f.name for f in struct.copied]
+    names += [f.name for f in struct.plain_fields]
+    for word_field in struct.word_fields:
+        assert word_field.word is not None
+        names += [
+            f.name
+            for f in layout.word(word_field.word).free_fields
+            if f.name not in (shape.handler_field.name, shape.flags_field.name)
+        ]
+    return names
+
+
+def emit_program(program: Program, ctx: EmitContext) -> list[GeneratedFile]:
+    layout = program.layout
+    sources = (program.file, layout.file)
+    hpp = f"include/{layout.name}/programs/{program.name}.hpp"
+    header = ctx.render(
+        "programs/program.hpp.j2",
+        program=program,
+        shape=program.command,
+        guard=hpp.upper().replace("/", "_").replace(".", "_").removeprefix("INCLUDE_"),
+        c_header=header_path(layout).removeprefix("include/"),
+    )
+    builders = ctx.render(
+        "programs/program.py.j2",
+        program=program,
+        shape=program.command,
+        struct_class=camel(program.command.struct.name),
+        command_fields=command_fields(program),
+    )
+    return [
+        GeneratedFile(path=hpp, body=header, sources=sources),
+        GeneratedFile(path=f"{package_dir(layout)}/programs/{program.name}.py", body=builders, sources=sources),
+    ]
+
+
+def emit_programs(model: ProgramModel, ctx: EmitContext) -> list[GeneratedFile]:
+    files: list[GeneratedFile] = []
+    for program in model.programs:
+        files.extend(emit_program(program, ctx))
+    layouts = sorted({p.layout.name: p.layout for p in model.programs}.items())
+    for _, layout in layouts:
+        programs = model.for_layout(layout.name)
+        files.append(
+            GeneratedFile(
+                path=f"{package_dir(layout)}/programs/__init__.py",
+                body=ctx.render("programs/__init__.py.j2", layout=layout, programs=programs),
+                sources=tuple(p.file for p in programs),
+            )
+        )
+    return files
+
+
+def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+    return emit_programs(project.programs, ctx)

@@ -1,0 +1,223 @@
+"""Programs (``ttlgen.program/v1``): a program's own handlers on a layout's command.
+
+Every limit comes from the layout the program names, never from a constant here: a
+handler id must lie in the layout's range for program handlers (``user``, 1..239 in the
+Komorebi layout), and a handler has at most as many arguments as the command struct's
+argument array has words. Ids and names are unique within a program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model.layout import (
+    BitField,
+    Enum,
+    EnumRange,
+    Layout,
+    LayoutModel,
+    Struct,
+    StructArray,
+    camel,
+)
+from ttlgen.spec.document import SpecDocument
+
+KIND = "ttlgen.program"
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    doc: str
+    index: int  # position in the command's argument array
+    field: str  # the struct field that holds it, e.g. a2
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class Handler:
+    name: str
+    id: int
+    doc: str
+    flags: tuple[str, ...]  # names of values of the flags enum
+    flag_value: int  # the flags or-ed together
+    flag_names: tuple[str, ...]  # the flags' C macros
+    args: tuple[Argument, ...]
+    type_name: str  # Map
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class CommandShape:
+    """Where a program's handler id, flags and arguments live in the layout."""
+
+    struct: Struct
+    handler_field: BitField
+    handler_enum: Enum
+    user_range: EnumRange
+    flags_field: BitField
+    flags_enum: Enum
+    args: StructArray
+
+    @property
+    def max_args(self) -> int:
+        return len(self.args.fields)
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    file: str
+    doc: str
+    layout: Layout
+    command: CommandShape
+    handlers: tuple[Handler, ...]  # sorted by id
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class ProgramModel:
+    programs: tuple[Program, ...]  # sorted by name
+
+    def for_layout(self, name: str) -> tuple[Program, ...]:
+        return tuple(p for p in self.programs if p.layout.name == name)
+
+
+def _word_field(layout: Layout, struct: Struct, name: str) -> BitField | None:
+    words = {w.name: w for w in layout.words}
+    for field in struct.word_fields:
+        word = words.get(field.word or "")
+        if word is None:
+            continue  # the layout's own error names the unknown word
+        for bits in word.fields:
+            if bits.name == name:
+                return bits
+    return None
+
+
+def _shape(doc: SpecDocument, layout: Layout, sink: DiagnosticSink) -> CommandShape | None:
+    raw = doc.data["command"]
+
+    def error(key: str, message: str) -> None:
+        sink.error(doc.mark(("command", key)), message)
+
+    struct = next((s for s in layout.structs if s.name == raw["struct"]), None)
+    if struct is None:
+        error("struct", f"layout {layout.name!r} has no struct {raw['struct']!r}")
+        return None
+    handler_field = _word_field(layout, struct, raw["handler"])
+    flags_field = _word_field(layout, struct, raw["flags"])
+    args = next((a for a in struct.arrays if a.name == raw["args"]), None)
+    ok = True
+    if handler_field is None or handler_field.enum is None:
+        error("handler", f"struct {struct.name!r} has no bit field {raw['handler']!r} holding an enum")
+        ok = False
+    if flags_field is None or flags_field.enum is None:
+        error("flags", f"struct {struct.name!r} has no bit field {raw['flags']!r} holding an enum")
+        ok = False
+    if args is None:
+        error("args", f"struct {struct.name!r} has no array {raw['args']!r}")
+        ok = False
+    if not ok:
+        return None
+    assert handler_field is not None and handler_field.enum is not None
+    assert flags_field is not None and flags_field.enum is not None and args is not None
+    enums = {e.name: e for e in layout.enums}
+    handler_enum = enums.get(handler_field.enum)
+    flags_enum = enums.get(flags_field.enum)
+    if handler_enum is None or flags_enum is None:
+        return None  # the layout's own error names the unknown enum
+    user_range = next((r for r in handler_enum.ranges if r.name == raw["range"]), None)
+    if user_range is None:
+        known = ", ".join(r.name for r in handler_enum.ranges) or "none"
+        error("range", f"enum {handler_enum.name!r} has no range {raw['range']!r}; its ranges: {known}")
+        return None
+    return CommandShape(struct, handler_field, handler_enum, user_range, flags_field, flags_enum, args)
+
+
+def _handlers(doc: SpecDocument, shape: CommandShape, sink: DiagnosticSink) -> tuple[Handler, ...]:
+    handlers: list[Handler] = []
+    names: dict[str, Mark] = {}
+    ids: dict[int, str] = {}
+    flag_values = {v.name: v for v in shape.flags_enum.named_values if v.name is not None}
+    rng = shape.user_range
+    for i, raw in enumerate(doc.data["handlers"]):
+        base = ("handlers", i)
+        name: str = raw["name"]
+        name_mark = doc.mark((*base, "name"))
+        if name in names:
+            sink.error(name_mark, f"duplicate handler name {name!r} (first declared at {names[name]})")
+        else:
+            names[name] = name_mark
+        hid: int = raw["id"]
+        id_mark = doc.mark((*base, "id"))
+        if not rng.first <= hid <= rng.last:
+            sink.error(
+                id_mark,
+                f"handler {name!r} has id {hid}, outside the {rng.name} range {rng.first}..{rng.last} "
+                f"of enum {shape.handler_enum.name!r} in {doc.data['layout']!r}",
+            )
+        if hid in ids:
+            sink.error(id_mark, f"handler {name!r} has id {hid}, which handler {ids[hid]!r} already has")
+        else:
+            ids[hid] = name
+        flags: list[str] = raw.get("flags", [])
+        value = 0
+        flag_names = []
+        for j, flag in enumerate(flags):
+            known = flag_values.get(flag)
+            if known is None:
+                sink.error(
+                    doc.mark((*base, "flags", j)),
+                    f"unknown flag {flag!r}; the {shape.flags_enum.name!r} flags are: {', '.join(sorted(flag_values))}",
+                )
+                continue
+            assert known.names is not None
+            value |= known.value
+            flag_names.append(known.names.c)
+        raw_args: list[dict[str, Any]] = raw["args"]
+        if len(raw_args) > shape.max_args:
+            sink.error(
+                doc.mark((*base, "args")),
+                f"handler {name!r} has {len(raw_args)} arguments, but a {shape.struct.name} has "
+                f"{shape.max_args} argument words (array {shape.args.name!r})",
+            )
+        args: list[Argument] = []
+        arg_names: dict[str, Mark] = {}
+        for j, arg in enumerate(raw_args):
+            amark = doc.mark((*base, "args", j, "name"))
+            if arg["name"] in arg_names:
+                sink.error(amark, f"duplicate argument name {arg['name']!r} of handler {name!r}")
+            arg_names[arg["name"]] = amark
+            if j < shape.max_args:
+                args.append(Argument(arg["name"], arg.get("doc", ""), j, shape.args.fields[j], amark))
+        handlers.append(
+            Handler(name, hid, raw.get("doc", ""), tuple(flags), value, tuple(flag_names), tuple(args), camel(name), doc.mark(base))
+        )
+    return tuple(sorted(handlers, key=lambda h: (h.id, h.name)))
+
+
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, layouts: LayoutModel) -> ProgramModel:
+    """Build every ``ttlgen.program`` document against its layout; errors go to ``sink``."""
+    programs: dict[str, Program] = {}
+    for doc in documents:
+        if doc.kind != KIND:
+            continue
+        name: str = doc.data["program"]
+        layout = layouts.find(doc.data["layout"])
+        if layout is None:
+            known = ", ".join(layout.name for layout in layouts.layouts) or "none"
+            sink.error(doc.mark(("layout",)), f"unknown layout {doc.data['layout']!r}; known layouts: {known}")
+            continue
+        shape = _shape(doc, layout, sink)
+        if shape is None:
+            continue
+        program = Program(name, doc.file, doc.data.get("doc", ""), layout, shape, _handlers(doc, shape, sink), doc.mark(("program",)))
+        if name in programs:
+            sink.error(doc.mark(("program",)), f"duplicate program name {name!r} (also in {programs[name].file})")
+            continue
+        programs[name] = program
+    return ProgramModel(tuple(programs[n] for n in sorted(programs)))
