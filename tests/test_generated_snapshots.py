@@ -30,7 +30,7 @@ def extension_for(suffix: str) -> type[SingleFileSnapshotExtension]:
     )
 
 
-@pytest.mark.parametrize("path", sorted(TREE))
+@pytest.mark.parametrize("path", sorted(TREE), ids=[p.replace("/", "__") for p in sorted(TREE)])
 def test_generated_file(path: str, snapshot: SnapshotAssertion) -> None:
     suffix = PurePosixPath(path).suffix.lstrip(".")
     assert TREE[path].decode("utf-8") == snapshot(extension_class=extension_for(suffix))

@@ -86,8 +86,14 @@ NoCacheOption = Annotated[
 ]
 
 
-def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> tuple[str | None, TreeDiff | None]:
-    """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss."""
+def _known_diff(
+    specs: Path, out: Path, templates: Path | None, no_cache: bool, writes: bool = False
+) -> tuple[str | None, TreeDiff | None]:
+    """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss.
+
+    Only a command that writes (build) first repairs a swap an earlier build left half
+    done; check and diff report the tree as it is.
+    """
     from ttlgen import tree_cache
     from ttlgen.spec.load import spec_files
     from ttlgen.write import compare_hashes, recover
@@ -95,7 +101,8 @@ def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) 
     spec_files(specs)  # a missing spec directory is a usage error either way
     if no_cache or not tree_cache.enabled():
         return None, None
-    recover(out)
+    if writes:
+        recover(out)
     key = tree_cache.fingerprint(specs, templates or tree_cache.default_templates_dir())
     record = tree_cache.lookup(key)
     if record is None:
@@ -131,7 +138,7 @@ def build(
     def action() -> int:
         from ttlgen.write import write_tree
 
-        key, known = _known_diff(specs, out, templates, no_cache)
+        key, known = _known_diff(specs, out, templates, no_cache, writes=True)
         if known is not None and known.clean:
             diff, count = known, len(known.unchanged)
         else:
@@ -252,3 +259,40 @@ def resolve(
     from ttlgen.resolve import run_resolve
 
     raise typer.Exit(run_resolve(kernel, target, as_json, specs, None, sys.stdout, sys.stderr))
+
+
+# --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------
+
+
+@app.command()
+def run(
+    kernel: Annotated[str, typer.Argument(help="Name of a kernel declared in specs/kernels/.")],
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the random inputs (default: fresh).")] = None,
+    specs: SpecsOption = Path("specs"),
+    as_json: JsonOption = False,
+) -> None:
+    """Generate, compile (cached) and run one kernel on the emulator against a float64 reference.
+
+    Reports max_abs, mean_abs, PCC and the verdict of the kernel spec's tolerance.
+    Exit 0 pass, 1 fail (wrong numbers or a device error), 2 bad input.
+    """
+    from ttlgen.run import run_command
+
+    raise typer.Exit(run_command(kernel, seed, as_json, specs))
+
+
+@app.command()
+def accuracy(
+    k: Annotated[str, typer.Option("--k", help="K values in 32-wide tiles, comma-separated.")] = "1,4,16,64",
+    block: Annotated[str, typer.Option("--block", help="Output block sizes (M = N tiles), comma-separated.")] = "2,16",
+    specs: SpecsOption = Path("specs"),
+    as_json: JsonOption = False,
+) -> None:
+    """Error vs K of the generated matmul kernels (L1 accumulation, DST round-trip, fp32 DST).
+
+    Standard-normal bf16 inputs; one row per (method, K, block) with max_abs, mean_abs, PCC,
+    max and mean relative to K = 1, and whether the block was subblocked.
+    """
+    from ttlgen.run import accuracy_command
+
+    raise typer.Exit(accuracy_command(k, block, as_json, specs))

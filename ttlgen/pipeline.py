@@ -9,7 +9,7 @@ from pathlib import Path
 from ttlgen import __version__
 from ttlgen.emit import emitters
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._header import finalize
+from ttlgen.emit._header import NOTICE, finalize
 from ttlgen.errors import SpecErrors, UsageError
 from ttlgen.model.project import Project, build_project
 from ttlgen.spec.document import SpecDocument
@@ -54,7 +54,8 @@ def _template_files(templates_dir: Path) -> list[Path]:
 def manifest(specs_dir: Path, templates_dir: Path, outputs: dict[str, bytes]) -> bytes:
     """Provenance that changes with versions lives here, never in the generated files."""
     lines = [
-        "# ttlgen MANIFEST: what produced this tree. Generated; do not edit.",
+        f"# {NOTICE}",
+        "# What produced this tree: the generator's version and the hash of every input and output.",
         f"generator ttlgen {__version__}",
     ]
     for path in spec_files(specs_dir):

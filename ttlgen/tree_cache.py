@@ -100,12 +100,6 @@ def store(key: str, files: dict[str, bytes]) -> None:
 
 
 def disk_hashes(out_dir: Path) -> dict[str, str]:
-    hashes: dict[str, str] = {}
-    if not out_dir.is_dir():
-        return hashes
-    for dirpath, dirnames, filenames in os.walk(out_dir):
-        dirnames.sort()
-        for name in filenames:
-            path = Path(dirpath) / name
-            hashes[path.relative_to(out_dir).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return hashes
+    from ttlgen.write import existing_files
+
+    return {path: hashlib.sha256((out_dir / path).read_bytes()).hexdigest() for path in existing_files(out_dir)}

@@ -31,17 +31,22 @@ class TreeDiff:
         return {"stale": list(self.stale), "missing": list(self.missing), "orphaned": list(self.orphaned)}
 
 
-def _existing_files(out_dir: Path) -> Iterator[str]:
+# Bytecode caches appear wherever generated Python is imported from; they are never
+# outputs, so they are neither orphans nor carried into a rebuilt tree.
+IGNORED_DIRS = frozenset({"__pycache__"})
+
+
+def existing_files(out_dir: Path) -> Iterator[str]:
     if not out_dir.is_dir():
         return
     for root, dirs, files in os.walk(out_dir):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS)
         for name in sorted(files):
             yield (Path(root) / name).relative_to(out_dir).as_posix()
 
 
 def compare(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
-    existing = set(_existing_files(out_dir))
+    existing = set(existing_files(out_dir))
     stale, missing, unchanged = [], [], []
     for path, content in files.items():
         if path not in existing:

@@ -98,12 +98,16 @@ def _bool(v: Any, where: str) -> bool:
 
 
 def parse_program(data: dict[str, Any]) -> Program:
-    """Validate a program.json document (top-level keys starting with ``_`` are ignored)."""
+    """Validate a program.json document.
+
+    Top-level keys starting with ``_`` or ``$`` are annotations and are ignored: ttlgen
+    writes its "generated" notice as ``$comment`` and the resolved plan as ``_plan``.
+    """
     if not isinstance(data, dict):
         raise ProgramError("program.json: top level must be an object")
     known = {"cbs", "compute_config", "buffers", "kernels"}
     for key in data:
-        if not key.startswith("_") and key not in known:
+        if not key.startswith(("_", "$")) and key not in known:
             raise ProgramError(f"program.json: unknown key {key!r}")
     cbs: list[CbSpec] = []
     seen: set[int] = set()

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink
+from ttlgen.model import kernels, layout, ops, programs, spelling, targets
 from ttlgen.spec.document import SpecDocument
 
 
@@ -14,15 +15,35 @@ class Project:
     """Typed model of all specs. Emitters read only this."""
 
     spec_files: tuple[str, ...]
-
-
-def documents_of(documents: Sequence[SpecDocument], kind: str) -> list[SpecDocument]:
-    return [d for d in documents if d.kind == kind]
+    ops: ops.OpsModel
+    targets: targets.TargetsModel
+    spelling: spelling.SpellingModel
+    kernels: kernels.KernelsModel
+    layouts: layout.LayoutModel
+    programs: programs.ProgramModel
 
 
 def build_project(documents: Sequence[SpecDocument]) -> Project:
-    """Build every domain model; raises SpecErrors with all semantic errors found."""
+    """Build every domain model; raises SpecErrors with all semantic errors found.
+
+    Each builder picks the documents of its own kinds and reports every semantic error
+    (dangling reference, duplicate, overlap) to the shared sink, so one run reports the
+    errors of all domains together.
+    """
     sink = DiagnosticSink()
-    project = Project(spec_files=tuple(d.file for d in documents))
+    ops_model = ops.build(documents, sink)
+    targets_model = targets.build(documents, sink, ops_model.vocabulary)
+    spelling_model = spelling.build(documents, sink, ops_model)
+    kernels_model = kernels.build(documents, sink, ops_model, spelling_model)
+    layouts_model = layout.build(documents, sink)
+    programs_model = programs.build(documents, sink, layouts_model)
     sink.raise_if_any()
-    return project
+    return Project(
+        spec_files=tuple(d.file for d in documents),
+        ops=ops_model,
+        targets=targets_model,
+        spelling=spelling_model,
+        kernels=kernels_model,
+        layouts=layouts_model,
+        programs=programs_model,
+    )

@@ -1,0 +1,53 @@
+"""Input types: the tile operations of one compute function, in walk order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from .vocabulary import ElementType
+
+
+@dataclass(frozen=True)
+class DfbOperand:
+    """A tile read from dataflow buffer ``dfb`` (its finalized index) at ``tile``."""
+
+    dfb: int
+    tile: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True)
+class ValueOperand:
+    """The DST-resident result of an earlier op, by that op's id."""
+
+    value: str
+
+
+Operand = DfbOperand | ValueOperand
+
+
+@dataclass(frozen=True)
+class TileOp:
+    """One tile operation. ``operands`` lists only tile-data operands, in spec order.
+
+    ``result`` defaults to the first operand's element type. ``attrs`` holds op
+    attributes such as ``bcast`` or ``reduce_dim``; ``strategy`` is an explicit
+    ttl.tile_execution_strategy.
+    """
+
+    id: str
+    op: str
+    operands: tuple[Operand, ...] = ()
+    result: ElementType | None = None
+    attrs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    strategy: str | None = None
+
+
+@dataclass(frozen=True)
+class KernelDescription:
+    """One compute function: its finalized dataflow buffers and its tile operations."""
+
+    dfbs: Mapping[int, ElementType]
+    ops: tuple[TileOp, ...]
+    name: str = "kernel"

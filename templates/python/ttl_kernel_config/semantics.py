@@ -1,0 +1,227 @@
+"""Typed vocabulary of the resolver that is the same for every spec.
+
+Operand routes, destination widths, unpack modes, synchronization, tri-state policy
+selections and the types the generated op and target tables are made of.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from .vocabulary import ElementType, FullFp32Kind, Primitive, Strategy
+
+T = TypeVar("T")
+
+
+class Route(enum.Enum):
+    """How a primitive physically reads an operand."""
+
+    NONE = "none"
+    DFB = "dfb"
+    DST = "dst"
+
+
+class DestWidth(enum.IntEnum):
+    """Kernel-wide DST element width, in bits."""
+
+    BITS16 = 16
+    BITS32 = 32
+
+
+class UnpackMode(enum.Enum):
+    """Per-dataflow-buffer unpack setting for the whole kernel."""
+
+    DEFAULT = "default"
+    UNPACK_TO_DEST = "unpack_to_dest"
+
+
+class SyncMode(enum.Enum):
+    FULL = "full"
+    DOUBLE_BUFFERED = "double_buffered"
+
+
+class Selection(enum.Enum):
+    """A three-state kernel-wide policy selection."""
+
+    AUTO = "auto"
+    ENABLED = "enabled"
+    DISABLED = "disabled"
+
+
+class Preference(enum.Enum):
+    """Pass options that prefer full-fp32 lowering."""
+
+    REDUCE_FULL_FP32 = "reduce-full-fp32"
+    MATMUL_FULL_FP32 = "matmul-full-fp32"
+
+
+class LegalityCondition(enum.Enum):
+    """What a strategy needs from an op's operands and result to be legal."""
+
+    OPERANDS_FROM_DFB_SAME_TILE = "operands_from_dfb_same_tile"
+    FLOAT_RESULT = "float_result"
+
+
+# Bit masks used by the search: a domain is a set of values as an int.
+WIDTH_BIT = {DestWidth.BITS16: 1, DestWidth.BITS32: 2}
+MODE_BIT = {UnpackMode.DEFAULT: 1, UnpackMode.UNPACK_TO_DEST: 2}
+ALL_WIDTHS = 3
+ALL_MODES = 3
+
+
+def width_mask(widths: frozenset[DestWidth]) -> int:
+    mask = 0
+    for width in widths:
+        mask |= WIDTH_BIT[width]
+    return mask
+
+
+def mode_mask(modes: frozenset[UnpackMode]) -> int:
+    mask = 0
+    for mode in modes:
+        mask |= MODE_BIT[mode]
+    return mask
+
+
+def widths_of(mask: int) -> frozenset[DestWidth]:
+    return frozenset(w for w, bit in WIDTH_BIT.items() if mask & bit)
+
+
+def modes_of(mask: int) -> frozenset[UnpackMode]:
+    return frozenset(m for m, bit in MODE_BIT.items() if mask & bit)
+
+
+@dataclass(frozen=True)
+class Selected(Generic[T]):
+    """A fixed value, or a value chosen by an op attribute (e.g. tile_bcast's ``bcast``)."""
+
+    attribute: str | None
+    fixed: T | None
+    values: tuple[tuple[str, T], ...] = ()
+
+    def select(self, attrs: Mapping[str, str]) -> T | None:
+        """The selected value, or None when the selecting attribute is missing or unknown."""
+        if self.attribute is None:
+            return self.fixed
+        chosen = attrs.get(self.attribute)
+        return next((v for key, v in self.values if key == chosen), None)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(key for key, _ in self.values)
+
+
+@dataclass(frozen=True)
+class OperandSemantics:
+    name: str
+    optional: bool
+    initialized_by_op: bool
+
+
+@dataclass(frozen=True)
+class StrategySemantics:
+    """One way to execute an op; ``strategy`` is None for fixed execution semantics."""
+
+    strategy: Strategy | None
+    legal_when: tuple[LegalityCondition, ...]
+    routes: tuple[Route, ...]  # one per operand
+    accumulates: bool
+
+
+@dataclass(frozen=True)
+class OpSemantics:
+    """Target-independent execution semantics of one tile operation."""
+
+    name: str
+    family: str
+    primitive: Selected[Primitive]
+    operands: tuple[OperandSemantics, ...]
+    result_in_dst: bool
+    has_result: bool
+    full_fp32: Selected[FullFp32Kind] | None
+    strategies: tuple[StrategySemantics, ...]  # resolver order
+
+    @property
+    def has_alternatives(self) -> bool:
+        return len(self.strategies) > 1
+
+    @property
+    def data_operands(self) -> tuple[int, ...]:
+        """Operand numbers that carry tile data in some strategy (listed in kernels)."""
+        return tuple(
+            i for i in range(len(self.operands))
+            if any(s.routes[i] is not Route.NONE for s in self.strategies)
+        )
+
+    @property
+    def initialized_operands(self) -> tuple[int, ...]:
+        return tuple(i for i, o in enumerate(self.operands) if o.initialized_by_op)
+
+
+@dataclass(frozen=True)
+class Match:
+    """The condition of a relation rule; an empty set matches anything."""
+
+    primitives: frozenset[Primitive] = frozenset()
+    elements: frozenset[ElementType] = frozenset()
+    element_bits: frozenset[int] = frozenset()
+    element_float: bool | None = None
+    routes: frozenset[Route] = frozenset()
+
+    def matches(self, primitive: Primitive, element: ElementType, route: Route | None) -> bool:
+        return (
+            (not self.primitives or primitive in self.primitives)
+            and (not self.elements or element in self.elements)
+            and (not self.element_bits or element.bits in self.element_bits)
+            and (self.element_float is None or element.is_float == self.element_float)
+            and (not self.routes or (route is not None and route in self.routes))
+        )
+
+
+@dataclass(frozen=True)
+class WidthRule:
+    when: Match
+    widths: frozenset[DestWidth]
+
+
+@dataclass(frozen=True)
+class UnpackRule:
+    """Allows every pairing of ``widths`` and ``modes``."""
+
+    when: Match
+    widths: frozenset[DestWidth]
+    modes: frozenset[UnpackMode]
+
+
+@dataclass(frozen=True)
+class FullFp32Support:
+    supported: bool
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class RuntimeVersion:
+    name: str
+    num_circular_buffers: int
+
+
+@dataclass(frozen=True)
+class RuntimeApi:
+    """A runtime configuration API and what its translation needs."""
+
+    name: str
+    translation: str
+    default_math_fidelity: str
+    versions: tuple[RuntimeVersion, ...]
+    pinned_version: str
+
+    def num_circular_buffers(self, version: str | None = None) -> int:
+        wanted = version or self.pinned_version
+        for entry in self.versions:
+            if entry.name == wanted:
+                return entry.num_circular_buffers
+        known = ", ".join(v.name for v in self.versions)
+        raise ValueError(f"unknown {self.name} runtime version {wanted!r}; known: {known}")

@@ -1,0 +1,101 @@
+"""Adding an op or an architecture is a spec edit: no Python changes, then `ttlgen build`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+NEW_ARCHITECTURE = """\
+spec: ttlgen.target/v1
+name: nebula
+summary: A made-up architecture declaring its own relations.
+architecture: nebula
+default_for_architecture: true
+runtime:
+  api: ComputeConfigDescriptor
+  architecture_name: NEBULA
+dfb_capacity: 128
+relations:
+  dfb_unpack:
+    rules:
+      - when: {element: [f32], route: [dst]}
+        allow: {dest_width: [32], unpack: [unpack_to_dest]}
+      - allow: {dest_width: [16, 32], unpack: [default]}
+  dest_width:
+    rules:
+      - when: {element_bits: [32]}
+        allow: [32]
+      - allow: [16, 32]
+unpack_attribute:
+  effective_for: [f32]
+  other_entries: inert
+  unbound_entries: accept
+full_fp32:
+  matmul: {supported: true}
+  reduce_row: {supported: true}
+  reduce_column: {supported: true}
+  reduce_scalar: {supported: false, warning: nebula has no full-fp32 scalar reduction}
+"""
+
+# Runs in a fresh interpreter without site-packages: the package needs only the stdlib.
+PROBE = """\
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import ttl_kernel_config as kc
+assert "ttlgen" not in sys.modules and "yaml" not in sys.modules
+E = kc.ElementType
+def run(target, dfbs, ops, **kw):
+    kernel = kc.KernelDescription({i: E(t) for i, t in dfbs.items()}, tuple(
+        kc.TileOp(i, name, tuple(kc.DfbOperand(d) for d in operands), attrs=attrs) for i, name, operands, attrs in ops))
+    result = kc.resolve_kernel(kernel, target=target, **kw)
+    if isinstance(result, kc.ResolveFailure):
+        return {"error": [e.message for e in result.errors]}
+    return {"plan": result.to_json(), "warnings": [w.message for w in result.warnings]}
+out = {
+    "gelu_sfpu_consumer": run("nebula", {0: "f32", 1: "f32"}, [("s", "tile_add", [0, 1], {}), ("g", "tile_gelu", [0], {})]),
+    "gelu_blackhole": run("blackhole", {0: "bf16"}, [("g", "tile_gelu", [0], {})]),
+    "capacity": run("nebula", {100: "bf16"}, [("c", "copy_tile", [100], {})]),
+    "capacity_blackhole": run("blackhole", {100: "bf16"}, [("c", "copy_tile", [100], {})]),
+    "bcast_f32_dest": run("nebula", {0: "bf16", 1: "f32"}, [("b", "tile_bcast", [0], {"bcast": "col"}), ("c", "copy_tile", [1], {})]),
+    "scalar_reduce": run("nebula", {0: "bf16", 1: "bf16"}, [("r", "tile_reduce", [0, 1], {"reduce_dim": "scalar"})]),
+    "device_only": run(None, {0: "bf16"}, [("c", "copy_tile", [0], {})], device_arch="NEBULA"),
+    "runtime_name": kc.architecture_from_runtime_name("nebula").value,
+    "targets": list(kc.target_names()),
+}
+print(json.dumps(out))
+"""
+
+
+def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_path: Path) -> None:
+    ops = spec_copy / "ops" / "elementwise.yaml"
+    text = ops.read_text()
+    assert "names: [tile_exp, " in text
+    ops.write_text(text.replace("names: [tile_exp, ", "names: [tile_gelu, tile_exp, "))
+    (spec_copy / "targets" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
+    out = tmp_path / "generated"
+    build = run_cli("build", "--specs", spec_copy, "--out", out)
+    assert build.exit_code == 0, build.stderr
+    probe = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", PROBE, str(out / "python")],
+        capture_output=True, text=True, check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    result = json.loads(probe.stdout)
+    # The new unary is a fixed SFPU consumer: it forces unpack-to-DST and SFPU for the add.
+    assert result["gelu_sfpu_consumer"]["plan"] == {
+        "strategies": {"s": "sfpu"}, "fp32_dest_acc_en": True, "dst_full_sync_en": False, "unpack_to_dest_fp32": [0, 1],
+    }
+    assert result["gelu_blackhole"]["plan"]["fp32_dest_acc_en"] is False
+    # The new architecture answers from its own tables, inheriting nothing.
+    assert "plan" in result["capacity"]
+    assert result["capacity_blackhole"]["error"] == ["uses dataflow buffer index 100 outside the supported range [0, 63]"]
+    assert result["bcast_f32_dest"]["plan"]["fp32_dest_acc_en"] is True
+    assert result["scalar_reduce"]["warnings"] == ["nebula has no full-fp32 scalar reduction"]
+    assert result["device_only"]["plan"]["fp32_dest_acc_en"] is False
+    assert result["runtime_name"] == "nebula"
+    assert "nebula" in result["targets"]
+

@@ -1,0 +1,52 @@
+"""Generated tt-metal kernels: ``kernels/<name>/{compute,reader,writer}.cpp`` and ``program.json``.
+
+Each kernel's plan is resolved with the generated resolver and the kernel lowered by
+:mod:`ttlgen.model.kernel_plan`; this module only arranges the lowered kernel into files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.model.kernel_plan import LoweredKernel
+from ttlgen.model.project import Project
+
+
+def program(k: LoweredKernel) -> dict[str, Any]:
+    """program.json: CBs, the runtime's compute config, DRAM buffers and kernel args."""
+    return {
+        "_kernel": k.kernel.name,
+        "_plan": k.plan_json,
+        "cbs": [
+            {"index": c.index, "format": c.format, "page_size": c.page_size, "num_pages": c.num_pages}
+            for c in k.cbs
+        ],
+        "compute_config": k.compute_config,
+        "buffers": [
+            {"name": t.name, "role": t.role, "format": t.format, "shape_tiles": list(t.shape)}
+            for t in (*k.inputs, *k.outputs)
+        ],
+        "kernels": {
+            "reader": {"source": "reader.cpp", "runtime_args": [{"buffer": t.name} for t in k.inputs]},
+            "compute": {"source": "compute.cpp"},
+            "writer": {"source": "writer.cpp", "runtime_args": [{"buffer": t.name} for t in k.outputs]},
+        },
+    }
+
+
+def kernel_files(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
+    base = f"kernels/{k.kernel.name}"
+    return [
+        GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k), k.sources),
+        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k), (k.kernel.source,)),
+        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k), (k.kernel.source,)),
+        GeneratedFile(f"{base}/program.json", ctx.render("kernels/program.json.j2", program=program(k)), k.sources),
+    ]
+
+
+def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+    files: list[GeneratedFile] = []
+    for k in project.kernels.lowered:
+        files.extend(kernel_files(k, ctx))
+    return files

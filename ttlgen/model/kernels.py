@@ -1,0 +1,453 @@
+"""Kernel specs (``ttlgen.kernel/v1``): dataflow buffers and a block-style body.
+
+A kernel declares dataflow buffers (DFBs; an input DFB is fed from a DRAM tensor by the
+reader, an output DFB is drained to one by the writer, others are compute-internal) and
+a body in TT-Lang's block style: ``loop``, ``if`` (on a loop variable), ``wait``/``pop``
+(consumer), ``reserve``/``push`` (producer), ``store`` (overwrite) and ``accumulate``
+(``+=``, packer L1 accumulation). Values are trees of tile ops named in the
+``ttlgen.ops`` specs whose leaves are DFB names.
+
+A kernel, in short::
+
+    kernels:
+      matmul_l1_acc:
+        summary: ...
+        pattern: matmul            # elementwise_binary | unary_chain | reduce | broadcast | matmul | accumulate
+        target: blackhole          # a target of specs/targets/
+        math_fidelity: HiFi4       # optional; the runtime API's default otherwise
+        policy: {options: {fp32-dest-acc-en: disabled}, attributes: {}}   # resolver policy
+        strict_f32_acc: false      # subblocking an accumulating 32-bit-DST '+=' is an error
+        params: {k_tiles: 4, block: 2}     # integers usable for any count or shape
+        dfbs:                      # index, element type, block in tiles, optional pages
+          a: {index: 0, dtype: bf16, block: [block, 1], input: {shape: [block, k_tiles]}}
+          b: {index: 1, dtype: bf16, block: [1, block], input: {shape: [k_tiles, block]}}
+          out: {index: 16, dtype: bf16, block: [block, block], output: {shape: [block, block]}}
+        body:
+          - reserve: out
+          - loop: {var: k, count: k_tiles, body: [
+              {wait: [a, b]},
+              {accumulate: {to: out, value: {op: tile_matmul_block, args: [a, b]}}},
+              {pop: [a, b]}]}
+          - push: out
+        tolerance: {pcc: 0.999, max_rel: 2.0e-2, derivation: "..."}   # for `ttlgen run`
+
+This module parses and checks the structure (every reference, shape and count, each
+with its spec position). :mod:`ttlgen.model.kernel_plan` resolves each kernel's
+configuration plan and lowers it to the statements the emitter prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.spelling import SpellingModel
+from ttlgen.spec.document import SpecDocument
+
+KIND = "ttlgen.kernel"
+
+# Names the generated C++ uses itself, and C++ keywords a lower-case identifier can spell:
+# a DFB or loop variable with one of these names would not compile.
+RESERVED_NAMES = frozenset(
+    [
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+        "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await",
+        "co_return", "co_yield", "compl", "concept", "const", "const_cast", "consteval",
+        "constexpr", "constinit", "continue", "decltype", "default", "delete", "do", "double",
+        "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
+        "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
+        "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+        "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+        "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+        "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "main", "kernel_main",
+        "read_block", "write_block", "dram_tensor", "uint32_t",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    role: str  # "input" | "output"
+    shape: tuple[int, int]  # tiles
+    distribution: str  # inputs: normal | positive | ones
+
+
+@dataclass(frozen=True)
+class Dfb:
+    name: str
+    index: int
+    dtype: str
+    block: tuple[int, int]  # tiles
+    pages: int
+    tensor: Tensor | None
+    mark: Mark
+
+    @property
+    def block_tiles(self) -> int:
+        return self.block[0] * self.block[1]
+
+
+@dataclass(frozen=True)
+class DfbRef:
+    dfb: str
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class OpExpr:
+    id: str  # unique in the kernel, e.g. "op3"
+    op: str
+    args: tuple[Value, ...]
+    attrs: tuple[tuple[str, str], ...]
+    strategy: str | None
+    mark: Mark
+
+    def attr(self, name: str) -> str | None:
+        return next((v for k, v in self.attrs if k == name), None)
+
+
+Value = DfbRef | OpExpr
+
+
+@dataclass(frozen=True)
+class Sync:
+    """wait / pop / reserve / push of one or more DFBs."""
+
+    action: str
+    dfbs: tuple[str, ...]
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class Store:
+    target: str
+    value: Value
+    accumulate: bool
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class Loop:
+    var: str
+    count: int
+    body: tuple[Statement, ...]
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class If:
+    var: str
+    condition: str  # first | last | not_first | not_last
+    then: tuple[Statement, ...]
+    orelse: tuple[Statement, ...]
+    mark: Mark
+
+
+Statement = Sync | Store | Loop | If
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    pcc: float
+    max_rel: float
+    derivation: str
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    summary: str
+    pattern: str
+    target: str
+    math_fidelity: str | None
+    options: tuple[tuple[str, object], ...]
+    attributes: tuple[tuple[str, object], ...]
+    strict_f32_acc: bool
+    accuracy_method: str | None
+    params: tuple[tuple[str, int], ...]
+    dfbs: tuple[Dfb, ...]
+    body: tuple[Statement, ...]
+    tolerance: Tolerance
+    source: str
+    mark: Mark
+
+    def dfb(self, name: str) -> Dfb:
+        return next(d for d in self.dfbs if d.name == name)
+
+    def param(self, name: str) -> int | None:
+        return next((v for k, v in self.params if k == name), None)
+
+
+@dataclass(frozen=True)
+class KernelsModel:
+    kernels: tuple[Kernel, ...]  # sorted by name
+    # Each kernel resolved and lowered (ttlgen.model.kernel_plan.LoweredKernel), same order.
+    lowered: tuple[Any, ...] = ()
+
+
+def walk_values(value: Value) -> Iterator[OpExpr]:
+    """Op nodes of a value tree, operands before the op (evaluation order)."""
+    if isinstance(value, OpExpr):
+        for arg in value.args:
+            yield from walk_values(arg)
+        yield value
+
+
+def walk_statements(body: Sequence[Statement]) -> Iterator[Statement]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, Loop):
+            yield from walk_statements(stmt.body)
+        elif isinstance(stmt, If):
+            yield from walk_statements(stmt.then)
+            yield from walk_statements(stmt.orelse)
+
+
+class _Builder:
+    def __init__(
+        self,
+        doc: SpecDocument,
+        name: str,
+        raw: Mapping[str, object],
+        ops: OpsModel,
+        spelling: SpellingModel,
+        sink: DiagnosticSink,
+        overrides: Mapping[str, int],
+    ) -> None:
+        self.doc = doc
+        self.name = name
+        self.raw = raw
+        self.ops = {op.name: op for op in ops.ops}
+        self.element_names = [e.name for e in ops.vocabulary.element_types]
+        self.spelling = spelling
+        self.sink = sink
+        self.base: tuple[str | int, ...] = ("kernels", name)
+        raw_params = raw.get("params", {})
+        assert isinstance(raw_params, dict)
+        self.params = {k: int(overrides.get(k, v)) for k, v in raw_params.items()}
+        for key in overrides:
+            if key not in self.params:
+                sink.error(doc.key_mark(self.base), f"kernel {name!r} has no parameter {key!r}")
+        self.dfbs: dict[str, Dfb] = {}
+        self.op_counter = 0
+
+    def mark(self, *path: str | int) -> Mark:
+        return self.doc.mark((*self.base, *path))
+
+    def count(self, raw: object, path: tuple[str | int, ...]) -> int:
+        if isinstance(raw, int):
+            return raw
+        assert isinstance(raw, str)
+        if raw not in self.params:
+            known = ", ".join(sorted(self.params)) or "none"
+            self.sink.error(self.mark(*path), f"unknown parameter {raw!r}; parameters: {known}")
+            return 1
+        return self.params[raw]
+
+    def shape(self, raw: object, path: tuple[str | int, ...]) -> tuple[int, int]:
+        assert isinstance(raw, list)
+        return (self.count(raw[0], (*path, 0)), self.count(raw[1], (*path, 1)))
+
+    def build_dfbs(self) -> None:
+        raw_dfbs = self.raw["dfbs"]
+        assert isinstance(raw_dfbs, dict)
+        indices: dict[int, str] = {}
+        for dname, body in raw_dfbs.items():
+            path = ("dfbs", dname)
+            if dname in RESERVED_NAMES:
+                self.sink.error(self.doc.key_mark((*self.base, *path)), f"{dname!r} is reserved in the generated C++; rename the dataflow buffer")
+            if body["dtype"] not in self.element_names:
+                self.sink.error(self.mark(*path, "dtype"), f"unknown element type {body['dtype']!r}; declared: {', '.join(self.element_names)}")
+            if body["index"] in indices:
+                self.sink.error(self.mark(*path, "index"), f"dataflow buffer index {body['index']} is already used by {indices[body['index']]!r}")
+            indices[body["index"]] = dname
+            block = self.shape(body["block"], (*path, "block"))
+            tensor = None
+            if "input" in body and "output" in body:
+                self.sink.error(self.mark(*path), "a dataflow buffer is fed from an input tensor or drained to an output tensor, not both")
+            for role in ("input", "output"):
+                if role in body:
+                    shape = self.shape(body[role]["shape"], (*path, role, "shape"))
+                    if shape[0] % block[0] or shape[1] % block[1]:
+                        self.sink.error(
+                            self.mark(*path, role, "shape"),
+                            f"tensor of {shape[0]}x{shape[1]} tiles is not a whole number of {block[0]}x{block[1]} blocks",
+                        )
+                    tensor = Tensor(role, shape, body[role].get("distribution", "normal"))
+            pages = body.get("pages", 2 * block[0] * block[1])
+            if pages < block[0] * block[1]:
+                self.sink.error(self.mark(*path, "pages"), f"{pages} pages cannot hold one block of {block[0] * block[1]} tiles")
+            self.dfbs[dname] = Dfb(dname, body["index"], body["dtype"], block, pages, tensor, self.doc.key_mark((*self.base, *path)))
+
+    def dfb_ref(self, name: str, path: tuple[str | int, ...]) -> bool:
+        if name in self.dfbs:
+            return True
+        known = ", ".join(sorted(self.dfbs))
+        self.sink.error(self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}")
+        return False
+
+    def value(self, raw: object, path: tuple[str | int, ...]) -> Value:
+        if isinstance(raw, str):
+            self.dfb_ref(raw, path)
+            return DfbRef(raw, self.mark(*path))
+        assert isinstance(raw, dict)
+        op_name = raw["op"]
+        op = self.ops.get(op_name)
+        args = tuple(self.value(a, (*path, "args", i)) for i, a in enumerate(raw["args"]))
+        self.op_counter += 1
+        expr = OpExpr(
+            id=f"op{self.op_counter}",
+            op=op_name,
+            args=args,
+            attrs=tuple(sorted(raw.get("attrs", {}).items())),
+            strategy=raw.get("strategy"),
+            mark=self.mark(*path, "op"),
+        )
+        if op is None:
+            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it")
+            return expr
+        self.check_op(expr, op, path)
+        return expr
+
+    def check_op(self, expr: OpExpr, op: OpSemantics, path: tuple[str | int, ...]) -> None:
+        data = [i for i in range(len(op.operands)) if any(s.routes[i] is not Route.NONE for s in op.strategies)]
+        required = [i for i in data if not op.operands[i].optional]
+        if not len(required) <= len(expr.args) <= len(data):
+            want = f"{len(required)}" if len(required) == len(data) else f"{len(required)} to {len(data)}"
+            self.sink.error(self.mark(*path, "args"), f"op {op.name!r} takes {want} tile operands, got {len(expr.args)}")
+        for attr in op.attributes:
+            if expr.attr(attr) is None:
+                self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}")
+        for key, _ in expr.attrs:
+            if key not in op.attributes:
+                self.sink.error(self.mark(*path, "attrs", key), f"op {op.name!r} has no attribute {key!r}")
+        if self.spelling.kernel is not None:
+            strategies = [s.name for s in op.strategies]
+            if not any(self.spelling.spelling(op.name, s) for s in strategies):
+                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}")
+
+    def statements(self, raw: object, path: tuple[str | int, ...], loop_vars: tuple[str, ...]) -> tuple[Statement, ...]:
+        assert isinstance(raw, list)
+        out: list[Statement] = []
+        for i, item in enumerate(raw):
+            spath = (*path, i)
+            ((key, body),) = item.items()
+            mark = self.doc.key_mark((*self.base, *spath, key))
+            if key in ("wait", "pop", "reserve", "push"):
+                names = (body,) if isinstance(body, str) else tuple(body)
+                for j, n in enumerate(names):
+                    where = (*spath, key) if isinstance(body, str) else (*spath, key, j)
+                    if not self.dfb_ref(n, where):
+                        continue
+                    tensor = self.dfbs[n].tensor
+                    if tensor is not None and tensor.role == "input" and key in ("reserve", "push"):
+                        self.sink.error(self.mark(*where), f"{n!r} is fed from an input tensor by the reader; the compute kernel only waits for and pops it")
+                    if tensor is not None and tensor.role == "output" and key in ("wait", "pop"):
+                        self.sink.error(self.mark(*where), f"{n!r} is drained to an output tensor by the writer; the compute kernel only reserves and pushes it")
+                out.append(Sync(key, names, mark))
+            elif key in ("store", "accumulate"):
+                self.dfb_ref(body["to"], (*spath, key, "to"))
+                value = self.value(body["value"], (*spath, key, "value"))
+                out.append(Store(body["to"], value, key == "accumulate", mark))
+            elif key == "loop":
+                var = body["var"]
+                if var in loop_vars:
+                    self.sink.error(self.mark(*spath, key, "var"), f"loop variable {var!r} shadows an enclosing loop's")
+                if var.endswith("_"):
+                    self.sink.error(self.mark(*spath, key, "var"), "loop variables ending in '_' are reserved for generated loops")
+                clashes = {n for d in self.dfbs for n in (d, f"cb_{d}", f"n_{d}")}
+                if var in RESERVED_NAMES or var in clashes:
+                    self.sink.error(self.mark(*spath, key, "var"), f"loop variable {var!r} clashes with a name of the generated C++")
+                count = self.count(body["count"], (*spath, key, "count"))
+                inner = self.statements(body["body"], (*spath, key, "body"), (*loop_vars, var))
+                out.append(Loop(var, count, inner, mark))
+            else:
+                var = body["var"]
+                if var not in loop_vars:
+                    self.sink.error(self.mark(*spath, key, "var"), f"{var!r} is not the variable of an enclosing loop")
+                then = self.statements(body["then"], (*spath, key, "then"), loop_vars)
+                orelse = self.statements(body.get("else", []), (*spath, key, "else"), loop_vars)
+                out.append(If(var, body["is"], then, orelse, mark))
+        return tuple(out)
+
+    def build(self) -> Kernel:
+        raw = self.raw
+        self.build_dfbs()
+        body = self.statements(raw["body"], ("body",), ())
+        tol = raw["tolerance"]
+        assert isinstance(tol, dict)
+        policy = raw.get("policy", {})
+        assert isinstance(policy, dict)
+        return Kernel(
+            name=self.name,
+            summary=str(raw["summary"]),
+            pattern=str(raw["pattern"]),
+            target=str(raw["target"]),
+            math_fidelity=raw.get("math_fidelity"),  # type: ignore[arg-type]
+            options=tuple(sorted(policy.get("options", {}).items())),
+            attributes=tuple(sorted(policy.get("attributes", {}).items())),
+            strict_f32_acc=bool(raw.get("strict_f32_acc", False)),
+            accuracy_method=raw.get("accuracy_method"),  # type: ignore[arg-type]
+            params=tuple(sorted(self.params.items())),
+            dfbs=tuple(sorted(self.dfbs.values(), key=lambda d: d.index)),
+            body=body,
+            tolerance=Tolerance(float(tol["pcc"]), float(tol["max_rel"]), str(tol["derivation"])),
+            source=self.doc.file,
+            mark=self.doc.key_mark(self.base),
+        )
+
+
+def build_kernel(
+    doc: SpecDocument,
+    name: str,
+    ops: OpsModel,
+    spelling: SpellingModel,
+    sink: DiagnosticSink,
+    overrides: Mapping[str, int] | None = None,
+) -> Kernel:
+    """One kernel of a document, with optional parameter overrides (used by `accuracy`)."""
+    return _Builder(doc, name, doc.data["kernels"][name], ops, spelling, sink, overrides or {}).build()
+
+
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel) -> KernelsModel:
+    kernels: dict[str, Kernel] = {}
+    for doc in documents:
+        if doc.kind != KIND:
+            continue
+        for name in doc.data["kernels"]:
+            kernel = build_kernel(doc, name, ops, spelling, sink)
+            if name in kernels:
+                sink.error(kernel.mark, f"kernel {name!r} is declared twice (first at {kernels[name].mark})")
+                continue
+            kernels[name] = kernel
+    ordered = tuple(kernels[n] for n in sorted(kernels))
+    if not ordered or sink:
+        return KernelsModel(ordered)
+    return KernelsModel(ordered, plan(ordered, documents, sink, ops, spelling))
+
+
+def plan(
+    kernels: Sequence[Kernel], documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel
+) -> tuple[Any, ...]:
+    """Resolve and lower every kernel, reporting resolver rejections and lowering errors.
+
+    Needs the target model; it is built here with a private sink (the targets domain
+    reports its own errors), and planning is skipped while the targets have errors.
+    """
+    from ttlgen.errors import SpecErrors
+    from ttlgen.model import kernel_plan, targets
+    from ttlgen.tree_cache import default_templates_dir
+
+    target_sink = DiagnosticSink()
+    target_model = targets.build(documents, target_sink, ops.vocabulary)
+    if target_sink:
+        return ()
+    try:
+        return tuple(kernel_plan.plan_kernels(kernels, ops, target_model, spelling, default_templates_dir()))
+    except SpecErrors as exc:
+        sink.extend(exc.diagnostics)
+        return ()

@@ -1,0 +1,289 @@
+"""Tile-operation model: the shared op vocabulary and every op's execution semantics.
+
+Built from ``ttlgen.op_vocabulary/v1`` (one file) and ``ttlgen.ops/v1`` documents. Facts
+here are target-independent; target support is in :mod:`ttlgen.model.targets`.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.spec.document import SpecDocument
+
+VOCABULARY_KIND = "ttlgen.op_vocabulary"
+OPS_KIND = "ttlgen.ops"
+
+
+class Route(enum.Enum):
+    NONE = "none"
+    DFB = "dfb"
+    DST = "dst"
+
+
+class LegalityCondition(enum.Enum):
+    """A condition a strategy needs from the op's operands and result."""
+
+    OPERANDS_FROM_DFB_SAME_TILE = "operands_from_dfb_same_tile"
+    FLOAT_RESULT = "float_result"
+
+
+@dataclass(frozen=True)
+class ElementType:
+    name: str
+    bits: int
+    is_float: bool
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class StrategyKind:
+    name: str
+    order: int
+    gated_by_fpu_binary_policy: bool
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class FullFp32Kind:
+    name: str
+    preference: str
+    mark: Mark
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    element_types: tuple[ElementType, ...]
+    primitives: tuple[str, ...]
+    strategies: tuple[StrategyKind, ...]  # resolver order
+    full_fp32_kinds: tuple[FullFp32Kind, ...]
+    source: str
+
+    def element(self, name: str) -> ElementType | None:
+        return next((e for e in self.element_types if e.name == name), None)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A fixed name (``attribute`` is None) or a name selected by an op attribute value."""
+
+    attribute: str | None
+    fixed: str | None
+    values: tuple[tuple[str, str], ...]  # (attribute value, selected name), in spec order
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.fixed,) if self.fixed is not None else tuple(v for _, v in self.values)
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str
+    optional: bool
+    initialized_by_op: bool
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str | None  # None: fixed semantics
+    legal_when: tuple[LegalityCondition, ...]
+    routes: tuple[Route, ...]  # one per operand, in operand order
+    accumulates: bool
+
+
+@dataclass(frozen=True)
+class OpSemantics:
+    """Execution semantics of one op name (a family instance)."""
+
+    name: str
+    family: str
+    summary: str
+    primitive: Selection
+    operands: tuple[Operand, ...]
+    result_in_dst: bool
+    has_result: bool
+    full_fp32: Selection | None
+    # Fixed semantics: exactly one entry whose name is None. With strategies: the op's
+    # strategies in resolver order.
+    strategies: tuple[Strategy, ...]
+    source: str
+    mark: Mark
+
+    @property
+    def fixed(self) -> bool:
+        return self.strategies[0].name is None if self.strategies else True
+
+    @property
+    def has_alternatives(self) -> bool:
+        return len(self.strategies) > 1
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        sels = [s for s in (self.primitive, self.full_fp32) if s is not None and s.attribute]
+        return tuple(sorted({s.attribute for s in sels if s.attribute}))
+
+
+@dataclass(frozen=True)
+class OpsModel:
+    vocabulary: Vocabulary
+    ops: tuple[OpSemantics, ...]  # sorted by name
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(sorted({self.vocabulary.source, *(op.source for op in self.ops)}))
+
+
+_EMPTY_VOCABULARY = Vocabulary((), (), (), (), "")
+
+
+def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabulary:
+    if len(docs) != 1:
+        if not docs:
+            return _EMPTY_VOCABULARY
+        for doc in docs[1:]:
+            sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].file})")
+    doc = docs[0]
+    data = doc.data
+    elements = tuple(
+        ElementType(name, body["bits"], body["float"], doc.key_mark(("element_types", name)))
+        for name, body in sorted(data["element_types"].items())
+    )
+    strategies = []
+    seen: set[str] = set()
+    for index, body in enumerate(data["strategies"]):
+        if body["name"] in seen:
+            sink.error(doc.mark(("strategies", index, "name")), f"duplicate strategy {body['name']!r}")
+        seen.add(body["name"])
+        strategies.append(StrategyKind(body["name"], index, body["gated_by_fpu_binary_policy"], doc.mark(("strategies", index))))
+    kinds = tuple(
+        FullFp32Kind(name, body["preference"], doc.key_mark(("full_fp32_kinds", name)))
+        for name, body in sorted(data["full_fp32_kinds"].items())
+    )
+    return Vocabulary(elements, tuple(data["primitives"]), tuple(strategies), kinds, doc.file)
+
+
+def _selection(
+    raw: object, doc: SpecDocument, path: tuple[str | int, ...], allowed: Sequence[str], what: str, sink: DiagnosticSink
+) -> Selection:
+    if not allowed:
+        sink = DiagnosticSink()  # no vocabulary: reported once, do not cascade
+    if isinstance(raw, str):
+        if raw not in allowed:
+            sink.error(doc.mark(path), f"unknown {what} {raw!r}; declared: {', '.join(allowed)}")
+        return Selection(None, raw, ())
+    assert isinstance(raw, dict)
+    values = []
+    for key, name in raw["values"].items():
+        if name not in allowed:
+            sink.error(doc.mark((*path, "values", key)), f"unknown {what} {name!r}; declared: {', '.join(allowed)}")
+        values.append((key, name))
+    return Selection(raw["by_attribute"], None, tuple(values))
+
+
+def _family(
+    doc: SpecDocument, family: str, body: dict[str, object], vocab: Vocabulary, sink: DiagnosticSink
+) -> list[OpSemantics]:
+    base = ("families", family)
+    primitive = _selection(body["primitive"], doc, (*base, "primitive"), vocab.primitives, "primitive", sink)
+    kinds = [k.name for k in vocab.full_fp32_kinds]
+    full_fp32 = None
+    if "full_fp32" in body:
+        full_fp32 = _selection(body["full_fp32"], doc, (*base, "full_fp32"), kinds, "full-fp32 kind", sink)
+        if primitive.attribute and full_fp32.attribute and primitive.attribute != full_fp32.attribute:
+            sink.error(doc.mark((*base, "full_fp32", "by_attribute")), "primitive and full_fp32 must be selected by the same attribute")
+    raw_operands = body["operands"]
+    assert isinstance(raw_operands, list)
+    operands: list[Operand] = []
+    names: dict[str, int] = {}
+    for index, raw in enumerate(raw_operands):
+        if raw["name"] in names:
+            sink.error(doc.mark((*base, "operands", index, "name")), f"duplicate operand name {raw['name']!r}")
+        names[raw["name"]] = index
+        operands.append(Operand(raw["name"], bool(raw.get("optional", False)), bool(raw.get("initialized_by_op", False))))
+    strategies: list[Strategy] = []
+    raw_strategies = body.get("strategies")
+    if raw_strategies is None:
+        routes = []
+        for index, raw in enumerate(raw_operands):
+            if "route" not in raw:
+                sink.error(doc.mark((*base, "operands", index)), f"operand {raw['name']!r} needs a route: the family has fixed semantics (no strategies)")
+            routes.append(Route(raw.get("route", "none")))
+        strategies.append(Strategy(None, (), tuple(routes), bool(body.get("accumulates", False))))
+    else:
+        assert isinstance(raw_strategies, list)
+        if "accumulates" in body:
+            sink.error(doc.key_mark((*base, "accumulates")), "a family with strategies states accumulates per strategy")
+        for index, raw in enumerate(raw_operands):
+            if "route" in raw:
+                sink.error(doc.key_mark((*base, "operands", index, "route")), "a family with strategies gives operand routes per strategy")
+        order = {k.name: k.order for k in vocab.strategies}
+        seen: set[str] = set()
+        for sindex, raw in enumerate(raw_strategies):
+            spath = (*base, "strategies", sindex)
+            name = raw["strategy"]
+            if name not in order and order:
+                sink.error(doc.mark((*spath, "strategy")), f"unknown strategy {name!r}; declared: {', '.join(order)}")
+            if name in seen:
+                sink.error(doc.mark((*spath, "strategy")), f"duplicate strategy {name!r}")
+            seen.add(name)
+            routes = []
+            for oname in raw["routes"]:
+                if oname not in names:
+                    sink.error(doc.key_mark((*spath, "routes", oname)), f"unknown operand {oname!r}; operands: {', '.join(names) or 'none'}")
+            for operand in operands:
+                if operand.name not in raw["routes"]:
+                    sink.error(doc.mark((*spath, "routes")), f"no route for operand {operand.name!r}")
+                routes.append(Route(raw["routes"].get(operand.name, "none")))
+            conditions = tuple(LegalityCondition(c) for c in raw.get("legal_when", ()))
+            strategies.append(Strategy(name, conditions, tuple(routes), raw["accumulates"]))
+        strategies.sort(key=lambda s: order.get(s.name or "", len(order)))
+    for index, operand in enumerate(operands):
+        if operand.initialized_by_op and any(s.routes[index] is not Route.DST for s in strategies):
+            sink.error(doc.mark((*base, "operands", index)), f"operand {operand.name!r} is initialized by the op but is not routed to DST")
+    # Kernel descriptions list only tile-data operands; keep them first so operand
+    # numbers agree between the spec and a kernel.
+    data_flags = [any(s.routes[i] is not Route.NONE for s in strategies) for i in range(len(operands))]
+    if any(not a and b for a, b in itertools.pairwise(data_flags)):
+        sink.error(doc.mark((*base, "operands")), "operands without tile data (route none in every strategy) must come after all tile-data operands")
+    result = body["result"]
+    ops = []
+    raw_names = body["names"]
+    assert isinstance(raw_names, list)
+    for index, name in enumerate(raw_names):
+        ops.append(
+            OpSemantics(
+                name=name,
+                family=family,
+                summary=str(body["summary"]),
+                primitive=primitive,
+                operands=tuple(operands),
+                result_in_dst=result == "dst",
+                has_result=result != "none",
+                full_fp32=full_fp32,
+                strategies=tuple(strategies),
+                source=doc.file,
+                mark=doc.mark((*base, "names", index)),
+            )
+        )
+    return ops
+
+
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> OpsModel:
+    vocab_docs = [d for d in documents if d.kind == VOCABULARY_KIND]
+    op_docs = [d for d in documents if d.kind == OPS_KIND]
+    vocab = _vocabulary(vocab_docs, sink)
+    if op_docs and not vocab_docs:
+        sink.error(op_docs[0].mark(("spec",)), f"op specs need the {VOCABULARY_KIND} file declaring element types, primitives and strategies")
+    ops: dict[str, OpSemantics] = {}
+    for doc in op_docs:
+        for family, body in doc.data["families"].items():
+            for op in _family(doc, family, body, vocab, sink):
+                if op.name in ops:
+                    first = ops[op.name]
+                    sink.error(op.mark, f"op {op.name!r} is declared twice (first in family {first.family!r} at {first.mark})")
+                    continue
+                ops[op.name] = op
+    return OpsModel(vocab, tuple(ops[name] for name in sorted(ops)))
