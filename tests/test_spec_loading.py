@@ -15,7 +15,7 @@ from ttlgen.errors import SpecErrors, format_key_path
 from ttlgen.spec import kinds
 from ttlgen.spec.load import load_specs
 from ttlgen.spec.yaml_source import ALIAS_EXPANSION_LIMIT
-from ttlgen.validate.schema import validate_documents
+from ttlgen.validate.schema import validate_document
 
 WIDGET_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -65,7 +65,7 @@ def errors_of(specs: Path) -> list[str]:
         documents = load_specs(specs)
     except SpecErrors as exc:
         return [d.format() for d in exc.diagnostics]
-    return [d.format() for d in validate_documents(documents)]
+    return [d.format() for document in documents for d in validate_document(document)]
 
 
 def test_wrong_enum_value_is_located_at_the_value_with_its_key_path(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from ttlgen.model.project import Project, build_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import display_path, load_specs, spec_files
 from ttlgen.tree_cache import default_templates_dir
-from ttlgen.validate.schema import validate_documents
+from ttlgen.validate.documents import validate_documents
 
 MANIFEST = "MANIFEST"
 

@@ -13,6 +13,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
+import os
 import sys
 import types
 from collections.abc import Sequence
@@ -98,9 +99,17 @@ def package_sources(specs_dir: Path, templates_dir: Path | None = None) -> dict[
     return render_sources(ops, targets, templates_dir)
 
 
+def _package_cache() -> Path | None:
+    # Importing from files lets Python keep the bytecode, which costs far less than
+    # compiling the package's sources on every run; in memory when caching is off.
+    from ttlgen import tree_cache
+
+    return tree_cache.cache_root() / "kernel_config" if tree_cache.enabled() else None
+
+
 def load_generated_package(specs_dir: Path, out_dir: Path | None = None) -> types.ModuleType:
     """Import the resolver generated from ``specs_dir`` (cached by content hash)."""
-    return import_package(package_sources(specs_dir), out_dir)
+    return import_package(package_sources(specs_dir), out_dir or _package_cache())
 
 
 def load_package_for_models(
@@ -108,7 +117,7 @@ def load_package_for_models(
 ) -> types.ModuleType:
     """Import the resolver generated from already-built models (for other build steps,
     e.g. the kernel generator resolving each kernel's plan)."""
-    return import_package(render_sources(ops, targets, templates_dir))
+    return import_package(render_sources(ops, targets, templates_dir), _package_cache())
 
 
 def import_package(files: dict[str, str], out_dir: Path | None = None) -> types.ModuleType:
@@ -125,7 +134,10 @@ def import_package(files: dict[str, str], out_dir: Path | None = None) -> types.
         for file, text in files.items():
             target = root / file
             if not target.exists() or target.read_text(encoding="utf-8") != text:
-                target.write_text(text, encoding="utf-8")
+                # Write then rename: another process may be importing the same package.
+                partial = target.with_name(f".{target.name}.{os.getpid()}")
+                partial.write_text(text, encoding="utf-8")
+                os.replace(partial, target)
     if key in _LOADED:
         return _LOADED[key]
     name = f"_ttlgen_kernel_config_{key}"

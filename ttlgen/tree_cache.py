@@ -11,16 +11,19 @@ new key and so a full generation. Set TTLGEN_NO_CACHE=1 (or pass --no-cache) to 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
 import tempfile
-from importlib import metadata
 from pathlib import Path
 
 from ttlgen import __version__
 
-_RENDERING_LIBRARIES = ("jinja2", "pyyaml", "jsonschema", "markupsafe")
+# The libraries whose code shapes the output bytes (parsing and rendering). Their
+# package __init__ files carry their versions; hashing those is far cheaper than
+# importlib.metadata, which scans every installed distribution.
+_RENDERING_LIBRARIES = ("jinja2", "yaml")
 
 
 def default_templates_dir() -> Path:
@@ -60,11 +63,11 @@ def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
     digest = hashlib.sha256()
     digest.update(f"ttlgen {__version__} python {sys.version_info[:2]}\n".encode())
     for library in _RENDERING_LIBRARIES:
-        try:
-            version = metadata.version(library)
-        except metadata.PackageNotFoundError:
-            version = "absent"
-        digest.update(f"{library} {version}\n".encode())
+        spec = importlib.util.find_spec(library)
+        origin = Path(spec.origin) if spec is not None and spec.origin else None
+        digest.update(f"{library}\n".encode())
+        if origin is not None and origin.is_file():
+            digest.update(hashlib.sha256(origin.read_bytes()).digest())
     _hash_tree(digest, Path(__file__).resolve().parent, "generator")
     _hash_tree(digest, specs_dir, "specs")
     _hash_tree(digest, templates_dir, "templates")

@@ -13,7 +13,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,10 @@ def recover(out_dir: Path) -> None:
 
 
 def _write_file(path: Path, content: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
 
 
 def _keep_file(old: Path, new: Path) -> None:
-    new.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.link(old, new)
     except OSError:
@@ -127,6 +125,8 @@ def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     old = _stage_name(out_dir, "old")
     try:
         stage.mkdir()
+        for directory in sorted({PurePosixPath(path).parent for path in files}):
+            (stage / directory).mkdir(parents=True, exist_ok=True)
         unchanged = set(diff.unchanged)
         for path, content in files.items():
             if path in unchanged:

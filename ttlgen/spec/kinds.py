@@ -31,9 +31,13 @@ class SpecKind:
 
 
 @functools.cache
+def schema_text(schema_file: str) -> str:
+    return resources.files("ttlgen.schemas").joinpath(schema_file).read_text(encoding="utf-8")
+
+
+@functools.cache
 def load_schema(schema_file: str) -> dict[str, Any]:
-    text = resources.files("ttlgen.schemas").joinpath(schema_file).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: dict[str, Any] = json.loads(schema_text(schema_file))
     return schema
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -137,6 +137,3 @@ def validate_document(document: SpecDocument) -> list[Diagnostic]:
         diagnostics.append(Diagnostic(mark, message))
     return diagnostics
 
-
-def validate_documents(documents: Sequence[SpecDocument]) -> list[Diagnostic]:
-    return [d for document in documents for d in validate_document(document)]
