@@ -1,0 +1,68 @@
+"""The shipped JSON Schemas: valid Draft 2020-12, one per kind, and what editors get is the same."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from tests.conftest import GENERATED, SPECS
+from ttlgen.errors import SpecErrors
+from ttlgen.spec import kinds
+from ttlgen.spec.load import load_specs
+from ttlgen.validate.documents import validate_documents
+
+KINDS = kinds.spec_kinds()
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind_id)
+def test_schema_is_valid_draft_2020_12(kind: kinds.SpecKind) -> None:
+    Draft202012Validator.check_schema(kind.schema())
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind_id)
+def test_schema_pins_its_own_kind_identifier(kind: kinds.SpecKind) -> None:
+    assert kind.schema()["properties"]["spec"].get("const") == kind.kind_id
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind_id)
+def test_editors_get_the_schema_the_cli_uses(kind: kinds.SpecKind) -> None:
+    emitted = json.loads((GENERATED / "schemas" / kind.schema_file).read_text(encoding="utf-8"))
+    emitted.pop("$comment")
+    assert emitted == kind.schema()
+
+
+def test_every_spec_kind_in_the_tree_has_a_schema() -> None:
+    used = {doc.kind_id for doc in load_specs(SPECS)}
+    assert used <= {k.kind_id for k in KINDS}
+
+
+def test_a_document_known_valid_is_revalidated_once_it_changes(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    vocabulary = (SPECS / "ops" / "vocabulary.yaml").read_text()
+    (specs / "v.yaml").write_text(vocabulary)
+    assert validate_documents(load_specs(specs)) == []  # now recorded as valid
+    (specs / "v.yaml").write_text(vocabulary + "stray: 1\n")
+    problems = [d.message for d in validate_documents(load_specs(specs))]
+    assert problems == ["unknown key 'stray'; valid keys: element_types, full_fp32_kinds, primitives, spec, strategies"]
+
+
+def test_an_invalid_document_is_never_recorded_as_valid(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "v.yaml").write_text((SPECS / "ops" / "vocabulary.yaml").read_text() + "stray: 1\n")
+    for _ in range(2):
+        assert len(validate_documents(load_specs(specs))) == 1
+
+
+def test_load_errors_are_reported_for_every_file_at_once(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "a.yaml").write_text("spec: nope/v1\n")
+    (specs / "b.toml").write_text('spec = "nope/v1"\n')
+    with pytest.raises(SpecErrors) as caught:
+        load_specs(specs)
+    assert [d.mark.file for d in caught.value.diagnostics] == ["specs/a.yaml", "specs/b.toml"]
