@@ -26,6 +26,19 @@ def format_key_path(path: KeyPath) -> str:
     return "".join(out) or "<root>"
 
 
+def describe_value(value: object) -> str:
+    """A value as an error message shows it: scalars as literals, containers by kind."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
 @dataclass(frozen=True, order=True)
 class Mark:
     """Where a value came from. ``file`` is a display path relative to the project."""

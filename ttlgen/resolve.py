@@ -23,7 +23,15 @@ from typing import IO, Any
 from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernel_config import PACKAGE, render_package
-from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError, format_key_path
+from ttlgen.errors import (
+    Diagnostic,
+    DiagnosticSink,
+    Mark,
+    SpecErrors,
+    UsageError,
+    describe_value,
+    format_key_path,
+)
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
 from ttlgen.spec.document import Positions
@@ -193,7 +201,7 @@ class _Reader:
 
     def mapping(self, value: Any, path: tuple[str | int, ...], allowed: Sequence[str] | None = None) -> dict[Any, Any]:
         if not isinstance(value, dict):
-            self.error(path, f"expected a mapping, got {_describe(value)}")
+            self.error(path, f"expected a mapping, got {describe_value(value)}")
             return {}
         if allowed is not None:
             for key in value:
@@ -203,27 +211,17 @@ class _Reader:
 
     def string(self, value: Any, path: tuple[str | int, ...]) -> str | None:
         if not isinstance(value, str):
-            self.error(path, f"expected a string, got {_describe(value)}")
+            self.error(path, f"expected a string, got {describe_value(value)}")
             return None
         return value
 
     def integer(self, value: Any, path: tuple[str | int, ...]) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.error(path, f"expected an integer, got {_describe(value)}")
+            self.error(path, f"expected an integer, got {describe_value(value)}")
             return None
         return value
 
 
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return repr(value)
 
 
 def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]:
@@ -259,12 +257,12 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
             r.error(("dfbs", key), f"a dataflow buffer index is a non-negative integer, got {key!r}", at_key=True)
             continue
         if value not in elements:
-            r.error(("dfbs", key), f"unknown element type {_describe(value)}; known: {known_types}")
+            r.error(("dfbs", key), f"unknown element type {describe_value(value)}; known: {known_types}")
             continue
         dfbs[index] = elements[value]
     raw_ops = top.get("ops", [])
     if not isinstance(raw_ops, list):
-        r.error(("ops",), f"expected a list, got {_describe(raw_ops)}")
+        r.error(("ops",), f"expected a list, got {describe_value(raw_ops)}")
         raw_ops = []
     ops = []
     seen: set[str] = set()
@@ -285,7 +283,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
         operands = []
         raw_operands = body.get("operands", [])
         if not isinstance(raw_operands, list):
-            r.error((*base, "operands"), f"expected a list, got {_describe(raw_operands)}")
+            r.error((*base, "operands"), f"expected a list, got {describe_value(raw_operands)}")
             raw_operands = []
         for k, raw_operand in enumerate(raw_operands):
             opath = (*base, "operands", k)
@@ -304,7 +302,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
                 dfb = r.integer(operand["dfb"], (*opath, "dfb"))
                 tile = operand.get("tile", [0, 0])
                 if not (isinstance(tile, list) and len(tile) == 2 and all(isinstance(t, int) and not isinstance(t, bool) for t in tile)):
-                    r.error((*opath, "tile"), f"a tile coordinate is a list of two integers, got {_describe(tile)}")
+                    r.error((*opath, "tile"), f"a tile coordinate is a list of two integers, got {describe_value(tile)}")
                     tile = [0, 0]
                 if dfb is not None:
                     operands.append(kc.DfbOperand(dfb, (tile[0], tile[1])))
@@ -315,7 +313,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
             if body["result"] in elements:
                 result = elements[body["result"]]
             else:
-                r.error((*base, "result"), f"unknown element type {_describe(body['result'])}; known: {known_types}")
+                r.error((*base, "result"), f"unknown element type {describe_value(body['result'])}; known: {known_types}")
         attrs: dict[str, str] = {}
         strategy: str | None = None
         for key, value in r.mapping(body.get("attrs", {}), (*base, "attrs")).items():

@@ -14,7 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from ttlgen.errors import Diagnostic, KeyPath
+from ttlgen.errors import Diagnostic, KeyPath, describe_value
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import SpecKind, find_kind
 
@@ -36,20 +36,10 @@ def validator_for(kind: SpecKind) -> Draft202012Validator:
     return Draft202012Validator(kind.schema())
 
 
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return repr(value)
 
 
 def _one_of(values: Iterable[Any]) -> str:
-    return ", ".join(_describe(v) for v in values)
+    return ", ".join(describe_value(v) for v in values)
 
 
 def _unknown_keys(schema: Any, instance: dict[str, Any]) -> list[str]:
@@ -70,16 +60,16 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     value: Any = error.instance
     expected: Any = error.validator_value
     if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties"):
-        return path, custom.format(value=_describe(value)), False
+        return path, custom.format(value=describe_value(value)), False
     if validator == "enum":
-        return path, f"{_describe(value)} is not one of {_one_of(expected)}", False
+        return path, f"{describe_value(value)} is not one of {_one_of(expected)}", False
     if validator == "const":
-        return path, f"expected {_describe(expected)}, got {_describe(value)}", False
+        return path, f"expected {describe_value(expected)}, got {describe_value(value)}", False
     if validator == "type":
         wanted = expected
         names = [wanted] if isinstance(wanted, str) else list(wanted)
         wanted_text = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-        return path, f"expected {wanted_text}, got {_describe(value)}", False
+        return path, f"expected {wanted_text}, got {describe_value(value)}", False
     if validator == "required":
         missing = [k for k in expected if isinstance(value, dict) and k not in value]
         return path, f"missing required key {missing[0]!r}" if missing else error.message, False
@@ -90,11 +80,11 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         valid = f"; valid keys: {', '.join(allowed)}" if allowed else ""
         return (*path, key), f"unknown key {key!r}{valid}", True
     if validator == "pattern":
-        return path, f"{_describe(value)} does not match the pattern {expected!r}", False
+        return path, f"{describe_value(value)} does not match the pattern {expected!r}", False
     if validator == "minimum":
-        return path, f"{_describe(value)} is less than the minimum {expected}", False
+        return path, f"{describe_value(value)} is less than the minimum {expected}", False
     if validator == "maximum":
-        return path, f"{_describe(value)} is greater than the maximum {expected}", False
+        return path, f"{describe_value(value)} is greater than the maximum {expected}", False
     if validator == "minItems":
         return path, f"expected at least {expected} item(s), got {len(value)}", False
     if validator == "maxItems":
