@@ -13,7 +13,9 @@ from types import MappingProxyType
 from .vocabulary import ElementType
 
 
-@dataclass(frozen=True)
+# Kernels can hold tens of thousands of these: slots keep them small, which keeps the
+# resolver's walk over them in cache.
+@dataclass(frozen=True, slots=True)
 class DfbOperand:
     """A tile read from dataflow buffer ``dfb`` (its finalized index) at ``tile``."""
 
@@ -21,7 +23,7 @@ class DfbOperand:
     tile: tuple[int, int] = (0, 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ValueOperand:
     """The DST-resident result of an earlier op, by that op's id."""
 
@@ -31,7 +33,10 @@ class ValueOperand:
 Operand = DfbOperand | ValueOperand
 
 
-@dataclass(frozen=True)
+_NO_ATTRS: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
 class TileOp:
     """One tile operation. ``operands`` lists only tile-data operands, in spec order.
 
@@ -44,7 +49,7 @@ class TileOp:
     op: str
     operands: tuple[Operand, ...] = ()
     result: ElementType | None = None
-    attrs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    attrs: Mapping[str, str] = field(default_factory=lambda: _NO_ATTRS)
     strategy: str | None = None
 
 
