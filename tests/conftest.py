@@ -51,5 +51,5 @@ def spec_copy(tmp_path: Path) -> Path:
 @pytest.fixture
 def generated_copy(tmp_path: Path) -> Path:
     target = tmp_path / "generated"
-    shutil.copytree(GENERATED, target)
+    shutil.copytree(GENERATED, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target

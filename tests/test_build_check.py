@@ -232,3 +232,20 @@ def test_cached_check_notices_a_spec_edit(spec_copy: Path, generated_copy: Path)
     result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 1
     assert f"stale: {generated_copy / 'MANIFEST'}" in result.stderr
+
+
+def test_build_refuses_to_replace_a_directory_it_did_not_write(spec_copy: Path, tmp_path: Path) -> None:
+    precious = tmp_path / "elsewhere" / "notes.txt"
+    precious.parent.mkdir()
+    precious.write_text("mine\n")
+    result = run_cli("build", "--specs", spec_copy, "--out", precious.parent)
+    assert result.exit_code == 2
+    assert "refusing to replace" in result.stderr
+    assert precious.read_text() == "mine\n"
+
+
+def test_build_refuses_an_output_directory_holding_the_specs(spec_copy: Path) -> None:
+    result = run_cli("build", "--specs", spec_copy, "--out", spec_copy.parent)
+    assert result.exit_code == 2
+    assert "contains the spec directory" in result.stderr
+    assert (spec_copy.parent / "specs").is_dir()

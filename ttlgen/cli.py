@@ -136,8 +136,19 @@ def build(
     """
 
     def action() -> int:
-        from ttlgen.write import write_tree
+        from ttlgen.emit._header import NOTICE
+        from ttlgen.pipeline import MANIFEST
+        from ttlgen.write import is_generated_tree, write_tree
 
+        # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
+        resolved_out, resolved_specs = out.resolve(), specs.resolve()
+        if resolved_out == resolved_specs or resolved_out in resolved_specs.parents:
+            raise UsageError(f"--out {out} contains the spec directory {specs}; choose another --out")
+        if not is_generated_tree(out, MANIFEST, NOTICE):
+            raise UsageError(
+                f"refusing to replace {out}: it is not empty and has no ttlgen {MANIFEST}; "
+                "remove it or choose another --out"
+            )
         key, known = _known_diff(specs, out, templates, no_cache, writes=True)
         if known is not None and known.clean:
             diff, count = known, len(known.unchanged)

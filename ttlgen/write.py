@@ -114,6 +114,21 @@ def _keep_file(old: Path, new: Path) -> None:
         shutil.copy2(old, new)
 
 
+def is_generated_tree(out_dir: Path, manifest: str, notice: str) -> bool:
+    """True when ``out_dir`` is absent, empty, or was written by ttlgen (its MANIFEST says so)."""
+    if not out_dir.exists():
+        return True
+    if not out_dir.is_dir():
+        return False
+    if not any(out_dir.iterdir()):
+        return True
+    try:
+        with open(out_dir / manifest, encoding="utf-8") as handle:
+            return notice in handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     """Make ``out_dir`` hold exactly ``files``. Writes nothing when already identical."""
     recover(out_dir)
