@@ -137,12 +137,12 @@ def test_bad_spec_exits_2_with_a_located_error_and_writes_nothing(spec_copy: Pat
 def test_duplicate_key_exits_2_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
     spec = first_spec_file(spec_copy)
     text = spec.read_text()
-    first_line = text.splitlines()[0]
-    spec.write_text(text + first_line + "\n")
+    spec_line = next(line for line in text.splitlines() if line.startswith("spec:"))
+    spec.write_text(text + spec_line + "\n")
     before = snapshot_tree(generated_copy)
     result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 2
-    assert "duplicate key 'spec' (first defined at line 1)" in result.stderr
+    assert "duplicate key 'spec' (first defined at line 2)" in result.stderr
     assert snapshot_tree(generated_copy) == before
 
 

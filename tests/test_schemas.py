@@ -66,3 +66,15 @@ def test_load_errors_are_reported_for_every_file_at_once(tmp_path: Path) -> None
     with pytest.raises(SpecErrors) as caught:
         load_specs(specs)
     assert [d.mark.file for d in caught.value.diagnostics] == ["specs/a.yaml", "specs/b.toml"]
+
+
+def test_every_yaml_spec_points_editors_at_its_schema() -> None:
+    # yaml-language-server reads this first-line modeline; a wrong path would silently
+    # leave the editor validating nothing.
+    for path in sorted(SPECS.rglob("*.yaml")):
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        prefix = "# yaml-language-server: $schema="
+        assert first.startswith(prefix), f"{path}: first line must be the schema modeline"
+        schema = (path.parent / first[len(prefix):]).resolve()
+        kind = next(d for d in load_specs(SPECS) if d.file == f"specs/{path.relative_to(SPECS).as_posix()}")
+        assert schema == (GENERATED / "schemas" / f"{kind.kind}.{kind.version}.schema.json").resolve(), path
