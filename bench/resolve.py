@@ -180,34 +180,42 @@ def main() -> None:
     dfb_counts = {10: 8, 100: 16, 1000: 32, 10000: 64}
     rows = []
     failures = 0
-    for family in (mixed, chain, free):
-        previous = None
-        for n in sizes:
-            rng = random.Random(n)
-            kernel = family(kc, n, dfb_counts.get(n, 64), rng)
-            samples = []
-            for _ in range(args.runs):
+    # Time-correlated noise (other tenants of a shared machine) would bias the ratio
+    # between two sizes timed minutes apart, so the runs are interleaved across sizes
+    # and families, and each size's median is taken over the same stretch of time.
+    instances = [
+        (family, n, family(kc, n, dfb_counts.get(n, 64), random.Random(n)))
+        for family in (mixed, chain, free)
+        for n in sizes
+    ]
+    samples: dict[int, list[float]] = {i: [] for i in range(len(instances))}
+    plans: dict[int, Any] = {}
+    for _ in range(args.runs):
+        for i, (_family, _n, kernel) in enumerate(instances):
+            start = time.perf_counter()
+            plans[i] = kc.resolve(kernel, target, policy)
+            samples[i].append(time.perf_counter() - start)
+    previous: dict[Any, float] = {}
+    for i, (family, n, kernel) in enumerate(instances):
+        plan = plans[i]
+        if not isinstance(plan, kc.Plan):
+            raise SystemExit(f"{family.__name__} {n}: the bench kernel does not resolve: {plan.format()}")
+        ms = statistics.median(samples[i]) * 1000
+        growth = f"{ms / previous[family]:5.1f}x" if family in previous else "     -"
+        previous[family] = ms
+        z3_ms, same = float("nan"), "-"
+        if not args.no_z3:
+            z3_samples = []
+            result = None
+            for _ in range(3 if n < 10000 else 1):
                 start = time.perf_counter()
-                plan = kc.resolve(kernel, target, policy)
-                samples.append(time.perf_counter() - start)
-            ms = statistics.median(samples) * 1000
-            growth = f"{ms / previous:5.1f}x" if previous else "     -"
-            previous = ms
-            if not isinstance(plan, kc.Plan):
-                raise SystemExit(f"{family.__name__} {n}: the bench kernel does not resolve: {plan.format()}")
-            z3_ms, same = float("nan"), "-"
-            if not args.no_z3:
-                z3_samples = []
-                result = None
-                for _ in range(3 if n < 10000 else 1):
-                    start = time.perf_counter()
-                    result = z3_resolve(kc, resolver, kernel, target, policy)
-                    z3_samples.append(time.perf_counter() - start)
-                z3_ms = statistics.median(z3_samples) * 1000
-                collected = resolver._collect(kernel, target, policy)
-                same = "yes" if result == answer(plan, collected.search) else "NO"
-                failures += same == "NO"
-            rows.append((family.__name__, n, len(kernel.dfbs), ms, growth, z3_ms, same))
+                result = z3_resolve(kc, resolver, kernel, target, policy)
+                z3_samples.append(time.perf_counter() - start)
+            z3_ms = statistics.median(z3_samples) * 1000
+            collected = resolver._collect(kernel, target, policy)
+            same = "yes" if result == answer(plan, collected.search) else "NO"
+            failures += same == "NO"
+        rows.append((family.__name__, n, len(kernel.dfbs), ms, growth, z3_ms, same))
     print(f"{'kernel':8} {'ops':>6} {'dfbs':>5} {'resolver ms':>12} {'growth':>7} {'z3 ms':>10} {'speedup':>8} {'same':>5}")
     for name, n, d, ms, growth, z3_ms, same in rows:
         speed = f"{z3_ms / ms:7.0f}x" if z3_ms == z3_ms else "       -"

@@ -450,6 +450,7 @@ def _collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
     cache = _TEMPLATES.setdefault(target.NAME, {})
     results: dict[str, ElementType | None] = {}  # typed ops -> result (None: no result)
     failed: set[str] = set()
+    seen_fixed: set[tuple[int, int | None]] = set()
     for op in kernel.ops:
         op_id = op.id
         info = _INFO.get(op.op)
@@ -549,7 +550,19 @@ def _collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
             template = templates[0]
             for t in template[1]:
                 k = t[_T_K]
-                fixed.append((t, op_id, operands[k].dfb if k >= 0 else None))  # type: ignore[union-attr]
+                dfb = operands[k].dfb if k >= 0 else None  # type: ignore[union-attr]
+                if t[_T_WIDTHS] == ALL_WIDTHS and (dfb is None or t[_T_MODES] == ALL_MODES):
+                    continue  # restricts nothing
+                # A requirement equal to an earlier one can neither narrow a domain nor
+                # conflict (the earlier one would have), and the evidence of a conflict
+                # is the first requirement that narrowed: keeping only the first of each
+                # leaves the answer and every diagnostic unchanged, and keeps large
+                # kernels' working set small.
+                seen = (id(t), dfb)
+                if seen in seen_fixed:
+                    continue
+                seen_fixed.add(seen)
+                fixed.append((t, op_id, dfb))
             if alternatives and template[0] is not None:
                 chosen_by_legality[op_id] = template[0]
         else:
