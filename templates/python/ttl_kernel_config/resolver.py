@@ -550,19 +550,19 @@ def _collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
             template = templates[0]
             for t in template[1]:
                 k = t[_T_K]
-                dfb = operands[k].dfb if k >= 0 else None  # type: ignore[union-attr]
-                if t[_T_WIDTHS] == ALL_WIDTHS and (dfb is None or t[_T_MODES] == ALL_MODES):
+                req_dfb: int | None = operands[k].dfb if k >= 0 else None  # type: ignore[union-attr]
+                if t[_T_WIDTHS] == ALL_WIDTHS and (req_dfb is None or t[_T_MODES] == ALL_MODES):
                     continue  # restricts nothing
                 # A requirement equal to an earlier one can neither narrow a domain nor
                 # conflict (the earlier one would have), and the evidence of a conflict
                 # is the first requirement that narrowed: keeping only the first of each
                 # leaves the answer and every diagnostic unchanged, and keeps large
                 # kernels' working set small.
-                seen = (id(t), dfb)
+                seen = (id(t), req_dfb)
                 if seen in seen_fixed:
                     continue
                 seen_fixed.add(seen)
-                fixed.append((t, op_id, dfb))
+                fixed.append((t, op_id, req_dfb))
             if alternatives and template[0] is not None:
                 chosen_by_legality[op_id] = template[0]
         else:
