@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import GENERATED, run_cli
 from ttlgen import write
+from ttlgen.write import existing_files
 
 
 def first_spec_file(specs: Path) -> Path:
@@ -18,11 +19,8 @@ def first_spec_file(specs: Path) -> Path:
 
 
 def snapshot_tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {
-        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+    # existing_files skips bytecode caches, as build and check do.
+    return {path: ((root / path).read_bytes(), (root / path).stat().st_mtime_ns) for path in existing_files(root)}
 
 
 def test_committed_generated_tree_is_up_to_date() -> None:

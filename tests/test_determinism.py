@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.conftest import GENERATED, REPO, SPECS
 from ttlgen.emit._header import NOTICE
+from ttlgen.write import existing_files
 
 
 def build_in_subprocess(out: Path, cwd: Path, seed: str, locale: str) -> dict[str, bytes]:
@@ -17,7 +18,7 @@ def build_in_subprocess(out: Path, cwd: Path, seed: str, locale: str) -> dict[st
         [sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)],
         cwd=cwd, env=env, check=True, capture_output=True,
     )
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    return {path: (out / path).read_bytes() for path in existing_files(out)}
 
 
 def test_builds_with_different_hash_seeds_locales_and_directories_are_identical(tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ def test_builds_with_different_hash_seeds_locales_and_directories_are_identical(
 
 
 def generated_files() -> list[Path]:
-    return [p for p in sorted(GENERATED.rglob("*")) if p.is_file()]
+    return [GENERATED / path for path in existing_files(GENERATED)]
 
 
 def test_generated_files_use_lf_and_end_with_exactly_one_newline() -> None:

@@ -47,7 +47,7 @@ def test_generated_python_package_passes_mypy_strict(package: str, tmp_path: Pat
 def test_generated_python_package_imports_with_only_the_standard_library(package: str) -> None:
     # -I isolates from site-packages, so any third-party import fails.
     result = subprocess.run(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(PYTHON_ROOT)!r}); import {package}"],
+        [sys.executable, "-I", "-B", "-c", f"import sys; sys.path.insert(0, {str(PYTHON_ROOT)!r}); import {package}"],
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr

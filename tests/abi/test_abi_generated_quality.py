@@ -40,7 +40,7 @@ def test_python_codec_needs_only_the_standard_library(abi_out: Path) -> None:
     # -S -I: no site-packages, no user path; only the generated package is added.
     code = "import komorebi_abi, komorebi_abi.programs.mapcollect; print(komorebi_abi.layout.CONTROL_BYTES)"
     run = subprocess.run(
-        [sys.executable, "-S", "-I", "-c", f"import sys; sys.path.insert(0, {str(abi_out / 'python')!r}); {code}"],
+        [sys.executable, "-S", "-I", "-B", "-c", f"import sys; sys.path.insert(0, {str(abi_out / 'python')!r}); {code}"],
         capture_output=True, text=True, check=False, timeout=60,
     )
     assert (run.returncode, run.stdout) == (0, "5568\n"), run.stderr
