@@ -3,24 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
-
-
-def upper_snake(name: str) -> str:
-    return "_".join(w.upper() for w in _WORD.findall(name))
-
-
-def snake(name: str) -> str:
-    return "_".join(w.lower() for w in _WORD.findall(name))
-
-
-def camel(name: str) -> str:
-    """``tile_add`` -> ``TileAdd``."""
-    return "".join(w[:1].upper() + w[1:] for w in _WORD.findall(name))
+from ttlgen.naming import camel, snake, upper_snake
 
 
 def hexlit(value: int, width: int = 0) -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit.abi_c import macros
-from ttlgen.model.layout import Layout, LayoutModel, camel
+from ttlgen.model.layout import Layout, LayoutModel
 from ttlgen.model.project import Project
+from ttlgen.naming import camel
 
 TEMPLATES = "python/komorebi_abi"
 

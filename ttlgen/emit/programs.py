@@ -13,9 +13,9 @@ from __future__ import annotations
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit.abi_c import header_path
 from ttlgen.emit.abi_python import package_dir
-from ttlgen.model.layout import camel
 from ttlgen.model.programs import Program, ProgramModel
 from ttlgen.model.project import Project
+from ttlgen.naming import camel
 
 
 def command_fields(program: Program) -> list[str]:

@@ -14,38 +14,30 @@ templates only print them and the duplicate check sees exactly what the compiler
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink, KeyPath, Mark
+from ttlgen.naming import camel, upper_snake
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.layout"
 WORD_BYTES = 4
 
-_WORD_RE = re.compile(r"[A-Za-z0-9]+")
-
-
 def c_macro(prefix: str, *parts: str) -> str:
     """``KM`` + ``gave`` + ``limit`` -> ``KM_GAVE_LIMIT``."""
-    words = [prefix, *(w for p in parts for w in _WORD_RE.findall(p))]
-    return "_".join(w.upper() for w in words)
+    return upper_snake(prefix, *parts)
 
 
 def cpp_constant(*parts: str) -> str:
     """``gave`` + ``limit`` -> ``kGaveLimit``; ``c_arg`` + ``me`` -> ``kCArgMe``."""
-    return "k" + "".join(w[:1].upper() + w[1:] for p in parts for w in _WORD_RE.findall(p))
+    return "k" + camel(*parts)
 
 
 def py_constant(*parts: str) -> str:
-    return "_".join(w.upper() for p in parts for w in _WORD_RE.findall(p))
-
-
-def camel(name: str) -> str:
-    return "".join(w[:1].upper() + w[1:] for w in _WORD_RE.findall(name))
+    return upper_snake(*parts)
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from ttlgen.model.layout import (
     LayoutModel,
     Struct,
     StructArray,
-    camel,
 )
+from ttlgen.naming import camel
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.program"
