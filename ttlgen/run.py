@@ -26,11 +26,10 @@ from ttlgen.emit._header import finalize
 from ttlgen.emit.kernels import kernel_files
 from ttlgen.errors import DiagnosticSink, SpecErrors, UsageError
 from ttlgen.model import kernels as kernels_model
-from ttlgen.model import ops as ops_model
-from ttlgen.model import spelling as spelling_model
-from ttlgen.model import targets as targets_model
 from ttlgen.model.kernel_plan import LoweredKernel, plan_kernels
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
+from ttlgen.model.project import Project, build_project
+from ttlgen.spec.document import SpecDocument
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -278,22 +277,15 @@ def compare(out: npt.NDArray[np.floating[Any]], ref: F64) -> Metrics:
 
 @dataclass(frozen=True)
 class _Models:
-    ops: ops_model.OpsModel
-    targets: targets_model.TargetsModel
-    spelling: spelling_model.SpellingModel
-    documents: tuple[Any, ...]
+    project: Project
+    documents: tuple[SpecDocument, ...]  # to rebuild a kernel with parameter overrides
 
 
 def _models(specs_dir: Path) -> _Models:
     from ttlgen.pipeline import validate_specs
 
     documents = validate_specs(specs_dir)
-    sink = DiagnosticSink()
-    ops = ops_model.build(documents, sink)
-    targets = targets_model.build(documents, sink, ops.vocabulary)
-    spelling = spelling_model.build(documents, sink, ops)
-    sink.raise_if_any()
-    return _Models(ops, targets, spelling, tuple(documents))
+    return _Models(build_project(documents), tuple(documents))
 
 
 def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None = None, models: _Models | None = None) -> LoweredKernel:
@@ -301,15 +293,19 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     from ttlgen.tree_cache import default_templates_dir
 
     models = models or _models(specs_dir)
-    for doc in models.documents:
-        if doc.kind == kernels_model.KIND and name in doc.data["kernels"]:
-            sink = DiagnosticSink()
-            kernel = kernels_model.build_kernel(doc, name, models.ops, models.spelling, sink, overrides)
-            sink.raise_if_any()
-            (lowered,) = plan_kernels([kernel], models.ops, models.targets, models.spelling, default_templates_dir())
-            return lowered
-    known = sorted(n for d in models.documents if d.kind == kernels_model.KIND for n in d.data["kernels"])
-    raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(known) or 'none'}")
+    project = models.project
+    planned = {k.name: lowered for k, lowered in zip(project.kernels.kernels, project.kernels.lowered, strict=True)}
+    if name not in planned:
+        raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(sorted(planned)) or 'none'}")
+    lowered: LoweredKernel = planned[name]
+    if not overrides:
+        return lowered
+    doc = next(d for d in models.documents if d.file == lowered.kernel.source)
+    sink = DiagnosticSink()
+    kernel = kernels_model.build_kernel(doc, name, project.ops, project.spelling, sink, overrides)
+    sink.raise_if_any()
+    (lowered,) = plan_kernels([kernel], project.ops, project.targets, project.spelling, default_templates_dir())
+    return lowered
 
 
 def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
@@ -462,13 +458,9 @@ def accuracy_rows(
     """One row per (method, K, block) of the matmul kernels that declare an accuracy_method."""
     models = _models(specs_dir)
     by_method: dict[str, str] = {}
-    for doc in models.documents:
-        if doc.kind != kernels_model.KIND:
-            continue
-        for name, body in doc.data["kernels"].items():
-            method = body.get("accuracy_method")
-            if method and method not in by_method:
-                by_method[method] = name
+    for kernel in models.project.kernels.kernels:
+        if kernel.accuracy_method and kernel.accuracy_method not in by_method:
+            by_method[kernel.accuracy_method] = kernel.name
     missing = [m for m in ACCURACY_METHODS if m not in by_method]
     if missing:
         raise UsageError(f"no kernel spec declares accuracy_method {', '.join(missing)}")

@@ -45,6 +45,7 @@ from typing import Any
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import SpellingModel
+from ttlgen.model.targets import TargetsModel
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.kernel"
@@ -413,7 +414,9 @@ def build_kernel(
     return _Builder(doc, name, doc.data["kernels"][name], ops, spelling, sink, overrides or {}).build()
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel) -> KernelsModel:
+def build(
+    documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, targets: TargetsModel, spelling: SpellingModel
+) -> KernelsModel:
     kernels: dict[str, Kernel] = {}
     for doc in documents:
         if doc.kind != KIND:
@@ -427,27 +430,22 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     ordered = tuple(kernels[n] for n in sorted(kernels))
     if not ordered or sink:
         return KernelsModel(ordered)
-    return KernelsModel(ordered, plan(ordered, documents, sink, ops, spelling))
+    return KernelsModel(ordered, plan(ordered, sink, ops, targets, spelling))
 
 
 def plan(
-    kernels: Sequence[Kernel], documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel
+    kernels: Sequence[Kernel], sink: DiagnosticSink, ops: OpsModel, targets: TargetsModel, spelling: SpellingModel
 ) -> tuple[Any, ...]:
     """Resolve and lower every kernel, reporting resolver rejections and lowering errors.
 
-    Needs the target model; it is built here with a private sink (the targets domain
-    reports its own errors), and planning is skipped while the targets have errors.
+    The caller skips planning while any spec (targets included) has errors.
     """
     from ttlgen.errors import SpecErrors
-    from ttlgen.model import kernel_plan, targets
+    from ttlgen.model import kernel_plan
     from ttlgen.tree_cache import default_templates_dir
 
-    target_sink = DiagnosticSink()
-    target_model = targets.build(documents, target_sink, ops.vocabulary)
-    if target_sink:
-        return ()
     try:
-        return tuple(kernel_plan.plan_kernels(kernels, ops, target_model, spelling, default_templates_dir()))
+        return tuple(kernel_plan.plan_kernels(kernels, ops, targets, spelling, default_templates_dir()))
     except SpecErrors as exc:
         sink.extend(exc.diagnostics)
         return ()
