@@ -14,15 +14,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from ttlgen.errors import SpecErrors, UsageError
+from ttlgen.errors import ExitCode, SpecErrors, UsageError
 
 if TYPE_CHECKING:
     from ttlgen.pipeline import GeneratedTree
     from ttlgen.write import TreeDiff
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 
 app = typer.Typer(
     name="ttlgen",
@@ -70,7 +67,7 @@ def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn
         sys.stderr.write(text + "\n")
         if summary:
             sys.stderr.write(summary + "\n")
-    raise typer.Exit(EXIT_BAD_INPUT)
+    raise typer.Exit(ExitCode.BAD_INPUT)
 
 
 def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> None:
@@ -94,16 +91,17 @@ def _known_diff(
     Only a command that writes (build) first repairs a swap an earlier build left half
     done; check and diff report the tree as it is.
     """
-    from ttlgen import tree_cache
+    from ttlgen import cache, tree_cache
+    from ttlgen.emit._base import default_templates_dir
     from ttlgen.spec.load import spec_files
     from ttlgen.write import compare_hashes, recover
 
     spec_files(specs)  # a missing spec directory is a usage error either way
-    if no_cache or not tree_cache.enabled():
+    if no_cache or not cache.enabled():
         return None, None
     if writes:
         recover(out)
-    key = tree_cache.fingerprint(specs, templates or tree_cache.default_templates_dir())
+    key = tree_cache.fingerprint(specs, templates or default_templates_dir())
     record = tree_cache.lookup(key)
     if record is None:
         return key, None
@@ -160,7 +158,7 @@ def build(
             _emit_json({"status": "ok", "files": count, "written": written, "removed": list(diff.orphaned)})
         else:
             sys.stdout.write(f"ttlgen: {out}: {count} files, {len(written)} written, {len(diff.orphaned)} removed\n")
-        return EXIT_OK
+        return ExitCode.OK
 
     _guarded(as_json, action, writes=True)
 
@@ -201,7 +199,7 @@ def check(
             sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
         else:
             sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
-        return EXIT_OK if diff.clean else EXIT_FAILED
+        return ExitCode.OK if diff.clean else ExitCode.FAILED
 
     _guarded(as_json, action)
 
@@ -220,7 +218,7 @@ def diff(
 
         tree = generate(specs, templates)
         sys.stdout.write(unified_diff(out, tree.files, compare(out, tree.files)))
-        return EXIT_OK
+        return ExitCode.OK
 
     _guarded(False, action)
 
@@ -230,14 +228,14 @@ def validate(specs: SpecsOption = Path("specs"), as_json: JsonOption = False) ->
     """Check the specs (syntax, schema, cross-file references) without generating."""
 
     def action() -> int:
-        from ttlgen.pipeline import load_project
+        from ttlgen.pipeline import plan_specs
 
-        project = load_project(specs)
+        project, _ = plan_specs(specs)
         if as_json:
             _emit_json({"status": "ok", "specs": list(project.spec_files)})
         else:
             sys.stdout.write(f"ttlgen: {len(project.spec_files)} spec files are valid\n")
-        return EXIT_OK
+        return ExitCode.OK
 
     _guarded(as_json, action)
 

@@ -5,6 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The one exit-code convention of every ttlgen command."""
+
+    OK = 0
+    FAILED = 1  # the command ran and its answer is "no": stale tree, rejected or failing kernel
+    BAD_INPUT = 2  # bad specs, arguments or environment: nothing was decided
+
 
 PathPart = str | int
 KeyPath = tuple[PathPart, ...]

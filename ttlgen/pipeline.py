@@ -1,4 +1,4 @@
-"""load -> validate -> model -> emit: the whole generation, in memory, writing nothing."""
+"""load -> validate -> model -> plan -> emit: the whole generation, in memory, writing nothing."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 from ttlgen import __version__
 from ttlgen.emit import emitters
-from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit._base import EmitContext, GeneratedFile, default_templates_dir
 from ttlgen.emit._header import NOTICE, finalize
 from ttlgen.errors import SpecErrors, UsageError
 from ttlgen.model.project import Project, build_project
+from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import display_path, load_specs, spec_files
-from ttlgen.tree_cache import default_templates_dir
 from ttlgen.validate.documents import validate_documents
 
 MANIFEST = "MANIFEST"
@@ -30,7 +30,14 @@ def validate_specs(specs_dir: Path) -> list[SpecDocument]:
 
 
 def load_project(specs_dir: Path) -> Project:
+    """Load, validate and model the specs (renders nothing)."""
     return build_project(validate_specs(specs_dir))
+
+
+def plan_specs(specs_dir: Path) -> tuple[Project, ProjectPlan]:
+    """Everything up to the plan stage: the checks `ttlgen validate` runs."""
+    project = load_project(specs_dir)
+    return project, plan_project(project)
 
 
 @dataclass(frozen=True)
@@ -67,11 +74,11 @@ def manifest(specs_dir: Path, templates_dir: Path, outputs: dict[str, bytes]) ->
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def emit_project(project: Project, templates_dir: Path) -> list[GeneratedFile]:
+def emit_project(project: Project, plan: ProjectPlan, templates_dir: Path) -> list[GeneratedFile]:
     ctx = EmitContext(templates_dir)
     produced: dict[str, tuple[str, GeneratedFile]] = {}
     for name, emit in emitters():
-        for file in emit(project, ctx):
+        for file in emit(project, plan, ctx):
             if file.path in produced:
                 other = produced[file.path][0]
                 raise RuntimeError(f"emitters {other!r} and {name!r} both produce {file.path!r}")
@@ -83,8 +90,8 @@ def generate(specs_dir: Path, templates_dir: Path | None = None) -> GeneratedTre
     templates = templates_dir or default_templates_dir()
     if not templates.is_dir():
         raise UsageError(f"template directory {str(templates)!r} does not exist; pass --templates DIR")
-    project = load_project(specs_dir)
-    files = {file.path: finalize(file) for file in emit_project(project, templates)}
+    project, plan = plan_specs(specs_dir)
+    files = {file.path: finalize(file) for file in emit_project(project, plan, templates)}
     if MANIFEST in files:
         raise RuntimeError(f"an emitter produced {MANIFEST!r}, which is reserved for provenance")
     files[MANIFEST] = manifest(specs_dir, templates, files)

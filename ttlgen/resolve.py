@@ -20,12 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ttlgen.emit._base import EmitContext
+from ttlgen import cache
+from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernel_config import PACKAGE, render_package
 from ttlgen.errors import (
     Diagnostic,
     DiagnosticSink,
+    ExitCode,
     Mark,
     SpecErrors,
     UsageError,
@@ -37,10 +39,6 @@ from ttlgen.model import targets as targets_model
 from ttlgen.spec.document import Positions
 from ttlgen.spec.load import decode_utf8
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 
 KERNEL_KEYS = ("target", "device_arch", "math_fidelity", "options", "attributes", "dfbs", "ops")
 OP_KEYS = ("id", "op", "operands", "result", "attrs")
@@ -91,8 +89,6 @@ def render_sources(
     ops: ops_model.OpsModel, targets: targets_model.TargetsModel, templates_dir: Path | None = None
 ) -> dict[str, str]:
     """The package's files for these models, exactly as `ttlgen build` writes them."""
-    from ttlgen.tree_cache import default_templates_dir
-
     ctx = EmitContext(templates_dir or default_templates_dir())
     prefix = PACKAGE + "/"
     return {
@@ -110,9 +106,7 @@ def package_sources(specs_dir: Path, templates_dir: Path | None = None) -> dict[
 def _package_cache() -> Path | None:
     # Importing from files lets Python keep the bytecode, which costs far less than
     # compiling the package's sources on every run; in memory when caching is off.
-    from ttlgen import tree_cache
-
-    return tree_cache.cache_root() / "kernel_config" if tree_cache.enabled() else None
+    return cache.cache_root() / "kernel_config" if cache.enabled() else None
 
 
 def load_generated_package(specs_dir: Path, out_dir: Path | None = None) -> types.ModuleType:
@@ -380,7 +374,7 @@ def run_resolve(
             stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
         else:
             stderr.write(result.format(where) + "\n")
-        return EXIT_FAILED
+        return ExitCode.FAILED
     plan = result
     if as_json:
         payload = {
@@ -391,7 +385,7 @@ def run_resolve(
             "descriptor": descriptor,
         }
         stdout.write(json.dumps(payload, indent=2) + "\n")
-        return EXIT_OK
+        return ExitCode.OK
     for warning in plan.warnings:
         stderr.write(warning.format(where) + "\n")
     lines = [f"{where}: kernel configuration for target {plan.target!r}"]
@@ -405,7 +399,7 @@ def run_resolve(
         for key, value in descriptor.items():
             lines.append(f"    {key} = {_compact(value)}")
     stdout.write("\n".join(lines) + "\n")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _compact(value: object) -> str:
@@ -428,4 +422,4 @@ def _bad_input(diagnostics: list[Diagnostic], as_json: bool, stdout: IO[str], st
         stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
         stderr.write("\n".join(d.format() for d in diagnostics) + "\n")
-    return EXIT_BAD_INPUT
+    return ExitCode.BAD_INPUT

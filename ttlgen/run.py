@@ -21,19 +21,17 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
-from ttlgen.emit._base import EmitContext
+from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernels import kernel_files
-from ttlgen.errors import DiagnosticSink, SpecErrors, UsageError
+from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError
 from ttlgen.model import kernels as kernels_model
-from ttlgen.model.kernel_plan import LoweredKernel, plan_kernels
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
+from ttlgen.plan.kernels import LoweredKernel, plan_kernels
+from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
 TILE = 32
 
 F64 = npt.NDArray[np.float64]
@@ -278,6 +276,7 @@ def compare(out: npt.NDArray[np.floating[Any]], ref: F64) -> Metrics:
 @dataclass(frozen=True)
 class _Models:
     project: Project
+    plan: ProjectPlan
     documents: tuple[SpecDocument, ...]  # to rebuild a kernel with parameter overrides
 
 
@@ -285,16 +284,15 @@ def _models(specs_dir: Path) -> _Models:
     from ttlgen.pipeline import validate_specs
 
     documents = validate_specs(specs_dir)
-    return _Models(build_project(documents), tuple(documents))
+    project = build_project(documents)
+    return _Models(project, plan_project(project), tuple(documents))
 
 
 def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None = None, models: _Models | None = None) -> LoweredKernel:
     """Generate one kernel from the specs (with optional parameter overrides)."""
-    from ttlgen.tree_cache import default_templates_dir
-
     models = models or _models(specs_dir)
     project = models.project
-    planned = {k.name: lowered for k, lowered in zip(project.kernels.kernels, project.kernels.lowered, strict=True)}
+    planned = {lowered.kernel.name: lowered for lowered in models.plan.kernels}
     if name not in planned:
         raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(sorted(planned)) or 'none'}")
     lowered: LoweredKernel = planned[name]
@@ -304,13 +302,11 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     sink = DiagnosticSink()
     kernel = kernels_model.build_kernel(doc, name, project.ops, project.spelling, sink, overrides)
     sink.raise_if_any()
-    (lowered,) = plan_kernels([kernel], project.ops, project.targets, project.spelling, default_templates_dir())
+    (lowered,) = plan_kernels([kernel], project.ops, project.targets, project.spelling)
     return lowered
 
 
 def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
-    from ttlgen.tree_cache import default_templates_dir
-
     ctx = EmitContext(default_templates_dir())
     prefix = f"kernels/{lowered.kernel.name}/"
     for f in kernel_files(lowered, ctx):
@@ -436,7 +432,7 @@ def run_command(
             stdout.write(json.dumps({"status": "error", "message": text}, indent=2) + "\n")
         else:
             stderr.write(text + "\n")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     report, _, _ = run_lowered(lowered, seed)
@@ -444,7 +440,7 @@ def run_command(
         stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
         _print_report(report, stdout)
-    return EXIT_OK if report.passed else EXIT_FAILED
+    return ExitCode.OK if report.passed else ExitCode.FAILED
 
 
 # ------------------------------------------------------------------------ accuracy
@@ -519,14 +515,14 @@ def accuracy_command(
         rows = accuracy_rows(_ints(k, "k"), _ints(block, "block"), specs_dir)
     except (SpecErrors, UsageError) as exc:
         stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     if as_json:
         stdout.write(json.dumps({"rows": rows}, indent=2) + "\n")
-        return EXIT_OK
+        return ExitCode.OK
     stdout.write(f"{'method':<14}{'K':>5}{'block':>7}{'subblocked':>12}{'max_abs':>12}{'mean_abs':>12}{'pcc':>11}{'max/K1':>9}{'mean/K1':>9}\n")
     for r in rows:
         stdout.write(
             f"{r['method']:<14}{r['k']:>5}{r['block']:>7}{'yes' if r['subblocked'] else 'no':>12}"
             f"{r['max_abs']:>12.3e}{r['mean_abs']:>12.3e}{r['pcc']:>11.6f}{r['max_vs_k1']:>9.2f}{r['mean_vs_k1']:>9.2f}\n"
         )
-    return EXIT_OK
+    return ExitCode.OK

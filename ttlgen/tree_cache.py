@@ -19,29 +19,13 @@ import tempfile
 from pathlib import Path
 
 from ttlgen import __version__
+from ttlgen.cache import cache_root
+from ttlgen.write import existing_files
 
 # The libraries whose code shapes the output bytes (parsing and rendering). Their
 # package __init__ files carry their versions; hashing those is far cheaper than
 # importlib.metadata, which scans every installed distribution.
 _RENDERING_LIBRARIES = ("jinja2", "yaml")
-
-
-def default_templates_dir() -> Path:
-    package = Path(__file__).resolve().parent
-    installed = package / "_templates"  # wheel layout (see pyproject force-include)
-    return installed if installed.is_dir() else package.parent / "templates"
-
-
-def cache_root() -> Path:
-    explicit = os.environ.get("TTLGEN_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ttlgen"
-
-
-def enabled() -> bool:
-    return os.environ.get("TTLGEN_NO_CACHE", "") in ("", "0")
 
 
 def _hash_tree(digest: hashlib._Hash, root: Path, label: str) -> None:
@@ -103,6 +87,4 @@ def store(key: str, files: dict[str, bytes]) -> None:
 
 
 def disk_hashes(out_dir: Path) -> dict[str, str]:
-    from ttlgen.write import existing_files
-
     return {path: hashlib.sha256((out_dir / path).read_bytes()).hexdigest() for path in existing_files(out_dir)}

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ttlgen.model.kernel_plan import LoweredKernel
+from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.run import RunReport, build_kernel, run_lowered
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,10 +19,10 @@ SPECS = REPO / "specs"
 @functools.cache
 def all_kernels() -> dict[str, LoweredKernel]:
     """Every kernel of specs/, resolved and lowered (as `ttlgen build` does)."""
-    from ttlgen.pipeline import load_project
+    from ttlgen.pipeline import plan_specs
 
-    project = load_project(SPECS)
-    return {k.kernel.name: k for k in project.kernels.lowered}
+    _, plan = plan_specs(SPECS)
+    return {k.kernel.name: k for k in plan.kernels}
 
 
 def kernel(name: str, **overrides: int) -> LoweredKernel:
@@ -43,10 +43,9 @@ def run(name: str | LoweredKernel, seed: int | None = None, **kwargs: Any) -> Ru
 
 def compute_source(name: str) -> str:
     """The generated compute.cpp body (without the generated-file header)."""
-    from ttlgen.emit._base import EmitContext
+    from ttlgen.emit._base import EmitContext, default_templates_dir
     from ttlgen.emit._header import finalize
     from ttlgen.emit.kernels import kernel_files
-    from ttlgen.tree_cache import default_templates_dir
 
     files = kernel_files(all_kernels()[name], EmitContext(default_templates_dir()))
     (compute,) = [f for f in files if f.path.endswith("compute.cpp")]

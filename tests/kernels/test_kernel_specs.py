@@ -17,10 +17,9 @@ from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
 from tests.conftest import run_cli
 from ttlgen.device import parse_program
-from ttlgen.emit._base import EmitContext
+from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernels import kernel_files
-from ttlgen.tree_cache import default_templates_dir
 
 REQUIRED_PATTERNS = {"elementwise_binary", "unary_chain", "reduce", "broadcast", "matmul", "accumulate"}
 
@@ -111,9 +110,9 @@ def test_dst_capacity_comes_from_the_spelling_spec(tmp_path: Path) -> None:
     spelling = specs / "ops" / "tt_metal_spelling.yaml"
     text = spelling.read_text().replace("{dest_width: 32, sync: double_buffered, tiles: 4}", "{dest_width: 32, sync: double_buffered, tiles: 16}")
     spelling.write_text(text)
-    from ttlgen.pipeline import load_project
+    from ttlgen.pipeline import plan_specs
 
-    lowered = {k.kernel.name: k for k in load_project(specs).kernels.lowered}
+    lowered = {k.kernel.name: k for k in plan_specs(specs)[1].kernels}
     assert not lowered["l1_acc_large_block"].subblocked
     assert lowered["l1_acc_large_block"].dst_capacity == 16
 

@@ -1,7 +1,7 @@
 """Emitters: one module per output kind, found by name.
 
 Every module in this package whose name does not start with ``_`` is an emitter and
-exposes ``emit(project, ctx) -> list[GeneratedFile]``. Adding an output kind is adding
+exposes ``emit(project, plan, ctx) -> list[GeneratedFile]``. Adding an output kind is adding
 such a module and its templates.
 """
 
@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ttlgen.emit._base import EmitContext, GeneratedFile
     from ttlgen.model.project import Project
+    from ttlgen.plan.project import ProjectPlan
 
-Emitter = Callable[["Project", "EmitContext"], "list[GeneratedFile]"]
+Emitter = Callable[["Project", "ProjectPlan", "EmitContext"], "list[GeneratedFile]"]
 
 
 def emitters() -> list[tuple[str, Emitter]]:

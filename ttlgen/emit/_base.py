@@ -9,8 +9,15 @@ from typing import Any
 
 import jinja2
 
-from ttlgen import tree_cache
+from ttlgen import cache
 from ttlgen.emit import _filters
+
+
+def default_templates_dir() -> Path:
+    """The templates shipped with ttlgen: in the wheel, or beside the package in a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "_templates"  # wheel layout (see pyproject force-include)
+    return installed if installed.is_dir() else package.parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -34,9 +41,9 @@ class GeneratedFile:
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     # Compiling templates costs more than rendering them; the compiled form is keyed by
     # template source and Jinja version, so it never changes what is rendered.
-    if not tree_cache.enabled():
+    if not cache.enabled():
         return None
-    directory = tree_cache.cache_root() / "jinja"
+    directory = cache.cache_root() / "jinja"
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:

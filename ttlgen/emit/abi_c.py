@@ -25,6 +25,7 @@ from ttlgen.model.layout import (
     c_macro,
 )
 from ttlgen.model.project import Project
+from ttlgen.plan.project import ProjectPlan
 
 
 def _x(value: int) -> str:
@@ -277,5 +278,5 @@ def emit_layouts(model: LayoutModel, ctx: EmitContext) -> list[GeneratedFile]:
     return [file for layout in model.layouts for file in emit_layout(layout, ctx)]
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     return emit_layouts(project.layouts, ctx)

@@ -10,6 +10,7 @@ from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit.abi_c import header_path
 from ttlgen.model.layout import Layout, LayoutModel, cpp_constant
 from ttlgen.model.project import Project
+from ttlgen.plan.project import ProjectPlan
 
 
 def layout_header_path(layout: Layout) -> str:
@@ -32,5 +33,5 @@ def emit_layouts(model: LayoutModel, ctx: EmitContext) -> list[GeneratedFile]:
     return [emit_layout(layout, ctx) for layout in model.layouts]
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     return emit_layouts(project.layouts, ctx)

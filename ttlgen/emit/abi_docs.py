@@ -12,6 +12,7 @@ from ttlgen.emit.abi_c import header_path
 from ttlgen.emit.abi_cpp import layout_header_path
 from ttlgen.model.layout import Layout, LayoutModel
 from ttlgen.model.project import Project
+from ttlgen.plan.project import ProjectPlan
 
 
 def md(text: str) -> str:
@@ -34,5 +35,5 @@ def emit_layouts(model: LayoutModel, ctx: EmitContext) -> list[GeneratedFile]:
     return [emit_layout(layout, ctx) for layout in model.layouts]
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     return emit_layouts(project.layouts, ctx)

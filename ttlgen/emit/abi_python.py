@@ -14,6 +14,7 @@ from ttlgen.emit.abi_c import macros
 from ttlgen.model.layout import Layout, LayoutModel
 from ttlgen.model.project import Project
 from ttlgen.naming import camel
+from ttlgen.plan.project import ProjectPlan
 
 TEMPLATES = "python/komorebi_abi"
 
@@ -61,5 +62,5 @@ def emit_layouts(model: LayoutModel, ctx: EmitContext) -> list[GeneratedFile]:
     return [file for layout in model.layouts for file in emit_layout(layout, ctx)]
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     return emit_layouts(project.layouts, ctx)

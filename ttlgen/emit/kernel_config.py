@@ -10,6 +10,7 @@ from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.project import Project
 from ttlgen.model.targets import TargetsModel
+from ttlgen.plan.project import ProjectPlan
 
 PACKAGE = "python/ttl_kernel_config"
 TEMPLATES = "python/ttl_kernel_config"
@@ -27,7 +28,7 @@ STATIC_MODULES = (
 )
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     if not project.ops.ops or not project.targets.targets:
         return []
     return render_package(project.ops, project.targets, ctx)

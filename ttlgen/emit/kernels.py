@@ -1,7 +1,7 @@
 """Generated tt-metal kernels: ``kernels/<name>/{compute,reader,writer}.cpp`` and ``program.json``.
 
 Each kernel's plan is resolved with the generated resolver and the kernel lowered by
-:mod:`ttlgen.model.kernel_plan`; this module only arranges the lowered kernel into files.
+:mod:`ttlgen.plan.kernels`; this module only arranges the lowered kernel into files.
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.model.kernel_plan import LoweredKernel
 from ttlgen.model.project import Project
+from ttlgen.plan.kernels import LoweredKernel
+from ttlgen.plan.project import ProjectPlan
 
 
 def program(k: LoweredKernel) -> dict[str, Any]:
@@ -45,8 +46,8 @@ def kernel_files(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
     ]
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     files: list[GeneratedFile] = []
-    for k in project.kernels.lowered:
+    for k in plan.kernels:
         files.extend(kernel_files(k, ctx))
     return files

@@ -16,6 +16,7 @@ from ttlgen.emit.abi_python import package_dir
 from ttlgen.model.programs import Program, ProgramModel
 from ttlgen.model.project import Project
 from ttlgen.naming import camel
+from ttlgen.plan.project import ProjectPlan
 
 
 def command_fields(program: Program) -> list[str]:
@@ -77,5 +78,5 @@ def emit_programs(model: ProgramModel, ctx: EmitContext) -> list[GeneratedFile]:
     return files
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     return emit_programs(project.programs, ctx)

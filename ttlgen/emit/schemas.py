@@ -6,10 +6,11 @@ import json
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.model.project import Project
+from ttlgen.plan.project import ProjectPlan
 from ttlgen.spec.kinds import spec_kinds
 
 
-def emit(project: Project, ctx: EmitContext) -> list[GeneratedFile]:
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     del project, ctx  # the schemas are the generator's own, not derived from specs
     return [
         GeneratedFile(

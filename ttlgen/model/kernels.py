@@ -32,7 +32,7 @@ A kernel, in short::
         tolerance: {pcc: 0.999, max_rel: 2.0e-2, derivation: "..."}   # for `ttlgen run`
 
 This module parses and checks the structure (every reference, shape and count, each
-with its spec position). :mod:`ttlgen.model.kernel_plan` resolves each kernel's
+with its spec position). The plan stage (:mod:`ttlgen.plan`) resolves each kernel's
 configuration plan and lowers it to the statements the emitter prints.
 """
 
@@ -40,12 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import SpellingModel
-from ttlgen.model.targets import TargetsModel
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.kernel"
@@ -186,8 +184,6 @@ class Kernel:
 @dataclass(frozen=True)
 class KernelsModel:
     kernels: tuple[Kernel, ...]  # sorted by name
-    # Each kernel resolved and lowered (ttlgen.model.kernel_plan.LoweredKernel), same order.
-    lowered: tuple[Any, ...] = ()
 
 
 def walk_values(value: Value) -> Iterator[OpExpr]:
@@ -414,9 +410,7 @@ def build_kernel(
     return _Builder(doc, name, doc.data["kernels"][name], ops, spelling, sink, overrides or {}).build()
 
 
-def build(
-    documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, targets: TargetsModel, spelling: SpellingModel
-) -> KernelsModel:
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel) -> KernelsModel:
     kernels: dict[str, Kernel] = {}
     for doc in documents:
         if doc.kind != KIND:
@@ -427,25 +421,4 @@ def build(
                 sink.error(kernel.mark, f"kernel {name!r} is declared twice (first at {kernels[name].mark})")
                 continue
             kernels[name] = kernel
-    ordered = tuple(kernels[n] for n in sorted(kernels))
-    if not ordered or sink:
-        return KernelsModel(ordered)
-    return KernelsModel(ordered, plan(ordered, sink, ops, targets, spelling))
-
-
-def plan(
-    kernels: Sequence[Kernel], sink: DiagnosticSink, ops: OpsModel, targets: TargetsModel, spelling: SpellingModel
-) -> tuple[Any, ...]:
-    """Resolve and lower every kernel, reporting resolver rejections and lowering errors.
-
-    The caller skips planning while any spec (targets included) has errors.
-    """
-    from ttlgen.errors import SpecErrors
-    from ttlgen.model import kernel_plan
-    from ttlgen.tree_cache import default_templates_dir
-
-    try:
-        return tuple(kernel_plan.plan_kernels(kernels, ops, targets, spelling, default_templates_dir()))
-    except SpecErrors as exc:
-        sink.extend(exc.diagnostics)
-        return ()
+    return KernelsModel(tuple(kernels[n] for n in sorted(kernels)))

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from ttlgen import tree_cache
+from ttlgen import cache
 from ttlgen.errors import Diagnostic
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import find_kind, schema_text
@@ -20,11 +20,11 @@ from ttlgen.spec.kinds import find_kind, schema_text
 
 def _validity_record(document: SpecDocument) -> Path | None:
     kind = find_kind(document.kind, document.version)
-    if kind is None or not tree_cache.enabled():
+    if kind is None or not cache.enabled():
         return None
     digest = hashlib.sha256(schema_text(kind.schema_file).encode())
     digest.update(json.dumps(document.data, sort_keys=True, default=str).encode())
-    return tree_cache.cache_root() / "valid" / digest.hexdigest()
+    return cache.cache_root() / "valid" / digest.hexdigest()
 
 
 def validate_documents(documents: Sequence[SpecDocument]) -> list[Diagnostic]:

@@ -27,11 +27,9 @@ from __future__ import annotations
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors
-from ttlgen.model import l1_accumulation
 from ttlgen.model.kernels import (
     DfbRef,
     If,
@@ -48,6 +46,7 @@ from ttlgen.model.kernels import (
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import Spelling, SpellingModel, fill
 from ttlgen.model.targets import TargetsModel
+from ttlgen.plan import l1_accumulation
 
 # ----------------------------------------------------------------------------- nodes
 
@@ -120,11 +119,11 @@ class LoweredKernel:
 # ------------------------------------------------------------------------- resolver
 
 
-def load_resolver(ops: OpsModel, targets: TargetsModel, templates_dir: Path) -> types.ModuleType:
+def load_resolver(ops: OpsModel, targets: TargetsModel) -> types.ModuleType:
     """The generated ``ttl_kernel_config`` package for these models, imported in memory."""
     from ttlgen.resolve import load_package_for_models
 
-    return load_package_for_models(ops, targets, templates_dir)
+    return load_package_for_models(ops, targets)
 
 
 def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
@@ -722,13 +721,12 @@ def plan_kernels(
     ops: OpsModel,
     targets: TargetsModel,
     spelling: SpellingModel,
-    templates_dir: Path,
 ) -> list[LoweredKernel]:
     """Resolve and lower every kernel; raises SpecErrors with every problem found."""
     sink = DiagnosticSink()
     if not kernels:
         return []
-    pkg = load_resolver(ops, targets, templates_dir)
+    pkg = load_resolver(ops, targets)
     lowered = []
     for kernel in kernels:
         plan = resolve_plan(kernel, ops, pkg, sink)
