@@ -30,7 +30,7 @@ DEVICE = "ttlgen.device"
 # Edges the pipeline redesign (issue 8) is removing; this list may only shrink.
 MIGRATING: frozenset[tuple[str, str]] = frozenset(
     {
-        ("ttlgen.plan.kernels", "ttlgen.resolve"),
+        ("ttlgen.plan.resolution", "ttlgen.resolve"),
     }
 )
 

@@ -24,12 +24,11 @@ the op spelling spec; templates only print them. Decisions made here:
 
 from __future__ import annotations
 
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors
+from ttlgen.errors import DiagnosticSink, SpecErrors
 from ttlgen.model.kernels import (
     DfbRef,
     If,
@@ -40,13 +39,12 @@ from ttlgen.model.kernels import (
     Store,
     Sync,
     Value,
-    walk_statements,
     walk_values,
 )
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import Spelling, SpellingModel, fill
 from ttlgen.model.targets import TargetsModel
-from ttlgen.plan import l1_accumulation
+from ttlgen.plan import l1_accumulation, resolution
 
 # ----------------------------------------------------------------------------- nodes
 
@@ -114,79 +112,6 @@ class LoweredKernel:
     outputs: tuple[TensorInfo, ...]
     strategies: tuple[tuple[str, str], ...]  # op id -> strategy, for the report
     sources: tuple[str, ...]
-
-
-# ------------------------------------------------------------------------- resolver
-
-
-def load_resolver(ops: OpsModel, targets: TargetsModel) -> types.ModuleType:
-    """The generated ``ttl_kernel_config`` package for these models, imported in memory."""
-    from ttlgen.resolve import load_package_for_models
-
-    return load_package_for_models(ops, targets)
-
-
-def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
-    elements = {e.value: e for e in pkg.ElementType}
-    dfbs = {d.index: elements[d.dtype] for d in kernel.dfbs if d.dtype in elements}
-    tile_ops = []
-    semantics = {op.name: op for op in ops.ops}
-    for stmt in walk_statements(kernel.body):
-        if not isinstance(stmt, Store):
-            continue
-        result = elements.get(kernel.dfb(stmt.target).dtype)
-        if isinstance(stmt.value, DfbRef):
-            src = kernel.dfb(stmt.value.dfb)
-            tile_ops.append(pkg.TileOp(id=f"copy_{stmt.mark.line}_{stmt.mark.column}", op="copy_tile", operands=(pkg.DfbOperand(src.index),), result=result))
-            continue
-        for expr in walk_values(stmt.value):
-            if expr.op not in semantics:
-                continue
-            operands = []
-            for arg in expr.args:
-                if isinstance(arg, DfbRef):
-                    operands.append(pkg.DfbOperand(kernel.dfb(arg.dfb).index))
-                else:
-                    operands.append(pkg.ValueOperand(arg.id))
-            tile_ops.append(
-                pkg.TileOp(
-                    id=expr.id,
-                    op=expr.op,
-                    operands=tuple(operands),
-                    result=result,
-                    attrs=dict(expr.attrs),
-                    strategy=expr.strategy,
-                )
-            )
-    return pkg.KernelDescription(dfbs=dfbs, ops=tuple(tile_ops), name=kernel.name)
-
-
-def _op_marks(kernel: Kernel) -> dict[str, Mark]:
-    marks: dict[str, Mark] = {}
-    for stmt in walk_statements(kernel.body):
-        if isinstance(stmt, Store):
-            marks[f"copy_{stmt.mark.line}_{stmt.mark.column}"] = stmt.mark
-            for expr in walk_values(stmt.value):
-                marks[expr.id] = expr.mark
-    return marks
-
-
-def resolve_plan(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType, sink: DiagnosticSink) -> Any | None:
-    description = _describe(kernel, ops, pkg)
-    result = pkg.resolve_kernel(
-        description, target=kernel.target, options=dict(kernel.options), attributes=dict(kernel.attributes)
-    )
-    if isinstance(result, pkg.ResolveFailure):
-        marks = _op_marks(kernel)
-        for err in result.errors:
-            where = marks.get(err.op or "", kernel.mark)
-            notes = [
-                Diagnostic(marks.get(n.op or "", kernel.mark), n.message) for n in getattr(err, "notes", ())
-            ]
-            operand = f" operand {err.operand}:" if err.operand is not None else ""
-            sink.error(where, f"the configuration resolver rejects kernel {kernel.name!r}:{operand} {err.message}", notes)
-        return None
-    return result
 
 
 # --------------------------------------------------------------------------- lowering
@@ -658,7 +583,7 @@ def lower(
     ops: OpsModel,
     spelling: SpellingModel,
     plan: Any,
-    pkg: types.ModuleType,
+    compute_config: dict[str, Any],
     sink: DiagnosticSink,
 ) -> LoweredKernel | None:
     errors_before = len(sink.diagnostics)
@@ -694,11 +619,10 @@ def lower(
         for d in kernel.dfbs
         if d.tensor is not None
     ]
-    fields = pkg.to_compute_config_descriptor(plan, kernel.math_fidelity)
     return LoweredKernel(
         kernel=kernel,
         plan_json=plan.to_json(),
-        compute_config=fields.to_json(),
+        compute_config=compute_config,
         dest_width=width,
         sync=sync,
         dst_capacity=capacity,
@@ -726,13 +650,13 @@ def plan_kernels(
     sink = DiagnosticSink()
     if not kernels:
         return []
-    pkg = load_resolver(ops, targets)
+    resolver = resolution.Resolver(ops, targets)
     lowered = []
     for kernel in kernels:
-        plan = resolve_plan(kernel, ops, pkg, sink)
+        plan = resolver.resolve(kernel, sink)
         if plan is None:
             continue
-        result = lower(kernel, ops, spelling, plan, pkg, sink)
+        result = lower(kernel, ops, spelling, plan, resolver.compute_config(plan, kernel.math_fidelity), sink)
         if result is not None:
             lowered.append(result)
     if sink:
