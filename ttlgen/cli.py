@@ -6,9 +6,11 @@ Exit codes: 0 success; 1 the generated tree is out of date (check) or a kernel f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -18,7 +20,7 @@ from ttlgen.errors import ExitCode, SpecErrors, UsageError
 
 if TYPE_CHECKING:
     from ttlgen.pipeline import GeneratedTree
-    from ttlgen.write import TreeDiff
+    from ttlgen.write import OutputError, TreeDiff
 
 
 app = typer.Typer(
@@ -52,7 +54,7 @@ def _emit_json(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2) + "\n")
 
 
-def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn:
+def _fail(exc: SpecErrors | UsageError | OutputError, as_json: bool, writes: bool) -> NoReturn:
     if isinstance(exc, SpecErrors):
         errors = [d.to_json() for d in exc.diagnostics]
         text = exc.render()
@@ -71,9 +73,11 @@ def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn
 
 
 def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> None:
+    from ttlgen.write import OutputError
+
     try:
         code = action()
-    except (SpecErrors, UsageError) as exc:
+    except (SpecErrors, UsageError, OutputError) as exc:
         _fail(exc, as_json, writes)
     raise typer.Exit(code)
 
@@ -83,24 +87,16 @@ NoCacheOption = Annotated[
 ]
 
 
-def _known_diff(
-    specs: Path, out: Path, templates: Path | None, no_cache: bool, writes: bool = False
-) -> tuple[str | None, TreeDiff | None]:
-    """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss.
-
-    Only a command that writes (build) first repairs a swap an earlier build left half
-    done; check and diff report the tree as it is.
-    """
+def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> tuple[str | None, TreeDiff | None]:
+    """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss."""
     from ttlgen import cache, tree_cache
     from ttlgen.emit._base import default_templates_dir
     from ttlgen.spec.load import spec_files
-    from ttlgen.write import compare_hashes, recover
+    from ttlgen.write import compare_hashes
 
     spec_files(specs)  # a missing spec directory is a usage error either way
     if no_cache or not cache.enabled():
         return None, None
-    if writes:
-        recover(out)
     key = tree_cache.fingerprint(specs, templates or default_templates_dir())
     record = tree_cache.lookup(key)
     if record is None:
@@ -118,6 +114,35 @@ def _generate(specs: Path, templates: Path | None, key: str | None) -> Generated
     return tree
 
 
+@contextlib.contextmanager
+def _reading(out: Path) -> Iterator[None]:
+    """Read the tree under its shared lock, first putting back a tree that a build killed
+    in the middle of its swap left beside the path."""
+    from ttlgen.write import interrupted_swap, recover, tree_lock
+
+    if interrupted_swap(out) is not None:
+        with tree_lock(out, waiting=sys.stderr):
+            recover(out)
+    with tree_lock(out, shared=True, waiting=sys.stderr):
+        yield
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    diff: TreeDiff
+    tree: GeneratedTree | None  # None when the cache answered
+
+
+def _compare(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> _Comparison:
+    from ttlgen.write import compare
+
+    key, known = _known_diff(specs, out, templates, no_cache)
+    if known is not None:
+        return _Comparison(known, None)
+    tree = _generate(specs, templates, key)
+    return _Comparison(compare(out, tree.files), tree)
+
+
 @app.command()
 def build(
     specs: SpecsOption = Path("specs"),
@@ -130,29 +155,31 @@ def build(
 
     Writes nothing if any spec has an error. Otherwise replaces the tree atomically:
     files whose content is unchanged are kept as they are (mtime included), files no
-    spec produces any more are removed.
+    spec produces any more are removed. Concurrent builds of one tree wait for each other.
     """
 
     def action() -> int:
         from ttlgen.emit._header import NOTICE
         from ttlgen.pipeline import MANIFEST
-        from ttlgen.write import is_generated_tree, write_tree
+        from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
 
         # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
         resolved_out, resolved_specs = out.resolve(), specs.resolve()
         if resolved_out == resolved_specs or resolved_out in resolved_specs.parents:
             raise UsageError(f"--out {out} contains the spec directory {specs}; choose another --out")
-        if not is_generated_tree(out, MANIFEST, NOTICE):
-            raise UsageError(
-                f"refusing to replace {out}: it is not empty and has no ttlgen {MANIFEST}; "
-                "remove it or choose another --out"
-            )
-        key, known = _known_diff(specs, out, templates, no_cache, writes=True)
-        if known is not None and known.clean:
-            diff, count = known, len(known.unchanged)
-        else:
-            tree = _generate(specs, templates, key)
-            diff, count = write_tree(out, tree.files), len(tree.files)
+        with tree_lock(out, waiting=sys.stderr):
+            recover(out)
+            if not is_generated_tree(out, MANIFEST, NOTICE):
+                raise UsageError(
+                    f"refusing to replace {out}: it is not empty and has no ttlgen {MANIFEST}; "
+                    "remove it or choose another --out"
+                )
+            key, known = _known_diff(specs, out, templates, no_cache)
+            if known is not None and known.clean:
+                diff, count = known, len(known.unchanged)
+            else:
+                tree = _generate(specs, templates, key)
+                diff, count = write_tree(out, tree.files), len(tree.files)
         written = sorted((*diff.stale, *diff.missing))
         if as_json:
             _emit_json({"status": "ok", "files": count, "written": written, "removed": list(diff.orphaned)})
@@ -179,26 +206,24 @@ def check(
     """
 
     def action() -> int:
-        from ttlgen.write import compare, unified_diff
+        from ttlgen.write import unified_diff
 
-        key, diff = _known_diff(specs, out, templates, no_cache or show_diff)
-        tree = None
-        if diff is None:
-            tree = _generate(specs, templates, key)
-            diff = compare(out, tree.files)
-        if as_json:
-            _emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
-        elif not diff.clean:
-            for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
-                for path in paths:
-                    sys.stderr.write(f"{label}: {out / path}\n")
-            if show_diff and tree is not None:
-                sys.stdout.write(unified_diff(out, tree.files, diff))
-            defaults = (specs, out) == (Path("specs"), Path("generated"))
-            fix = "ttlgen build" if defaults else f"ttlgen build --specs {specs} --out {out}"
-            sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
-        else:
-            sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
+        with _reading(out):
+            found = _compare(specs, out, templates, no_cache or show_diff)
+            diff = found.diff
+            if as_json:
+                _emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
+            elif not diff.clean:
+                for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
+                    for path in paths:
+                        sys.stderr.write(f"{label}: {out / path}\n")
+                if show_diff and found.tree is not None:
+                    sys.stdout.write(unified_diff(out, found.tree.files, diff))
+                defaults = (specs, out) == (Path("specs"), Path("generated"))
+                fix = "ttlgen build" if defaults else f"ttlgen build --specs {specs} --out {out}"
+                sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
+            else:
+                sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
         return ExitCode.OK if diff.clean else ExitCode.FAILED
 
     _guarded(as_json, action)
@@ -209,18 +234,31 @@ def diff(
     specs: SpecsOption = Path("specs"),
     out: OutOption = Path("generated"),
     templates: TemplatesOption = None,
+    no_cache: NoCacheOption = False,
+    as_json: JsonOption = False,
 ) -> None:
-    """Print the unified diff `build` would apply to the output tree; write nothing."""
+    """Print the unified diff `build` would apply to the output tree; write nothing.
+
+    Exit 0 when there is no difference, 1 when there is (as `git diff --exit-code`).
+    """
 
     def action() -> int:
-        from ttlgen.pipeline import generate
         from ttlgen.write import compare, unified_diff
 
-        tree = generate(specs, templates)
-        sys.stdout.write(unified_diff(out, tree.files, compare(out, tree.files)))
-        return ExitCode.OK
+        with _reading(out):
+            found = _compare(specs, out, templates, no_cache)
+            changes, tree = found.diff, found.tree
+            if not changes.clean and tree is None:  # the cache knows that it differs, not how
+                tree = _generate(specs, templates, None)
+                changes = compare(out, tree.files)
+            text = unified_diff(out, tree.files, changes) if tree is not None and not changes.clean else ""
+        if as_json:
+            _emit_json({"status": "ok" if changes.clean else "stale", **changes.to_json(), "diff": text})
+        else:
+            sys.stdout.write(text)
+        return ExitCode.OK if changes.clean else ExitCode.FAILED
 
-    _guarded(False, action)
+    _guarded(as_json, action)
 
 
 @app.command()
@@ -272,11 +310,26 @@ def resolve(
 
 # --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------
 
+DEVICE_EXTRA = "pip install 'ttlgen[device]'"
+SEED_MAX = 2**64 - 1
+
+
+def _require_device_extra(command: str) -> None:
+    """run and accuracy compare against NumPy references: without the extra, say how to get it."""
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
+        sys.stderr.write(f"ttlgen: `ttlgen {command}` needs NumPy, from the device extra: {DEVICE_EXTRA}\n")
+        raise typer.Exit(ExitCode.BAD_INPUT)
+
 
 @app.command()
 def run(
     kernel: Annotated[str, typer.Argument(help="Name of a kernel declared in specs/kernels/.")],
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the random inputs (default: fresh).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", min=0, max=SEED_MAX, help="Seed of the random inputs, 0 to 2**64-1 (default: fresh)."),
+    ] = None,
     specs: SpecsOption = Path("specs"),
     as_json: JsonOption = False,
 ) -> None:
@@ -285,6 +338,7 @@ def run(
     Reports max_abs, mean_abs, PCC and the verdict of the kernel spec's tolerance.
     Exit 0 pass, 1 fail (wrong numbers or a device error), 2 bad input.
     """
+    _require_device_extra("run")
     from ttlgen.run import run_command
 
     raise typer.Exit(run_command(kernel, seed, as_json, specs))
@@ -302,6 +356,7 @@ def accuracy(
     Standard-normal bf16 inputs; one row per (method, K, block) with max_abs, mean_abs, PCC,
     max and mean relative to K = 1, and whether the block was subblocked.
     """
+    _require_device_extra("accuracy")
     from ttlgen.run import accuracy_command
 
     raise typer.Exit(accuracy_command(k, block, as_json, specs))

@@ -132,14 +132,17 @@ def import_package(files: dict[str, str], out_dir: Path | None = None) -> types.
     root = None
     if out_dir is not None:
         root = out_dir / key / "ttl_kernel_config"
-        root.mkdir(parents=True, exist_ok=True)
-        for file, text in files.items():
-            target = root / file
-            if not target.exists() or target.read_text(encoding="utf-8") != text:
-                # Write then rename: another process may be importing the same package.
-                partial = target.with_name(f".{target.name}.{os.getpid()}")
-                partial.write_text(text, encoding="utf-8")
-                os.replace(partial, target)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            for file, text in files.items():
+                target = root / file
+                if not target.exists() or target.read_text(encoding="utf-8") != text:
+                    # Write then rename: another process may be importing the same package.
+                    partial = target.with_name(f".{target.name}.{os.getpid()}")
+                    partial.write_text(text, encoding="utf-8")
+                    os.replace(partial, target)
+        except OSError:
+            root = None  # an unusable cache only costs speed: import from memory
     if key in _LOADED:
         return _LOADED[key]
     name = f"_ttlgen_kernel_config_{key}"

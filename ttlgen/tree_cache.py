@@ -53,6 +53,8 @@ def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
         if origin is not None and origin.is_file():
             digest.update(hashlib.sha256(origin.read_bytes()).digest())
     _hash_tree(digest, Path(__file__).resolve().parent, "generator")
+    # Generated headers name their sources by the spec directory's name.
+    digest.update(f"specs-name:{specs_dir.resolve().name}\n".encode())
     _hash_tree(digest, specs_dir, "specs")
     _hash_tree(digest, templates_dir, "templates")
     return digest.hexdigest()

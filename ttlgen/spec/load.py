@@ -34,8 +34,8 @@ def spec_files(specs_dir: Path) -> list[Path]:
 
 def display_path(specs_dir: Path, path: Path) -> str:
     # Relative to the spec tree's parent so messages and headers read "specs/ops/x.yaml"
-    # whatever the working directory or absolute location of the tree.
-    return f"{specs_dir.name}/{path.relative_to(specs_dir).as_posix()}"
+    # whatever the working directory or absolute location of the tree (`--specs .` too).
+    return f"{specs_dir.resolve().name}/{path.relative_to(specs_dir).as_posix()}"
 
 
 def decode_utf8(raw: bytes, file: str) -> str:

@@ -1,0 +1,46 @@
+"""Hostile or mistaken arguments end in exit 2 with the valid range, never a traceback."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+@pytest.mark.parametrize("seed", ["-1", "18446744073709551616", "99999999999999999999999", "x"])
+def test_run_rejects_a_seed_outside_its_range(seed: str) -> None:
+    result = run_cli("run", "eltwise_add_bf16", "--seed", seed)
+    assert result.exit_code == 2
+    assert "--seed" in result.stderr
+    if seed.lstrip("-").isdigit():
+        assert "0<=x<=18446744073709551615" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["run", "eltwise_add_bf16"], ["accuracy"]])
+def test_device_commands_without_numpy_name_the_install_command(
+    command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numpy" else real(name, *a))
+    result = run_cli(*command)
+    assert result.exit_code == 2
+    assert "pip install 'ttlgen[device]'" in result.stderr
+
+
+def test_diff_without_differences_exits_0_and_prints_nothing() -> None:
+    result = run_cli("diff")
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_diff_json_carries_the_lists_and_the_text(spec_copy: Path, generated_copy: Path) -> None:
+    (generated_copy / "stray.txt").write_text("old\n")
+    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy, "--json", "--no-cache")
+    assert result.exit_code == 1
+    payload = json.loads(result.stdout)
+    assert payload["status"] == "stale"
+    assert payload["orphaned"] == ["stray.txt"]
+    assert "--- a/generated/stray.txt" in payload["diff"]
