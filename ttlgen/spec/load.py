@@ -10,6 +10,7 @@ from typing import Any
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
+from ttlgen.spec.limits import NESTING_LIMIT, size_overflow, toml_nesting_overflow
 from ttlgen.spec.toml_positions import locate as locate_toml
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
 
@@ -54,6 +55,11 @@ def decode_utf8(raw: bytes, file: str) -> str:
 def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
     """Parse YAML or TOML text into plain data with positions; raises SpecErrors."""
     if suffix == ".toml":
+        overflow = toml_nesting_overflow(text)
+        if overflow is not None:
+            raise SpecErrors(
+                [Diagnostic(Mark(file, *overflow), f"arrays and tables nest more than {NESTING_LIMIT} levels deep")]
+            )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -66,14 +72,26 @@ def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
             problem = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)).strip()
             raise SpecErrors([Diagnostic(Mark(file, line, column), f"invalid TOML: {problem}")]) from None
         located = locate_toml(text)
-        return data, Positions(
+        positions = Positions(
             values={path: (pos.line, pos.column) for path, pos in located.values.items()},
             keys={path: (pos.line, pos.column) for path, pos in located.keys.items()},
         )
+        return _within_limits(data, positions, file)
     try:
-        return parse_yaml(text, file)
+        data, positions = parse_yaml(text, file)
     except YamlLoadError as exc:
         raise SpecErrors([exc.diagnostic]) from None
+    return _within_limits(data, positions, file)
+
+
+def _within_limits(data: Any, positions: Positions, file: str) -> tuple[Any, Positions]:
+    found = size_overflow(data)
+    if found is None:
+        return data, positions
+    path, message = found
+    line, column = positions.key(path) if path in positions.keys else positions.value(path)
+    shown = path if len(path) <= 16 else ()  # a hundred-level key path says nothing
+    raise SpecErrors([Diagnostic(Mark(file, line, column, shown), message)])
 
 
 def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:

@@ -16,6 +16,7 @@ import yaml
 
 from ttlgen.errors import Diagnostic, KeyPath, Mark, format_key_path
 from ttlgen.spec.document import Positions
+from ttlgen.spec.limits import NESTING_LIMIT
 
 # Nodes produced by following aliases, beyond which a document is rejected: enough
 # for sharing a few small blocks, far too little for a "billion laughs" expansion.
@@ -94,6 +95,8 @@ class _Builder:
         return YamlLoadError(Diagnostic(Mark(self.file, mark.line + 1, mark.column + 1, path), message))
 
     def build(self, node: yaml.Node, path: KeyPath, via_alias: bool) -> Any:
+        if len(path) > NESTING_LIMIT:
+            raise self.fail(node, (), f"mappings and lists nest more than {NESTING_LIMIT} levels deep")
         ident = id(node)
         if ident in self.active:
             raise self.fail(node, path, "recursive alias: a node may not contain itself")
@@ -157,8 +160,29 @@ class _Builder:
         return out
 
 
+def _line_column(text: str, index: int) -> tuple[int, int]:
+    before = text[:index]
+    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
+
+
+# Characters YAML 1.2 does not allow in a stream (its "printable" set, complemented).
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     """Parse one YAML document into plain data and positions; raises YamlLoadError."""
+    # Checked here because the YAML reader reports such a character by its byte offset
+    # in the whole stream, which is not a line and column.
+    bad = _NOT_PRINTABLE.search(text)
+    if bad is not None:
+        line, column = _line_column(text, bad.start())
+        raise YamlLoadError(
+            Diagnostic(
+                Mark(file, line, column),
+                f"character U+{ord(bad.group()):04X} is not allowed in YAML (a control or non-character); "
+                "remove it or write it as an escape inside a double-quoted string",
+            )
+        )
     try:
         documents = list(yaml.compose_all(text, Loader=_CoreSchemaLoader))
     except yaml.MarkedYAMLError as exc:
@@ -184,4 +208,4 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     return data, Positions(values=builder.values, keys=builder.keys)
 
 
-__all__ = ["ALIAS_EXPANSION_LIMIT", "YamlLoadError", "format_key_path", "parse_yaml"]
+__all__ = ["ALIAS_EXPANSION_LIMIT", "NESTING_LIMIT", "YamlLoadError", "format_key_path", "parse_yaml"]

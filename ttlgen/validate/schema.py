@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from ttlgen.errors import Diagnostic, KeyPath, describe_value
@@ -29,11 +29,73 @@ _TYPE_NAMES = {
 }
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema counts 32.0 as an integer; a spec that writes a float where a count,
+    # width or index belongs is a mistake, and generated code would carry the float.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in with JSON equality (1 == 1.0, true != 1)."""
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, int | float):
+        return ("number", value)
+    if isinstance(value, list):
+        return ("array", tuple(_frozen(v) for v in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _frozen(v)) for k, v in value.items()))
+    return (type(value).__name__, value)
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    # jsonschema compares every pair of a list that mixes types: quadratic, so a long
+    # list took minutes. Hashing each item once keeps validation linear.
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    first: dict[Any, int] = {}
+    for index, item in enumerate(instance):
+        key = _frozen(item)
+        if key in first:
+            yield ValidationError(
+                f"{describe_value(item)} repeats item [{first[key]}]; items must be unique", path=[index]
+            )
+            return
+        first[key] = index
+
+
+def _strict_number(instance: Any, allowed: Iterable[Any]) -> bool:
+    # JSON equality makes 32.0 equal to 32; an integer choice takes integers only.
+    return not (isinstance(instance, float) and all(isinstance(v, int) and not isinstance(v, bool) for v in allowed))
+
+
+def _enum(validator: Any, allowed: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if not _strict_number(instance, allowed):
+        yield ValidationError(f"expected an integer, got {describe_value(instance)}")
+        return
+    yield from _BASE_KEYWORDS["enum"](validator, allowed, instance, schema)
+
+
+def _const(validator: Any, const: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if not _strict_number(instance, [const]):
+        yield ValidationError(f"expected an integer, got {describe_value(instance)}")
+        return
+    yield from _BASE_KEYWORDS["const"](validator, const, instance, schema)
+
+
+_BASE_KEYWORDS = dict(Draft202012Validator.VALIDATORS)
+_SpecValidator = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator,
+    validators={"uniqueItems": _unique_items, "enum": _enum, "const": _const},
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
 @functools.cache
-def validator_for(kind: SpecKind) -> Draft202012Validator:
+def validator_for(kind: SpecKind) -> Any:
     # The schemas themselves are checked against the metaschema by the test suite;
     # doing it on every run would cost more than validating all the specs.
-    return Draft202012Validator(kind.schema())
+    return _SpecValidator(kind.schema())
 
 
 
@@ -60,7 +122,10 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     value: Any = error.instance
     expected: Any = error.validator_value
     if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties"):
-        return path, custom.format(value=describe_value(value)), False
+        # Only {value} is substituted: the rest of the text may show braces literally.
+        return path, custom.replace("{value}", describe_value(value)), False
+    if validator in ("enum", "const") and not _strict_number(value, expected if validator == "enum" else [expected]):
+        return path, error.message, False
     if validator == "enum":
         return path, f"{describe_value(value)} is not one of {_one_of(expected)}", False
     if validator == "const":
@@ -90,7 +155,7 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     if validator == "maxItems":
         return path, f"expected at most {expected} item(s), got {len(value)}", False
     if validator == "uniqueItems":
-        return path, "items must be unique", False
+        return path, error.message, False
     if validator == "minProperties":
         return path, f"expected at least {expected} key(s)", False
     if validator in ("oneOf", "anyOf") and error.context:
