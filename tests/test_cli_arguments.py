@@ -44,3 +44,10 @@ def test_diff_json_carries_the_lists_and_the_text(spec_copy: Path, generated_cop
     assert payload["status"] == "stale"
     assert payload["orphaned"] == ["stray.txt"]
     assert "--- a/generated/stray.txt" in payload["diff"]
+
+
+def test_did_you_mean_names_the_closest_valid_names_only() -> None:
+    from ttlgen.errors import did_you_mean
+
+    assert did_you_mean("tile_slu", ["tile_silu", "tile_sub", "tile_add"]) == " (did you mean 'tile_silu' or 'tile_sub'?)"
+    assert did_you_mean("zzz", ["tile_add"]) == ""

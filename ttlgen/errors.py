@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,14 @@ def format_key_path(path: KeyPath) -> str:
             # Keys with dots or spaces would make the path ambiguous; quote them.
             out.append(f"[{part!r}]")
     return "".join(out) or "<root>"
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.7)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
 
 
 def describe_value(value: object) -> str:
