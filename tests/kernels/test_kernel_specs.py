@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
-from tests.conftest import run_cli
+from tests.conftest import bad_spec_tree, run_cli
 from ttlgen.device import parse_program
 from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
@@ -146,8 +146,6 @@ def test_templates_do_not_spell_ops() -> None:
             assert spelled not in text, (template.name, spelled)
 
 
-BAD = REPO / "tests" / "fixtures" / "bad_specs" / "kernels"
-
 
 @pytest.mark.parametrize(
     ("case", "expected"),
@@ -163,8 +161,7 @@ BAD = REPO / "tests" / "fixtures" / "bad_specs" / "kernels"
     ],
 )
 def test_bad_kernel_specs_are_located_build_errors(case: str, expected: str, tmp_path: Path) -> None:
-    specs = tmp_path / "specs"
-    shutil.copytree(BAD / case, specs)
+    specs = bad_spec_tree(f"kernels/{case}", tmp_path)
     result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
     assert result.exit_code == 2
     assert expected in result.stderr
@@ -172,8 +169,8 @@ def test_bad_kernel_specs_are_located_build_errors(case: str, expected: str, tmp
     assert not (tmp_path / "out").exists()
 
 
-def test_resolver_rejection_shows_the_resolver_note_at_the_op() -> None:
-    result = run_cli("validate", "--specs", BAD / "resolver_rejection")
+def test_resolver_rejection_shows_the_resolver_note_at_the_op(tmp_path: Path) -> None:
+    result = run_cli("validate", "--specs", bad_spec_tree("kernels/resolver_rejection", tmp_path))
     assert "explicit 32-bit destination elements are unsupported" in result.stderr
     assert "note: " in result.stderr and "tile_bcast with 'bf16' elements" in result.stderr
 
