@@ -81,7 +81,7 @@ def test_scenario_7_accumulate_inside_a_conditional_is_a_located_error(tmp_path:
     specs = bad_spec_tree("kernels/acc_inside_conditional", tmp_path)
     result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
     assert result.exit_code == 2
-    assert result.stderr.startswith("specs/kernels/bad.yaml:22:21: kernels.acc_in_if.body[1].loop.body[1].if.then[0].accumulate:")
+    assert result.stderr.startswith("specs/kernels/bad.yaml:21:21: kernels.acc_in_if.body[1].loop.body[1].if.then[0].accumulate:")
     assert "'+=' inside a conditional is not supported" in result.stderr
 
 
