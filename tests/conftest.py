@@ -7,14 +7,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from typer.testing import CliRunner
 
 from ttlgen.cli import app
+
+# --snapshot-update deletes no snapshot unless --snapshot-prune is given on a full run.
+pytest_plugins = ("tests.snapshot_guard",)
 
 REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "specs"
 GENERATED = REPO / "generated"
 TEMPLATES = REPO / "templates"
+# Bad-spec cases: overlays on SPECS (format: tests/fixtures/bad_specs/README.md).
+BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
+EXPECTED_MESSAGES = "expected.txt"
+DELETIONS = "delete.txt"
+
+
+class TextSnapshot(SingleFileSnapshotExtension):
+    """A syrupy snapshot stored as one plain text file, so its diff reads like the text."""
+
+    file_extension = "txt"
+    _write_mode = WriteMode.TEXT
 
 
 @dataclass(frozen=True)
@@ -30,6 +45,41 @@ def run_cli(*args: str | Path) -> CliResult:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+def deletions(case: Path) -> list[str]:
+    """Patterns of a case's delete.txt (paths or globs relative to specs/), comments skipped."""
+    listing = case / DELETIONS
+    if not listing.exists():
+        return []
+    lines = (line.strip() for line in listing.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def overlay_files(case: Path) -> list[Path]:
+    """A case's spec files: everything but the metadata at its top level."""
+    meta = {case / EXPECTED_MESSAGES, case / DELETIONS}
+    return sorted(p for p in case.rglob("*") if p.is_file() and p not in meta)
+
+
+def bad_spec_tree(case: str, root: Path) -> Path:
+    """root/specs: a copy of the real specs with bad-spec case ``case`` (e.g. 'kernels/unknown_op') applied.
+
+    The listed deletions come first, then the case's files are added or replace the real ones.
+    """
+    directory = BAD_SPECS / case
+    specs = root / "specs"
+    shutil.copytree(SPECS, specs)
+    for pattern in deletions(directory):
+        matches = sorted(specs.glob(pattern))
+        assert matches, f"{directory / DELETIONS}: {pattern!r} matches nothing under specs/; the list is stale"
+        for path in matches:
+            path.unlink()
+    for source in overlay_files(directory):
+        target = specs / source.relative_to(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return specs
 
 
 @pytest.fixture(autouse=True, scope="session")

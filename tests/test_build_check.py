@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, run_cli
+from tests.conftest import GENERATED, REPO, run_cli
 from ttlgen import write
 from ttlgen.write import existing_files
 
@@ -24,8 +24,33 @@ def snapshot_tree(root: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def test_committed_generated_tree_is_up_to_date() -> None:
-    result = run_cli("check")
+    """generated/ is the one golden tree: byte-identical to what `ttlgen build` writes."""
+    result = run_cli("check", "--no-cache")
     assert result.exit_code == 0, result.stderr
+
+
+def _lines(data: bytes) -> str:
+    """The text's non-blank lines, stripped, as one string framed by newlines."""
+    stripped = (line.strip() for line in data.decode("utf-8", errors="replace").splitlines())
+    return "\n" + "\n".join(line for line in stripped if line) + "\n"
+
+
+def test_nothing_under_tests_is_a_copy_of_a_generated_file() -> None:
+    """A change to generated/ is reviewed once, there: no test file holds a copy of an output.
+
+    Catches byte copies and copies embedded in another file (a snapshot format that indents
+    or quotes its text), for every output of at least five non-blank lines.
+    """
+    outputs = {path: (GENERATED / path).read_bytes() for path in existing_files(GENERATED)}
+    embeddable = {path: _lines(data) for path, data in outputs.items() if _lines(data).count("\n") > 5}
+    by_bytes = {data: path for path, data in outputs.items()}
+    copies = []
+    for path in sorted(p for p in (REPO / "tests").rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        data = path.read_bytes()
+        text = _lines(data)
+        found = [by_bytes[data]] if data in by_bytes else [g for g, lines in embeddable.items() if lines in text]
+        copies += [f"{path.relative_to(REPO)} copies generated/{g}" for g in found]
+    assert copies == []
 
 
 def test_build_into_an_empty_directory_then_check_is_clean(spec_copy: Path, tmp_path: Path) -> None:

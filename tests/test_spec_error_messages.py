@@ -1,35 +1,63 @@
-"""Every class of spec error has a fixture tree and a snapshot of the exact messages.
+"""Every class of spec error has an overlay on the real specs and the exact messages it gets.
 
-Each directory under tests/fixtures/bad_specs/<kind>/<case>/ is a small spec tree that
-must be rejected; its messages (file:line:column: key path: message) are snapshotted.
+A case is a directory tests/fixtures/bad_specs/<area>/<case>/ holding only what differs from
+specs/ (format: tests/fixtures/bad_specs/README.md): the broken spec files at their path
+under specs/, an optional delete.txt, and expected.txt with the messages `ttlgen validate`
+prints. The test copies specs/, applies the overlay, validates and compares the messages.
+
+The expected messages live beside the broken file rather than under __snapshots__ so a
+reviewer reads a case in one directory, and adding, moving or deleting a case is one
+directory that no snapshot clean-up can touch. `pytest --snapshot-update` rewrites an
+expected.txt that differs, as it does for syrupy snapshots; review the result with
+`git diff tests/fixtures/bad_specs`.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import (
+    BAD_SPECS,
+    EXPECTED_MESSAGES,
+    REPO,
+    SPECS,
+    bad_spec_tree,
+    deletions,
+    overlay_files,
+    run_cli,
+)
 
-BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
 CASES = sorted(p.relative_to(BAD_SPECS).as_posix() for p in BAD_SPECS.glob("*/*") if p.is_dir())
+IDS = [c.replace("/", ".") for c in CASES]
 
 
-class TextSnapshot(SingleFileSnapshotExtension):
-    file_extension = "txt"
-    _write_mode = WriteMode.TEXT
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c.replace("/", ".") for c in CASES])
-def test_bad_spec_is_rejected_with_located_messages(case: str, tmp_path: Path, snapshot: SnapshotAssertion) -> None:
-    specs = tmp_path / "specs"
-    shutil.copytree(BAD_SPECS / case, specs)
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_bad_spec_is_rejected_with_located_messages(
+    case: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    specs = bad_spec_tree(case, tmp_path)
     result = run_cli("validate", "--specs", specs)
     assert result.exit_code == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("specs/"), "every message starts with its file location"
-    assert result.stderr == snapshot(extension_class=TextSnapshot)
+    expected = BAD_SPECS / case / EXPECTED_MESSAGES
+    updating = request.config.getoption("update_snapshots", default=False)
+    if updating and (not expected.exists() or expected.read_text(encoding="utf-8") != result.stderr):
+        expected.write_text(result.stderr, encoding="utf-8")
+    assert expected.exists(), f"{case} has no {EXPECTED_MESSAGES}; run pytest --snapshot-update and review it"
+    assert result.stderr == expected.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_overlay_changes_specs_only_where_it_breaks_them(case: str) -> None:
+    """A case holds broken or new files only: an unchanged copy of a real spec is dead weight."""
+    directory = BAD_SPECS / case
+    files = overlay_files(directory)
+    assert files or deletions(directory), f"{case} changes nothing in specs/"
+    for source in files:
+        real = SPECS / source.relative_to(directory)
+        assert not real.exists() or real.read_bytes() != source.read_bytes(), (
+            f"{source.relative_to(REPO)} is a copy of {real.relative_to(REPO)}; delete it from the case"
+        )

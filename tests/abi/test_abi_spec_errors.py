@@ -1,105 +1,14 @@
-"""Located spec errors: every error class of the layout and program kinds, and single edits
-of the real ABI spec, give a message naming the file, line, column and key path."""
+"""Located spec errors: single edits of the real ABI spec give a message naming the file,
+line, column and key path. (Each error class of the layout and program kinds has a bad-spec
+case with its exact messages in tests/fixtures/bad_specs/, run by test_spec_error_messages.)"""
 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from abi_support import REPO, copy_specs, spec_errors
-
-FIXTURES = REPO / "tests" / "fixtures" / "bad_specs"
-
-# (kind, case, the complete list of messages)
-CASES = [
-    ("layout", "bit_field_overflow", [
-        "specs/layout.yaml:25:37: words.hdr.fields[2].bits: bit field 'slot' (bits 24..39) overflows its 32-bit word",
-    ]),
-    ("layout", "bit_field_overlap", [
-        "specs/layout.yaml:24:9: words.hdr.fields[1]: bit field 'flags' (bits 4..11) overlaps 'handler' (bits 0..7)",
-    ]),
-    ("layout", "block_size_mismatch", [
-        "specs/layout.yaml:40:11: blocks.control.size: declared size 0x70 of block 'control' disagrees with the end of its last region, 0x60",
-    ]),
-    ("layout", "c_name_collision", [
-        "specs/layout.yaml:44:16: blocks.control.regions[2].name: region 'stop_bytes' gets the C name MI_CONTROL_STOP_BYTES, which region 'stop' at specs/layout.yaml:43:16 already has; rename one of them",
-    ]),
-    ("layout", "duplicate_name", [
-        "specs/layout.yaml:11:16: enums.handler.values[1].name: duplicate enum 'handler' value name 'nop' (first declared at specs/layout.yaml:10:16)",
-    ]),
-    ("layout", "enum_range_overlap", [
-        "specs/layout.yaml:14:9: enums.handler.ranges[1]: range 'dispatcher' (200..254) overlaps range 'user' (1..239)",
-    ]),
-    ("layout", "enum_value_out_of_range", [
-        "specs/layout.yaml:11:29: enums.handler.values[1].value: value 256 of enum 'handler' is out of its range 0..255 (8 bits)",
-    ]),
-    ("layout", "region_misaligned", [
-        "specs/layout.yaml:43:42: blocks.control.regions[1].size: size 0x18 of region 'stop' is not a multiple of 16 bytes",
-        'specs/layout.yaml:44:18: blocks.control.regions[2].offset: region [2] (reserved) at 0x58 is not 16-byte aligned',
-        'specs/layout.yaml:44:30: blocks.control.regions[2].size: size 0x8 of region [2] (reserved) is not a multiple of 16 bytes',
-    ]),
-    ("layout", "region_offset_gap", [
-        "specs/layout.yaml:43:30: blocks.control.regions[1].offset: declared offset 0x50 of region 'stop' disagrees with the computed offset 0x40 (the end of region 'ring'): an undeclared gap of 16 bytes at 0x40..0x4F; declare a reserved region there",
-    ]),
-    ("layout", "region_overlap", [
-        "specs/layout.yaml:43:30: blocks.control.regions[1].offset: declared offset 0x30 of region 'stop' disagrees with the computed offset 0x40 (the end of region 'ring'): an overlap of 16 bytes with the region before it",
-    ]),
-    ("layout", "region_slot_size", [
-        "specs/layout.yaml:42:42: blocks.control.regions[0].size: region 'ring' holds 2 x struct 'command' of 16 bytes, but each slot has 32 bytes",
-    ]),
-    ("layout", "struct_field_overlap", [
-        "specs/layout.yaml:32:28: structs.command.fields[2].offset: field 'a0' (bytes 4..7) overlaps 'hdr' (bytes 4..7)",
-        "specs/layout.yaml:33:28: structs.command.fields[3].offset: undeclared gap at bytes 8..11 before field 'a1'; declare a reserved field there",
-    ]),
-    ("layout", "struct_undeclared_gap", [
-        "specs/layout.yaml:32:28: structs.command.fields[2].offset: undeclared gap at bytes 8..11 before field 'a1'; declare a reserved field there",
-    ]),
-    ("layout", "unknown_key", [
-        "specs/layout.yaml:40:5: blocks.control.alignment: unknown key 'alignment'; valid keys: align, doc, prefix, regions, size",
-    ]),
-    ("programs", "duplicate_handler_id", [
-        "specs/program.yaml:10:9: handlers[1].id: handler 'done' has id 1, which handler 'run' already has",
-    ]),
-    ("programs", "duplicate_handler_name", [
-        "specs/program.yaml:9:11: handlers[1].name: duplicate handler name 'run' (first declared at specs/program.yaml:6:11)",
-    ]),
-    ("programs", "handler_id_out_of_range", [
-        "specs/program.yaml:10:9: handlers[1].id: handler 'done' has id 240, outside the user range 1..239 of enum 'handler' in 'mini'",
-    ]),
-    ("programs", "too_many_arguments", [
-        "specs/program.yaml:12:11: handlers[1].args: handler 'done' has 3 arguments, but a command has 2 argument words (array 'args')",
-    ]),
-    ("programs", "unknown_flag", [
-        "specs/program.yaml:11:13: handlers[1].flags[0]: unknown flag 'urgent'; the 'flag' flags are: exclusive",
-    ]),
-    ("programs", "unknown_layout", [
-        "specs/program.yaml:3:9: layout: unknown layout 'maxi'; known layouts: mini",
-    ]),
-]
-
-
-@pytest.mark.parametrize(("kind", "case", "messages"), CASES, ids=[f"{k}/{c}" for k, c, _ in CASES])
-def test_bad_spec_fixture_is_reported_where_it_is_wrong(tmp_path: Path, kind: str, case: str, messages: list[str]) -> None:
-    specs = tmp_path / "specs"
-    shutil.copytree(FIXTURES / kind / case, specs)
-    assert spec_errors(specs) == messages
-
-
-def test_every_fixture_has_a_case() -> None:
-    found = {(d.parent.name, d.name) for kind in ("layout", "programs") for d in (FIXTURES / kind).iterdir()}
-    assert found == {(k, c) for k, c, _ in CASES}
-
-
-def test_fixture_base_is_valid(tmp_path: Path) -> None:
-    # The fixtures differ from one valid tree by one edit each; check that tree builds.
-    base = tmp_path / "specs"
-    base.mkdir()
-    shutil.copy(FIXTURES / "programs" / "unknown_flag" / "layout.yaml", base / "layout.yaml")
-    program = (FIXTURES / "programs" / "unknown_flag" / "program.yaml").read_text()
-    (base / "program.yaml").write_text(program.replace("[urgent]", "[exclusive]"))
-    assert spec_errors(base) == []
+from abi_support import copy_specs, spec_errors
 
 
 def _edit(specs: Path, old: str, new: str) -> int:

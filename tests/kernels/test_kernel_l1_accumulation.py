@@ -1,20 +1,19 @@
 """The L1-accumulation review's eight scenarios: code shape by snapshot, numerics by device run.
 
-Each scenario is a spec'd kernel, so its compute.cpp is part of the golden tree: the code-shape
-snapshot is tests/__snapshots__/test_generated_snapshots/test_generated_file[kernels__<name>__
-compute.cpp].cpp, reviewed like every generated file. The tests below pin the parts of that
-shape the review is about. Scenario 7 ('+=' inside a conditional) is a located build error.
+Each scenario is a spec'd kernel, so its compute.cpp is part of the golden tree: the committed
+generated/kernels/<name>/compute.cpp, reviewed like every generated file. The tests below pin
+the parts of that shape the review is about. Scenario 7 ('+=' inside a conditional) is a
+located build error.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from kernel_helpers import REPO, calls, compute_source, run
 
-from tests.conftest import run_cli
+from tests.conftest import bad_spec_tree, run_cli
 
 SCENARIOS = {
     1: "l1_acc_consecutive_loops",
@@ -27,12 +26,12 @@ SCENARIOS = {
 }
 
 
-GOLDEN = REPO / "tests" / "__snapshots__" / "test_generated_snapshots"
+GOLDEN = REPO / "generated" / "kernels"
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_scenario_compute_kernel_shape_is_snapshotted(scenario: int) -> None:
-    golden = GOLDEN / f"test_generated_file[kernels__{SCENARIOS[scenario]}__compute.cpp].cpp"
+def test_scenario_compute_kernel_shape_is_committed(scenario: int) -> None:
+    golden = GOLDEN / SCENARIOS[scenario] / "compute.cpp"
     assert golden.read_text(encoding="utf-8").endswith(compute_source(SCENARIOS[scenario]))
 
 
@@ -79,11 +78,10 @@ def test_scenario_6_single_iteration_leaves_accumulation_off() -> None:
 
 
 def test_scenario_7_accumulate_inside_a_conditional_is_a_located_error(tmp_path: Path) -> None:
-    specs = tmp_path / "specs"
-    shutil.copytree(REPO / "tests" / "fixtures" / "bad_specs" / "kernels" / "acc_inside_conditional", specs)
+    specs = bad_spec_tree("kernels/acc_inside_conditional", tmp_path)
     result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
     assert result.exit_code == 2
-    assert result.stderr.startswith("specs/kernels/bad.yaml:22:21: kernels.acc_in_if.body[1].loop.body[1].if.then[0].accumulate:")
+    assert result.stderr.startswith("specs/kernels/bad.yaml:21:21: kernels.acc_in_if.body[1].loop.body[1].if.then[0].accumulate:")
     assert "'+=' inside a conditional is not supported" in result.stderr
 
 

@@ -15,13 +15,43 @@ from pathlib import Path
 import pytest
 from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
-from tests.conftest import run_cli
+from tests.conftest import bad_spec_tree, run_cli
 from ttlgen.device import parse_program
 from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernels import kernel_files
+from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
+from ttlgen.model.ops import OpSemantics
+from ttlgen.pipeline import load_project
+from ttlgen.plan.kernels import LoweredKernel
 
-REQUIRED_PATTERNS = {"elementwise_binary", "unary_chain", "reduce", "broadcast", "matmul", "accumulate"}
+# What the shipped kernels must exercise between them, read from their bodies: primitives
+# of the ops they use, a chain of unaries, and '+=' (packer L1 accumulation).
+REQUIRED_SHAPES = {
+    "ElementwiseBinary", "ElementwiseUnary", "unary chain", "Reduce",
+    "BroadcastColumn", "BroadcastRow", "BroadcastScalar", "Matmul", "accumulate",
+}
+
+
+def _primitive(op: OpSemantics, expr: OpExpr) -> str:
+    selection = op.primitive
+    if selection.fixed is not None:
+        return selection.fixed
+    return dict(selection.values)[expr.attr(selection.attribute or "") or ""]
+
+
+def _shapes(lowered: LoweredKernel, ops: dict[str, OpSemantics]) -> set[str]:
+    shapes = set()
+    for store in (s for s in walk_statements(lowered.kernel.body) if isinstance(s, Store)):
+        if store.accumulate:
+            shapes.add("accumulate")
+        for expr in walk_values(store.value):
+            primitive = _primitive(ops[expr.op], expr)
+            shapes.add(primitive)
+            nested = [a for a in expr.args if isinstance(a, OpExpr)]
+            if primitive == "ElementwiseUnary" and any(_primitive(ops[a.op], a) == primitive for a in nested):
+                shapes.add("unary chain")
+    return shapes
 
 
 def _files(name: str) -> dict[str, str]:
@@ -32,11 +62,12 @@ def _files(name: str) -> dict[str, str]:
     }
 
 
-def test_every_required_pattern_has_a_kernel() -> None:
-    patterns = {k.kernel.pattern for k in all_kernels().values()}
-    assert patterns >= REQUIRED_PATTERNS
-    dtypes = {(k.kernel.pattern, d.dtype) for k in all_kernels().values() for d in k.kernel.dfbs}
-    assert ("elementwise_binary", "bf16") in dtypes and ("elementwise_binary", "f32") in dtypes
+def test_shipped_kernels_exercise_every_kernel_shape() -> None:
+    ops = {op.name: op for op in load_project(SPECS).ops.ops}
+    shapes = {k.kernel.name: _shapes(k, ops) for k in all_kernels().values()}
+    assert set().union(*shapes.values()) >= REQUIRED_SHAPES
+    binary_dtypes = {d.dtype for k in all_kernels().values() if "ElementwiseBinary" in shapes[k.kernel.name] for d in k.kernel.dfbs}
+    assert {"bf16", "f32"} <= binary_dtypes
 
 
 def test_bf16_add_takes_the_fpu_path() -> None:
@@ -146,8 +177,6 @@ def test_templates_do_not_spell_ops() -> None:
             assert spelled not in text, (template.name, spelled)
 
 
-BAD = REPO / "tests" / "fixtures" / "bad_specs" / "kernels"
-
 
 @pytest.mark.parametrize(
     ("case", "expected"),
@@ -163,8 +192,7 @@ BAD = REPO / "tests" / "fixtures" / "bad_specs" / "kernels"
     ],
 )
 def test_bad_kernel_specs_are_located_build_errors(case: str, expected: str, tmp_path: Path) -> None:
-    specs = tmp_path / "specs"
-    shutil.copytree(BAD / case, specs)
+    specs = bad_spec_tree(f"kernels/{case}", tmp_path)
     result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
     assert result.exit_code == 2
     assert expected in result.stderr
@@ -172,8 +200,8 @@ def test_bad_kernel_specs_are_located_build_errors(case: str, expected: str, tmp
     assert not (tmp_path / "out").exists()
 
 
-def test_resolver_rejection_shows_the_resolver_note_at_the_op() -> None:
-    result = run_cli("validate", "--specs", BAD / "resolver_rejection")
+def test_resolver_rejection_shows_the_resolver_note_at_the_op(tmp_path: Path) -> None:
+    result = run_cli("validate", "--specs", bad_spec_tree("kernels/resolver_rejection", tmp_path))
     assert "explicit 32-bit destination elements are unsupported" in result.stderr
     assert "note: " in result.stderr and "tile_bcast with 'bf16' elements" in result.stderr
 

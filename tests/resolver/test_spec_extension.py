@@ -9,16 +9,28 @@ from pathlib import Path
 
 from tests.conftest import run_cli
 
+# A new architecture is its facts (one ttlgen.architecture file) plus a target composing it
+# with a runtime API and the relations it answers from (one ttlgen.target file).
 NEW_ARCHITECTURE = """\
+spec: ttlgen.architecture/v1
+name: nebula
+summary: A made-up architecture.
+runtime_name: NEBULA
+default_target: nebula
+dfb_capacity: 128
+full_fp32:
+  matmul: {supported: true}
+  reduce_row: {supported: true}
+  reduce_column: {supported: true}
+  reduce_scalar: {supported: false, warning: nebula has no full-fp32 scalar reduction}
+"""
+
+NEW_TARGET = """\
 spec: ttlgen.target/v1
 name: nebula
-summary: A made-up architecture declaring its own relations.
+summary: Nebula launched through ComputeConfigDescriptor, declaring its own relations.
 architecture: nebula
-default_for_architecture: true
-runtime:
-  api: ComputeConfigDescriptor
-  architecture_name: NEBULA
-dfb_capacity: 128
+runtime_api: ComputeConfigDescriptor
 relations:
   dfb_unpack:
     rules:
@@ -30,15 +42,6 @@ relations:
       - when: {element_bits: [32]}
         allow: [32]
       - allow: [16, 32]
-unpack_attribute:
-  effective_for: [f32]
-  other_entries: inert
-  unbound_entries: accept
-full_fp32:
-  matmul: {supported: true}
-  reduce_row: {supported: true}
-  reduce_column: {supported: true}
-  reduce_scalar: {supported: false, warning: nebula has no full-fp32 scalar reduction}
 """
 
 # Runs in a fresh interpreter without site-packages: the package needs only the stdlib.
@@ -75,7 +78,8 @@ def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_p
     text = ops.read_text()
     assert "names: [tile_exp, " in text
     ops.write_text(text.replace("names: [tile_exp, ", "names: [tile_gelu, tile_exp, "))
-    (spec_copy / "targets" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
+    (spec_copy / "targets" / "architectures" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
+    (spec_copy / "targets" / "nebula.yaml").write_text(NEW_TARGET)
     out = tmp_path / "generated"
     build = run_cli("build", "--specs", spec_copy, "--out", out)
     assert build.exit_code == 0, build.stderr

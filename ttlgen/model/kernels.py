@@ -12,7 +12,6 @@ A kernel, in short::
     kernels:
       matmul_l1_acc:
         summary: ...
-        pattern: matmul            # elementwise_binary | unary_chain | reduce | broadcast | matmul | accumulate
         target: blackhole          # a target of specs/targets/
         math_fidelity: HiFi4       # optional; the runtime API's default otherwise
         policy: {options: {fp32-dest-acc-en: disabled}, attributes: {}}   # resolver policy
@@ -160,7 +159,6 @@ class Tolerance:
 class Kernel:
     name: str
     summary: str
-    pattern: str
     target: str
     math_fidelity: str | None
     options: tuple[tuple[str, object], ...]
@@ -382,7 +380,6 @@ class _Builder:
         return Kernel(
             name=self.name,
             summary=str(raw["summary"]),
-            pattern=str(raw["pattern"]),
             target=str(raw["target"]),
             math_fidelity=raw.get("math_fidelity"),  # type: ignore[arg-type]
             options=tuple(sorted(policy.get("options", {}).items())),

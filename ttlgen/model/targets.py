@@ -1,8 +1,13 @@
 """Target model: kernel target environments, their relation tables and runtime APIs.
 
-Built from ``ttlgen.target/v1``, ``ttlgen.relations/v1`` and ``ttlgen.runtime_api/v1``
-documents, checked against the op vocabulary. A target's relations are its own rules
-or a relation-set table it names with a review note; nothing is inherited.
+Built from ``ttlgen.architecture/v1``, ``ttlgen.runtime_api/v1``, ``ttlgen.relations/v1``
+and ``ttlgen.target/v1`` documents, checked against the op vocabulary. Each fact is stated
+once: an architecture states its runtime name, DFB capacity, full-fp32 support and default
+target (or why it is rejected); a runtime API states its translation, default fidelity,
+unpack-attribute rules and runtime versions; a target names one architecture and one API
+and gives its relations: its own rules, or a relation-set table it names with a review note
+(nothing is inherited). The model composes them into one :class:`Target` record per target
+(plus one rejected record per rejected architecture), which is all later stages read.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from ttlgen.spec.document import SpecDocument
 TARGET_KIND = "ttlgen.target"
 RELATIONS_KIND = "ttlgen.relations"
 RUNTIME_API_KIND = "ttlgen.runtime_api"
+ARCHITECTURE_KIND = "ttlgen.architecture"
 
 NO_ARCHITECTURE = "none"
 NO_RUNTIME_API = "none"
@@ -83,6 +89,15 @@ class RuntimeApi:
 
 
 @dataclass(frozen=True)
+class UnpackAttributeRules:
+    """How an explicit ttl.unpack_to_dest_fp32 set is checked."""
+
+    effective_for: tuple[str, ...]
+    other_entries: str  # inert | require_32bit_dest
+    unbound_entries: str  # accept | reject
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     summary: str
@@ -99,7 +114,7 @@ class Target:
     unpack_unbound_entries: str
     full_fp32: tuple[FullFp32Support, ...]  # in vocabulary (sorted) order
     source: str
-    sources: tuple[str, ...]  # this target's file plus relation sets it uses
+    sources: tuple[str, ...]  # this target's file, its architecture's and API's, relation sets it uses
     mark: Mark
 
 
@@ -198,32 +213,6 @@ def _relation_sets(
     return tables
 
 
-def _runtime_apis(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> tuple[dict[str, RuntimeApi], RuntimeEnums]:
-    apis: dict[str, RuntimeApi] = {}
-    enums = RuntimeEnums((), ())
-    for index, doc in enumerate(docs):
-        if index == 0:
-            raw_enums = doc.data["enums"]
-            enums = RuntimeEnums(tuple(raw_enums["UnpackToDestMode"].items()), tuple(raw_enums["MathFidelity"].items()))
-        else:
-            sink.error(doc.mark(("enums",)), f"runtime enums are declared once (first in {docs[0].file}); put every API in that file")
-        fidelity = enums.math_fidelity
-        for name, raw in doc.data["apis"].items():
-            base = ("apis", name)
-            if name in apis or name == NO_RUNTIME_API:
-                sink.error(doc.key_mark(base), f"runtime API {name!r} is declared twice" if name in apis else f"{name!r} is reserved")
-                continue
-            if raw["default_math_fidelity"] not in dict(fidelity):
-                sink.error(doc.mark((*base, "default_math_fidelity")), f"{raw['default_math_fidelity']!r} is not one of the API's math_fidelity values")
-            if raw["pinned_runtime_version"] not in raw["runtime_versions"]:
-                sink.error(doc.mark((*base, "pinned_runtime_version")), f"{raw['pinned_runtime_version']!r} is not one of the declared runtime_versions")
-            versions = tuple(RuntimeVersion(v, body["num_circular_buffers"]) for v, body in sorted(raw["runtime_versions"].items()))
-            apis[name] = RuntimeApi(
-                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.file,
-            )
-    return apis, enums
-
-
 def _relation(
     doc: SpecDocument, query: Query, target: str, shared: dict[str, tuple[RelationTable, str]],
     vocab: Vocabulary, sink: DiagnosticSink,
@@ -257,102 +246,248 @@ def _relation(
     return RelationTable(query, table.rules, name, " ".join(raw["review"].split()), doc.mark(path)), source
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: Vocabulary) -> TargetsModel:
-    shared = _relation_sets([d for d in documents if d.kind == RELATIONS_KIND], vocabulary, sink)
-    apis, enums = _runtime_apis([d for d in documents if d.kind == RUNTIME_API_KIND], sink)
-    kinds = [k.name for k in vocabulary.full_fp32_kinds]
-    elements = [e.name for e in vocabulary.element_types]
-    targets: dict[str, Target] = {}
-    defaults: dict[str, Target] = {}
-    runtime_names: dict[str, tuple[str | None, Mark]] = {}
-    for doc in (d for d in documents if d.kind == TARGET_KIND):
+def _stated_once(
+    doc: SpecDocument, key: str, owner: str, where: Mark | None, sink: DiagnosticSink
+) -> None:
+    """A target restating a fact its architecture or runtime API owns is an error at the key."""
+    if key in doc.data and where is not None:
+        sink.error(doc.key_mark((key,)), f"{key} is a fact of {owner}, stated at {where}; state it once, there")
+
+
+def _full_fp32(doc: SpecDocument, kinds: Sequence[str], sink: DiagnosticSink) -> tuple[FullFp32Support, ...]:
+    raw_full = doc.data["full_fp32"]
+    for kind in raw_full:
+        if kind not in kinds:
+            sink.error(doc.key_mark(("full_fp32", kind)), f"unknown full-fp32 kind {kind!r}; declared: {', '.join(kinds)}")
+    full = []
+    for kind in kinds:
+        if kind not in raw_full:
+            sink.error(doc.mark(("full_fp32",)), f"no full-fp32 support stated for {kind!r}")
+            continue
+        body = raw_full[kind]
+        if body["supported"] and "warning" in body:
+            sink.error(doc.key_mark(("full_fp32", kind, "warning")), "a warning applies only to an unsupported kind")
+        full.append(FullFp32Support(kind, body["supported"], body.get("warning")))
+    return tuple(full)
+
+
+def _unpack_rules(
+    doc: SpecDocument, path: tuple[str | int, ...], elements: Sequence[str], sink: DiagnosticSink
+) -> UnpackAttributeRules:
+    raw = doc.data
+    for key in path:
+        raw = raw[key]
+    for index, element in enumerate(raw["effective_for"]):
+        if element not in elements:
+            sink.error(doc.mark((*path, "effective_for", index)), f"unknown element type {element!r}; declared: {', '.join(elements)}")
+    return UnpackAttributeRules(tuple(raw["effective_for"]), raw["other_entries"], raw["unbound_entries"])
+
+
+@dataclass(frozen=True)
+class _RuntimeApiSpec:
+    api: RuntimeApi
+    unpack: UnpackAttributeRules
+    mark: Mark  # of the API's unpack_attribute
+
+
+def _runtime_apis(
+    docs: Sequence[SpecDocument], elements: Sequence[str], sink: DiagnosticSink
+) -> tuple[dict[str, _RuntimeApiSpec], RuntimeEnums]:
+    apis: dict[str, _RuntimeApiSpec] = {}
+    enums = RuntimeEnums((), ())
+    for index, doc in enumerate(docs):
+        if index == 0:
+            raw_enums = doc.data["enums"]
+            enums = RuntimeEnums(tuple(raw_enums["UnpackToDestMode"].items()), tuple(raw_enums["MathFidelity"].items()))
+        else:
+            sink.error(doc.mark(("enums",)), f"runtime enums are declared once (first in {docs[0].file}); put every API in that file")
+        fidelity = enums.math_fidelity
+        for name, raw in doc.data["apis"].items():
+            base = ("apis", name)
+            if name in apis or name == NO_RUNTIME_API:
+                sink.error(doc.key_mark(base), f"runtime API {name!r} is declared twice" if name in apis else f"{name!r} is reserved")
+                continue
+            if raw["default_math_fidelity"] not in dict(fidelity):
+                sink.error(doc.mark((*base, "default_math_fidelity")), f"{raw['default_math_fidelity']!r} is not one of the API's math_fidelity values")
+            if raw["pinned_runtime_version"] not in raw["runtime_versions"]:
+                sink.error(doc.mark((*base, "pinned_runtime_version")), f"{raw['pinned_runtime_version']!r} is not one of the declared runtime_versions")
+            versions = tuple(RuntimeVersion(v, body["num_circular_buffers"]) for v, body in sorted(raw["runtime_versions"].items()))
+            api = RuntimeApi(
+                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.file,
+            )
+            unpack = _unpack_rules(doc, (*base, "unpack_attribute"), elements, sink)
+            apis[name] = _RuntimeApiSpec(api, unpack, doc.key_mark((*base, "unpack_attribute")))
+    return apis, enums
+
+
+@dataclass(frozen=True)
+class _ArchitectureSpec:
+    name: str
+    summary: str
+    runtime_name: str
+    default_target: str | None
+    dfb_capacity: int
+    full_fp32: tuple[FullFp32Support, ...]
+    rejected: str | None
+    doc: SpecDocument
+
+    def fact_mark(self, key: str) -> Mark:
+        return self.doc.key_mark((key,))
+
+
+_ARCHITECTURE_FACTS = ("default_target", "dfb_capacity", "full_fp32")
+
+
+def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: DiagnosticSink) -> dict[str, _ArchitectureSpec]:
+    found: dict[str, _ArchitectureSpec] = {}
+    runtime_names: dict[str, _ArchitectureSpec] = {}
+    for doc in docs:
         data = doc.data
         name = data["name"]
         rejected = data.get("rejected")
-        runtime = data["runtime"]
-        api = runtime.get("api", NO_RUNTIME_API)
+        if name == NO_ARCHITECTURE:
+            sink.error(doc.mark(("name",)), f"{name!r} is reserved for the environment without an architecture (a target with architecture: none)")
+            continue
+        if name in found:
+            sink.error(doc.mark(("name",)), f"architecture {name!r} is declared twice (first in {found[name].doc.file})")
+            continue
+        for key in _ARCHITECTURE_FACTS:
+            if rejected is not None and key in data:
+                sink.error(doc.key_mark((key,)), f"a rejected architecture has no targets, so it states no {key}")
+            elif rejected is None and key not in data:
+                sink.error(doc.mark(()), f"missing required key {key!r} (only a rejected architecture may omit it)")
+        arch = _ArchitectureSpec(
+            name=name,
+            summary=" ".join(data["summary"].split()),
+            runtime_name=data["runtime_name"],
+            default_target=data.get("default_target"),
+            dfb_capacity=int(data.get("dfb_capacity", 0)),
+            full_fp32=_full_fp32(doc, kinds, sink) if "full_fp32" in data else (),
+            rejected=" ".join(rejected.split()) if rejected else None,
+            doc=doc,
+        )
+        previous = runtime_names.get(arch.runtime_name)
+        if previous is not None:
+            sink.error(doc.mark(("runtime_name",)), f"runtime name {arch.runtime_name!r} already names architecture {previous.name!r} ({previous.doc.mark(('runtime_name',))})")
+        runtime_names.setdefault(arch.runtime_name, arch)
+        found[name] = arch
+    return found
+
+
+def _rejected_target(arch: _ArchitectureSpec) -> Target:
+    """The record a lookup of a rejected architecture finds: named after it, refusing with its reason."""
+    return Target(
+        name=arch.name,
+        summary=arch.summary,
+        architecture=arch.name,
+        default_for_architecture=True,
+        rejected=arch.rejected,
+        runtime_api=NO_RUNTIME_API,
+        runtime_architecture_name=arch.runtime_name,
+        dfb_capacity=0,
+        dest_width=None,
+        dfb_unpack=None,
+        unpack_effective_for=(),
+        unpack_other_entries="inert",
+        unpack_unbound_entries="accept",
+        full_fp32=(),
+        source=arch.doc.file,
+        sources=(arch.doc.file,),
+        mark=arch.doc.mark(("name",)),
+    )
+
+
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: Vocabulary) -> TargetsModel:
+    kinds = [k.name for k in vocabulary.full_fp32_kinds]
+    elements = [e.name for e in vocabulary.element_types]
+    shared = _relation_sets([d for d in documents if d.kind == RELATIONS_KIND], vocabulary, sink)
+    apis, enums = _runtime_apis([d for d in documents if d.kind == RUNTIME_API_KIND], elements, sink)
+    architectures = _architectures([d for d in documents if d.kind == ARCHITECTURE_KIND], kinds, sink)
+    targets: dict[str, Target] = {a.name: _rejected_target(a) for a in architectures.values() if a.rejected}
+    for doc in (d for d in documents if d.kind == TARGET_KIND):
+        data = doc.data
+        name = data["name"]
+        arch_name = data["architecture"]
+        api_name = data["runtime_api"]
+        arch = architectures.get(arch_name)
+        api = apis.get(api_name)
         sources = {doc.file}
-        if rejected is None:
-            for key in ("dfb_capacity", "relations", "unpack_attribute", "full_fp32"):
-                if key not in data:
-                    sink.error(doc.mark(()), f"missing required key {key!r} (only a rejected target may omit it)")
-            if "api" not in runtime:
-                sink.error(doc.mark(("runtime",)), "missing required key 'api' (use 'none' for a target without a runtime)")
-        if api != NO_RUNTIME_API and api not in apis:
-            sink.error(doc.mark(("runtime", "api")), f"unknown runtime API {api!r}; declared: {', '.join(sorted(apis)) or 'none'}")
-        if api != NO_RUNTIME_API and "architecture_name" not in runtime:
-            sink.error(doc.mark(("runtime",)), "a target with a runtime API needs the runtime's architecture_name")
-        dest_width = dfb_unpack = None
-        if "relations" in data:
-            dest_width, src1 = _relation(doc, Query.DEST_WIDTH, name, shared, vocabulary, sink)
-            dfb_unpack, src2 = _relation(doc, Query.DFB_UNPACK, name, shared, vocabulary, sink)
-            sources.update(s for s in (src1, src2) if s)
-        full = []
-        raw_full = data.get("full_fp32", {})
-        for kind in raw_full:
-            if kind not in kinds:
-                sink.error(doc.key_mark(("full_fp32", kind)), f"unknown full-fp32 kind {kind!r}; declared: {', '.join(kinds)}")
-        if "full_fp32" in data:
-            for kind in kinds:
-                if kind not in raw_full:
-                    sink.error(doc.mark(("full_fp32",)), f"no full-fp32 support stated for {kind!r}")
-                    continue
-                body = raw_full[kind]
-                if body["supported"] and "warning" in body:
-                    sink.error(doc.key_mark(("full_fp32", kind, "warning")), "a warning applies only to an unsupported kind")
-                full.append(FullFp32Support(kind, body["supported"], body.get("warning")))
-        unpack = data.get("unpack_attribute", {"effective_for": [], "other_entries": "inert", "unbound_entries": "accept"})
-        for index, element in enumerate(unpack["effective_for"]):
-            if element not in elements:
-                sink.error(doc.mark(("unpack_attribute", "effective_for", index)), f"unknown element type {element!r}; declared: {', '.join(elements)}")
+        if arch_name == NO_ARCHITECTURE:
+            if api_name != NO_RUNTIME_API:
+                sink.error(doc.mark(("runtime_api",)), "the environment without an architecture has no runtime: use runtime_api: none")
+        elif arch is None:
+            known = ", ".join(sorted(architectures)) or "none"
+            sink.error(doc.mark(("architecture",)), f"unknown architecture {arch_name!r}; declared: {known} (or 'none' for the compiler-testing environment)")
+        elif arch.rejected is not None:
+            sink.error(doc.mark(("architecture",)), f"architecture {arch_name!r} is rejected ({arch.doc.mark(('rejected',))}), so it has no targets")
+        else:
+            sources.add(arch.doc.file)
+        if api_name != NO_RUNTIME_API and api is None:
+            sink.error(doc.mark(("runtime_api",)), f"unknown runtime API {api_name!r}; declared: {', '.join(sorted(apis)) or 'none'}")
+        elif api is not None:
+            sources.add(api.api.source)
+        # Facts come from the architecture and the API; the target states them only where it has none.
+        for key in ("dfb_capacity", "full_fp32"):
+            _stated_once(doc, key, f"architecture {arch_name!r}", arch.fact_mark(key) if arch is not None and key in arch.doc.data else None, sink)
+            if arch_name == NO_ARCHITECTURE and key not in data:
+                sink.error(doc.mark(()), f"missing required key {key!r}: without an architecture the target states it")
+        _stated_once(doc, "unpack_attribute", f"runtime API {api_name!r}", api.mark if api is not None else None, sink)
+        if api_name == NO_RUNTIME_API and "unpack_attribute" not in data:
+            sink.error(doc.mark(()), "missing required key 'unpack_attribute': without a runtime API the target states it")
+        if arch is not None and arch.rejected is None:
+            dfb_capacity, full_fp32 = arch.dfb_capacity, arch.full_fp32
+        else:
+            dfb_capacity = int(data.get("dfb_capacity", 0))
+            full_fp32 = _full_fp32(doc, kinds, sink) if "full_fp32" in data else ()
+        if api is not None:
+            unpack = api.unpack
+        elif "unpack_attribute" in data:
+            unpack = _unpack_rules(doc, ("unpack_attribute",), elements, sink)
+        else:
+            unpack = UnpackAttributeRules((), "inert", "accept")
+        dest_width, src1 = _relation(doc, Query.DEST_WIDTH, name, shared, vocabulary, sink)
+        dfb_unpack, src2 = _relation(doc, Query.DFB_UNPACK, name, shared, vocabulary, sink)
+        sources.update(s for s in (src1, src2) if s)
         target = Target(
             name=name,
             summary=" ".join(data["summary"].split()),
-            architecture=data["architecture"],
-            default_for_architecture=bool(data.get("default_for_architecture", False)),
-            rejected=" ".join(rejected.split()) if rejected else None,
-            runtime_api=api,
-            runtime_architecture_name=runtime.get("architecture_name"),
-            dfb_capacity=int(data.get("dfb_capacity", 0)),
+            architecture=arch_name,
+            default_for_architecture=arch is not None and arch.default_target == name,
+            rejected=None,
+            runtime_api=api_name,
+            runtime_architecture_name=arch.runtime_name if arch is not None else None,
+            dfb_capacity=dfb_capacity,
             dest_width=dest_width,
             dfb_unpack=dfb_unpack,
-            unpack_effective_for=tuple(unpack["effective_for"]),
-            unpack_other_entries=unpack["other_entries"],
-            unpack_unbound_entries=unpack["unbound_entries"],
-            full_fp32=tuple(full),
+            unpack_effective_for=unpack.effective_for,
+            unpack_other_entries=unpack.other_entries,
+            unpack_unbound_entries=unpack.unbound_entries,
+            full_fp32=full_fp32,
             source=doc.file,
-            sources=tuple(sorted(sources | ({apis[api].source} if api in apis else set()))),
+            sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
         )
         if name in targets:
             sink.error(target.mark, f"target {name!r} is declared twice (first in {targets[name].source})")
             continue
         targets[name] = target
-        if target.architecture == NO_ARCHITECTURE:
-            if target.default_for_architecture:
-                sink.error(doc.key_mark(("default_for_architecture",)), "the environment without an architecture cannot be an architecture's default")
-        else:
-            runtime_name = target.runtime_architecture_name
-            previous = runtime_names.get(target.architecture)
-            if previous is not None and runtime_name is not None and previous[0] is not None and previous[0] != runtime_name:
-                sink.error(doc.mark(("runtime", "architecture_name")), f"architecture {target.architecture!r} has runtime name {previous[0]!r} at {previous[1]}")
-            if previous is None or previous[0] is None:
-                runtime_names[target.architecture] = (runtime_name, doc.mark(("runtime", "architecture_name")))
-        if target.default_for_architecture:
-            if target.architecture in defaults:
-                sink.error(doc.key_mark(("default_for_architecture",)), f"architecture {target.architecture!r} already has a default target: {defaults[target.architecture].name!r}")
-            else:
-                defaults[target.architecture] = target
     no_arch = [t for t in targets.values() if t.architecture == NO_ARCHITECTURE]
     if len(no_arch) > 1:
         sink.error(no_arch[1].mark, f"only one target may have no architecture (also {no_arch[0].name!r})")
-    for arch in sorted(runtime_names):
-        if arch not in defaults:
-            first = next(t for t in targets.values() if t.architecture == arch)
-            sink.error(first.mark, f"architecture {arch!r} has no target with default_for_architecture: true")
+    for arch in architectures.values():
+        if arch.rejected is not None or arch.default_target is None:
+            continue
+        default = targets.get(arch.default_target)
+        if default is None or default.architecture != arch.name:
+            own = ", ".join(sorted(t.name for t in targets.values() if t.architecture == arch.name)) or "none"
+            what = (
+                f"unknown target {arch.default_target!r}" if default is None
+                else f"{default.name!r} is a target of architecture {default.architecture!r}, not of {arch.name!r}"
+            )
+            sink.error(arch.doc.mark(("default_target",)), f"{what}; the targets of architecture {arch.name!r}: {own}")
     return TargetsModel(
         targets=tuple(targets[n] for n in sorted(targets)),
-        runtime_apis=tuple(apis[n] for n in sorted(apis)),
+        runtime_apis=tuple(apis[n].api for n in sorted(apis)),
         runtime_enums=enums,
-        architectures=tuple(sorted((arch, name) for arch, (name, _) in runtime_names.items())),
+        architectures=tuple(sorted((a.name, a.runtime_name) for a in architectures.values())),
     )
