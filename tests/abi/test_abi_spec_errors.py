@@ -24,7 +24,8 @@ CASES = [
         "specs/layout.yaml:40:11: blocks.control.size: declared size 0x70 of block 'control' disagrees with the end of its last region, 0x60",
     ]),
     ("layout", "c_name_collision", [
-        "specs/layout.yaml:44:16: blocks.control.regions[2].name: region 'stop_bytes' gets the C name MI_CONTROL_STOP_BYTES, which region 'stop' at specs/layout.yaml:43:16 already has; rename one of them",
+        "specs/layout.yaml:44:16: blocks.control.regions[2].name: the offset of region 'stop_bytes' of block 'control' gets the C name MI_CONTROL_STOP_BYTES and the Python name mini_abi.layout.CONTROL_STOP_BYTES, which the size of region 'stop' of block 'control' also gets; rename one of them\n"
+        "  note: specs/layout.yaml:43:16: blocks.control.regions[1].name: the size of region 'stop' of block 'control' comes from here",
     ]),
     ("layout", "duplicate_name", [
         "specs/layout.yaml:11:16: enums.handler.values[1].name: duplicate enum 'handler' value name 'nop' (first declared at specs/layout.yaml:10:16)",
