@@ -8,6 +8,7 @@ naming pass sees exactly the identifiers the generated files define.
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import re
 from collections import Counter
@@ -279,6 +280,62 @@ def _python_definitions(python: Path) -> dict[tuple[str, str], list[str]]:
             elif isinstance(node, ast.FunctionDef) and node.name.endswith("_command"):
                 found[("Python", f"{{}} (a parameter of {module}.{node.name})")] = _locals(node)
     return found
+
+
+def _loads(nodes: list[ast.AST]) -> set[str]:
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _python_uses(python: Path) -> dict[tuple[str, str], set[str]]:
+    """Names the generated Python relies on that a spec-derived name in a scope would hide:
+    builtins anywhere in a module (for its module-level names); builtins and module names
+    a class body itself reads (for its attributes); those a function reads (for its locals).
+    Spec names in class and function scopes are snake_case, so only such names count there."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for path in sorted(python.rglob("*.py")):
+        parts = path.relative_to(python).with_suffix("").parts
+        if parts[-1].startswith("_"):
+            continue
+        module = ".".join(parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        globals_ = set(_bound(tree.body))
+
+        def hidable(names: set[str], globals_: set[str] = globals_) -> set[str]:
+            return {n for n in names if n[0].islower() and (hasattr(builtins, n) or n in globals_)}
+
+        found[("Python", module + ".{}")] = {n for n in _loads([tree]) if hasattr(builtins, n)}
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            body: list[ast.AST] = []
+            for statement in node.body:
+                if isinstance(statement, ast.FunctionDef):
+                    args = statement.args
+                    body += [*statement.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+                    body += [a.annotation for a in (*args.args, *args.kwonlyargs) if a.annotation is not None]
+                    body += [statement.returns] if statement.returns is not None else []
+                    if node.name == "Command" and statement.name in ("__post_init__", "unpack"):
+                        label = f"{{}} (a local of {module}.{node.name}.{statement.name})"
+                        found[("Python", label)] = hidable(_loads(list(statement.body)))
+                else:
+                    body.append(statement)
+            found[("Python", f"{module}.{node.name}.{{}}")] = hidable(_loads(body))
+    return found
+
+
+def test_the_naming_pass_keeps_every_name_the_generated_python_relies_on(
+    abi_out: Path, scanned: tuple[namespaces.Namespaces, layout_model.LayoutModel, programs_model.ProgramModel]
+) -> None:
+    ns = scanned[0]
+    scopes = {(scope.language, scope.label): scope for scope in ns.owners}
+    uses = {key: names for key, names in _python_uses(abi_out / "python").items() if key in scopes}
+    assert len(uses) > 10
+    unguarded = {
+        key: names - set(ns.taken[scopes[key]]) - set(ns.owners[scopes[key]])
+        for key, names in uses.items()
+        if names - set(ns.taken[scopes[key]]) - set(ns.owners[scopes[key]])
+    }
+    assert not unguarded
 
 
 def test_every_identifier_of_the_real_specs_is_defined_once(abi_out: Path) -> None:

@@ -338,9 +338,7 @@ class Layout:
     name: str
     file: str
     doc: str
-    c_prefix: str
-    cpp_namespace: str
-    python_package: str
+    c_prefix: str  # as the spec writes it; the identifiers made from it are in names
     word_bits: int
     constants: tuple[Constant, ...]
     enums: tuple[Enum, ...]
@@ -350,7 +348,8 @@ class Layout:
     blocks: tuple[Block, ...]
     names: LayoutNames
     mark: Mark
-    naming_mark: Mark  # the naming section: where the prefix, namespace and package are chosen
+    cpp_namespace_mark: Mark  # where the spec chooses the C++ namespace
+    python_package_mark: Mark  # and the Python package
 
     @property
     def word_bytes(self) -> int:
@@ -446,8 +445,6 @@ class _Builder:
             file=self.doc.file,
             doc=d.get("doc", ""),
             c_prefix=self.c_prefix,
-            cpp_namespace=d["naming"]["cpp_namespace"],
-            python_package=d["naming"]["python_package"],
             word_bits=d["word"]["bits"],
             constants=constants,
             enums=enums,
@@ -457,7 +454,8 @@ class _Builder:
             blocks=blocks,
             names=self.namer.layout_names(),
             mark=self.mark(),
-            naming_mark=self.key_mark("naming"),
+            cpp_namespace_mark=self.mark("naming", "cpp_namespace"),
+            python_package_mark=self.mark("naming", "python_package"),
         )
 
     def constants(self) -> tuple[Constant, ...]:

@@ -11,8 +11,10 @@ the identifier in each language where they collide.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
 from ttlgen.model.layout import BitField, Layout, LayoutModel, Struct, StructField
@@ -23,20 +25,30 @@ from ttlgen.naming import C_KEYWORDS, CPP_KEYWORDS, PYTHON_KEYWORDS
 # Names the generated files define whatever the spec says. They state what the templates
 # write; tests/abi/test_abi_names.py checks them against the generated files.
 PY_LAYOUT_IMPORTS = ("annotations", "IntEnum", "IntFlag", "Field", "Word")
+PY_LAYOUT_BUILTINS = ("dict", "int", "str")  # annotations of the printed-name tables
 PY_CODEC_IMPORTS = (
     "annotations", "Sequence", "InitVar", "dataclass", "field", "ROUND_CEILING", "Decimal", "InvalidOperation",
     "layout", "WORD_MAX", "AbiError", "bytes_to_words", "check_field", "check_word", "name_of", "pack_word",
     "unpack_word", "words_to_bytes",
 )
-# Builtins the codec uses at module level and in its class bodies (decorators, annotations).
+# Builtins the codec uses; a module-level name would hide them from all of its code.
 PY_CODEC_BUILTINS = (
     "bool", "bytes", "classmethod", "enumerate", "float", "int", "len", "object", "property", "staticmethod",
     "str", "tuple",
 )
+# What the codec's class bodies use themselves (annotations, decorators, defaults), which an
+# attribute defined before them would hide. Methods look past the class to the module.
+PY_CODEC_CLASS_BODY = ("bool", "bytes", "classmethod", "field", "int", "property", "staticmethod", "str", "tuple")
 PY_PROGRAM_IMPORTS = ("annotations", "NamedTuple")
-PY_PROGRAM_BUILTINS = ("int",)
+PY_PROGRAM_CLASS_BODY = ("int",)
 _CODEC_BUILTINS = [(name, "a builtin the generated codec uses") for name in PY_CODEC_BUILTINS]
-_PROGRAM_BUILTINS = [(name, "a builtin the generated program module uses") for name in PY_PROGRAM_BUILTINS]
+_CODEC_CLASS_BODY = [(name, "a name the generated codec's class bodies use") for name in PY_CODEC_CLASS_BODY]
+# A generated function's locals hide the codec's own names and builtins from its body.
+_CODEC_GLOBALS = [
+    *_CODEC_BUILTINS,
+    *((name, "a name of the generated codec") for name in (*PY_CODEC_IMPORTS, "NotLandedError") if name != "annotations"),
+]
+_PROGRAM_CLASS_BODY = [(name, "a name the generated program module's classes use") for name in PY_PROGRAM_CLASS_BODY]
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,7 @@ class Source:
 
 @dataclass(frozen=True)
 class Scope:
+    unit: str  # the layout whose files the scope is in ("" for scopes across layouts)
     language: str  # C, C++ or Python
     label: str  # how an identifier of the scope is shown, e.g. "km::{}"
 
@@ -70,18 +83,29 @@ class Numbers:
 _KEYWORDS = {"C": C_KEYWORDS, "C++": CPP_KEYWORDS, "Python": PYTHON_KEYWORDS}
 
 
+@functools.cache
+def _keywords(languages: tuple[str, ...]) -> Mapping[str, Source]:
+    """The keywords of ``languages``, each saying which of them keeps it (shared by scopes)."""
+    words = sorted({word for lang in languages for word in _KEYWORDS[lang]})
+    return MappingProxyType(
+        {word: Source("a keyword of " + " and ".join(lang for lang in languages if word in _KEYWORDS[lang])) for word in words}
+    )
+
+
 class Namespaces:
     """Every scope of the generated files, the identifiers defined in each and what each
     belongs to, and the identifiers two things share."""
 
     def __init__(self) -> None:
         self.owners: dict[Scope, dict[str, Source]] = {}  # what the generated code defines
-        self.taken: dict[Scope, dict[str, Source]] = {}  # keywords, and names the code uses
+        self.keywords: dict[Scope, Mapping[str, Source]] = {}
+        self.taken: dict[Scope, dict[str, Source]] = {}  # names the code uses (builtins, types)
         # (first owner, second owner) -> the identifiers they share, shown with their scope
         self.collisions: dict[tuple[Source, Source], list[str]] = {}
 
     def scope(
         self,
+        unit: str,
         language: str,
         label: str,
         *,
@@ -93,12 +117,11 @@ class Namespaces:
         names the generated code ``uses`` there (builtins, types) cannot be defined in it;
         ``defines`` are the names the generated code defines there whatever the spec says.
         Both are (identifier, what it is) pairs."""
-        scope = Scope(language, label)
+        scope = Scope(unit, language, label)
         if scope not in self.owners:
             self.owners[scope] = {}
-            languages = list(keywords)
-            words = sorted({word for lang in languages for word in _KEYWORDS[lang]})
-            self.taken[scope] = {word: Source("a keyword of " + " and ".join(lang for lang in languages if word in _KEYWORDS[lang])) for word in words}
+            self.keywords[scope] = _keywords(tuple(keywords))
+            self.taken[scope] = {}
         for identifier, what in uses:
             self.taken[scope].setdefault(identifier, Source(what))
         for identifier, what in defines:
@@ -108,7 +131,7 @@ class Namespaces:
     def claim(self, scope: Scope, identifier: str | None, source: Source) -> None:
         if identifier is None:
             return
-        other = self.taken[scope].get(identifier) or self.owners[scope].get(identifier)
+        other = self.keywords[scope].get(identifier) or self.taken[scope].get(identifier) or self.owners[scope].get(identifier)
         if other is None:
             self.owners[scope][identifier] = source
         elif other.what != source.what:  # the same thing twice is a duplicate name, reported where it is declared
@@ -152,15 +175,17 @@ def check(layouts: LayoutModel, programs: ProgramModel, sink: DiagnosticSink) ->
 def scan(layouts: LayoutModel, programs: ProgramModel) -> Namespaces:
     """Every identifier of the layouts' and programs' generated files, in its scope."""
     namespaces = Namespaces()
-    packages = namespaces.scope("Python", "{}", keywords=["Python"])
-    cpp_namespaces = namespaces.scope("C++", "namespace {}", keywords=["C++"])
+    # A program's headers are compiled with its layout's, never with another layout's, and
+    # each layout has its own Python package: only package names meet across layouts.
+    packages = namespaces.scope("", "Python", "{}", keywords=["Python"])
+    cpp_namespaces = namespaces.scope("", "C++", "namespace {}", keywords=["C++"])
     for layout in layouts.layouts:
-        namespaces.claim(packages, layout.names.py_package, Source(f"the Python package of layout {layout.name!r}", layout.naming_mark))
+        namespaces.claim(packages, layout.names.py_package, Source(f"the Python package of layout {layout.name!r}", layout.python_package_mark))
         layout_programs = programs.for_layout(layout.name)
         _layout(namespaces, layout, has_programs=bool(layout_programs))
         # A namespace may be reopened, so only a keyword is wrong for one.
         if layout.names.cpp_namespace in CPP_KEYWORDS:
-            namespaces.claim(cpp_namespaces, layout.names.cpp_namespace, Source(f"the C++ namespace of layout {layout.name!r}", layout.naming_mark))
+            namespaces.claim(cpp_namespaces, layout.names.cpp_namespace, Source(f"the C++ namespace of layout {layout.name!r}", layout.cpp_namespace_mark))
         for program in layout_programs:
             _program(namespaces, program)
             if program.names.cpp_namespace in CPP_KEYWORDS:
@@ -172,6 +197,7 @@ def _c_global(ns: Namespaces, layout: Layout) -> Scope:
     n = layout.names
     header = f"the {{}} of {n.c_header}"
     return ns.scope(
+        layout.name,
         "C",
         "{}",
         keywords=["C", "C++"],
@@ -189,11 +215,13 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
     n = layout.names
     package = n.py_package
     c = _c_global(ns, layout)
-    cpp = ns.scope("C++", n.cpp_namespace + "::{}", keywords=["C++"])
+    cpp = ns.scope(layout.name, "C++", n.cpp_namespace + "::{}", keywords=["C++"])
     py = ns.scope(
+        layout.name,
         "Python",
         f"{package}.layout.{{}}",
         keywords=["Python"],
+        uses=[(name, "a builtin the generated layout module uses") for name in PY_LAYOUT_BUILTINS],
         defines=[
             *((name, "a name the generated layout module imports") for name in PY_LAYOUT_IMPORTS),
             ("WORD_BITS", "the word width the generated layout module defines"),
@@ -205,6 +233,7 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
     if has_programs:
         submodules.append(("programs", f"the package {package}.programs"))
     codec = ns.scope(
+        layout.name,
         "Python",
         f"{package}.codec.{{}}",
         keywords=["Python"],
@@ -225,7 +254,7 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
         ns.claim(cpp, enum.names.cpp_type, Source(f"enum {enum.name!r}", enum.mark))
         ns.claim(py, enum.names.py_class, Source(f"enum {enum.name!r}", enum.mark))
         ns.claim(py, enum.names.py_display_table, Source(f"the printed names of enum {enum.name!r}", enum.mark))
-        members = ns.scope("Python", f"{package}.layout.{enum.names.py_class}.{{}}", keywords=["Python"])
+        members = ns.scope(layout.name, "Python", f"{package}.layout.{enum.names.py_class}.{{}}", keywords=["Python"])
         for value in enum.named_values:
             assert value.names is not None
             source = Source(f"value {value.name!r} of enum {enum.name!r}", value.name_mark)
@@ -243,6 +272,7 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
         ns.claim(codec, wn.py_class, Source(f"word {word.name!r}", word.mark))
         ns.claim(codec, wn.py_decoder, Source(f"the decoder of word {word.name!r}", word.mark))
         params = ns.scope(
+            layout.name,
             "C",
             f"{{}} (a parameter of {wn.c_pack})",
             keywords=["C", "C++"],
@@ -270,7 +300,7 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
         ns.number(numbers, tn.count, Source(f"the size of table {table.name!r}", table.count_mark))
         ns.claim(codec, tn.py_class, Source(f"table {table.name!r}", table.mark))
         ns.claim(codec, tn.py_decoder, Source(f"the decoder of table {table.name!r}", table.mark))
-        attributes = ns.scope("Python", f"{package}.codec.{tn.py_class}.{{}}", keywords=["Python"], uses=_CODEC_BUILTINS)
+        attributes = ns.scope(layout.name, "Python", f"{package}.codec.{tn.py_class}.{{}}", keywords=["Python"], uses=_CODEC_CLASS_BODY)
         for entry in table.named_entries:
             source = Source(f"entry {entry.name!r} of table {table.name!r}", entry.name_mark)
             ns.number(numbers, entry.names.number, source)
@@ -293,7 +323,7 @@ def _word_class(ns: Namespaces, layout: Layout, sequence_follows: bool, py_class
     defines = [("checked", "the decoding switch of the generated classes"), ("pack", "the method that packs the word")]
     if sequence_follows:
         defines.append(("sequence", "the sequence number that follows the word"))
-    return ns.scope("Python", f"{layout.names.py_package}.codec.{py_class}.{{}}", keywords=["Python"], uses=_CODEC_BUILTINS, defines=defines)
+    return ns.scope(layout.name, "Python", f"{layout.names.py_package}.codec.{py_class}.{{}}", keywords=["Python"], uses=_CODEC_CLASS_BODY, defines=defines)
 
 
 def _struct(ns: Namespaces, layout: Layout, struct: Struct, numbers: Numbers, codec: Scope) -> None:
@@ -306,7 +336,7 @@ def _struct(ns: Namespaces, layout: Layout, struct: Struct, numbers: Numbers, co
     ns.claim(codec, sn.py_class, source)
     ns.number(numbers, sn.size, Source(f"the size of struct {struct.name!r}", struct.mark))
     ns.claim(c, sn.c_landed, Source(f"the landing check of struct {struct.name!r}", struct.landed_mark))
-    members = ns.scope("C", f"{{}} (a member of {sn.c_type})", keywords=["C", "C++"])
+    members = ns.scope(layout.name, "C", f"{{}} (a member of {sn.c_type})", keywords=["C", "C++"])
     in_class = f"{package}.codec.{sn.py_class}"
     defines = [
         ("checked", "the decoding switch of the generated classes"),
@@ -315,19 +345,27 @@ def _struct(ns: Namespaces, layout: Layout, struct: Struct, numbers: Numbers, co
     ]
     if struct.copies:
         defines.append(("landed", "the method that checks the struct's copies"))
-    attributes = ns.scope("Python", in_class + ".{}", keywords=["Python"], uses=_CODEC_BUILTINS, defines=defines)
+    attributes = ns.scope(layout.name, "Python", in_class + ".{}", keywords=["Python"], uses=_CODEC_CLASS_BODY, defines=defines)
     checks = ns.scope(
+        layout.name,
         "Python",
         f"{{}} (a local of {in_class}.__post_init__)",
         keywords=["Python"],
-        uses=_CODEC_BUILTINS,
+        uses=_CODEC_GLOBALS,
         defines=[(name, f"a local of {in_class}.__post_init__") for name in ("self", "checked", "index", "value")],
     )
+    words = {w.name: w for w in layout.words}
+    decoders = [
+        (words[f.word].names.py_decoder, f"the decoder of word {f.word!r}, which {in_class}.unpack calls")
+        for f in struct.word_fields
+        if f.word in words
+    ]
     unpack = ns.scope(
+        layout.name,
         "Python",
         f"{{}} (a local of {in_class}.unpack)",
         keywords=["Python"],
-        uses=_CODEC_BUILTINS,
+        uses=[*_CODEC_GLOBALS, *decoders],
         defines=[(name, f"a local of {in_class}.unpack") for name in ("cls", "data", "words")],
     )
     for f in struct.fields:
@@ -336,15 +374,15 @@ def _struct(ns: Namespaces, layout: Layout, struct: Struct, numbers: Numbers, co
         ns.number(numbers, f.names.offset, Source(f"the offset of field {f.name!r} of struct {struct.name!r}", f.name_mark))
     for f in (*struct.copied, *struct.plain_fields):
         ns.claim(attributes, f.names.py_attribute, Source(f"field {f.name!r} of struct {struct.name!r}", f.name_mark))
-    words = {w.name: w for w in layout.words}
     for holder in struct.word_fields:
         ns.claim(unpack, holder.names.py_attribute, Source(f"field {holder.name!r} of struct {struct.name!r}", holder.name_mark))
         word = words.get(holder.word or "")
         if word is None:
             continue  # the layout's own error names the unknown word
+        # The struct's class takes these attributes because the field holds the word.
         for bits in word.free_fields:
-            held = f"bit field {bits.name!r} of word {word.name!r} (field {holder.name!r} of struct {struct.name!r})"
-            ns.claim(attributes, bits.names.py_attribute, Source(held, bits.name_mark))
+            held = f"bit field {bits.name!r} of word {word.name!r}, held by field {holder.name!r} of struct {struct.name!r}"
+            ns.claim(attributes, bits.names.py_attribute, Source(held, holder.name_mark))
     for array in struct.arrays:
         an = array.names
         of = Source(f"array {array.name!r} of struct {struct.name!r}", array.name_mark)
@@ -364,14 +402,15 @@ def _program(ns: Namespaces, program: Program) -> None:
     program_source = Source(f"program {program.name!r}", program.mark)
     c = _c_global(ns, layout)
     ns.claim(c, pn.cpp_header_guard, Source(f"the include guard of program {program.name!r}'s header", program.mark))
-    modules = ns.scope("Python", f"{package}.programs.{{}}", keywords=["Python"])
+    modules = ns.scope(layout.name, "Python", f"{package}.programs.{{}}", keywords=["Python"])
     ns.claim(modules, pn.py_module, program_source)
-    cpp = ns.scope("C++", pn.cpp_namespace + "::{}", keywords=["C++"])
+    cpp = ns.scope(layout.name, "C++", pn.cpp_namespace + "::{}", keywords=["C++"])
     py = ns.scope(
+        layout.name,
         "Python",
         module + ".{}",
         keywords=["Python"],
-        uses=_PROGRAM_BUILTINS,
+        uses=[(name, "a builtin the generated program module uses") for name in PY_PROGRAM_CLASS_BODY],
         defines=[(name, "a name the generated program module imports") for name in PY_PROGRAM_IMPORTS],
     )
     ns.claim(py, shape.struct.names.py_class, Source(f"struct {shape.struct.name!r}", shape.struct.mark))
@@ -388,8 +427,8 @@ def _program(ns: Namespaces, program: Program) -> None:
         ns.claim(py, hn.py_args_class, Source(f"the arguments of {of}", handler.name_mark))
         ns.claim(py, hn.py_builder, Source(f"the builder of {of}", handler.name_mark))
         ns.claim(py, hn.py_args_function, Source(f"the argument reader of {of}", handler.name_mark))
-        parameters = ns.scope("Python", f"{{}} (a parameter of {module}.{hn.py_builder})", keywords=["Python"])
-        fields = ns.scope("Python", f"{module}.{hn.py_args_class}.{{}}", keywords=["Python"], uses=_PROGRAM_BUILTINS)
+        parameters = ns.scope(layout.name, "Python", f"{{}} (a parameter of {module}.{hn.py_builder})", keywords=["Python"])
+        fields = ns.scope(layout.name, "Python", f"{module}.{hn.py_args_class}.{{}}", keywords=["Python"], uses=_PROGRAM_CLASS_BODY)
         for name, source in callers:
             ns.claim(parameters, name, source)
         for arg in handler.args:
