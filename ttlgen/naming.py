@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -35,12 +34,14 @@ def camel(*parts: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words(*parts))
 
 
-@dataclass(frozen=True)
 class CNaming:
     """C identifiers of a layout with prefix ``KM``: macros ``KM_...``, functions ``km_...``,
     types ``km_..._t``."""
 
-    prefix: str
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
 
     def macro(self, *parts: str) -> str:
         """``gave`` + ``limit`` -> ``KM_GAVE_LIMIT``."""

@@ -104,11 +104,11 @@ def macros(layout: Layout) -> Macros:
     for s in layout.structs:
         defines = [_d(s.names.size, s.size)]
         defines.extend(_d(f.names.offset, f.offset) for f in s.fields)
-        defines.extend(_d(a.names.count, len(a.fields)) for a in s.arrays)
+        defines.extend(_d(a.names.length, len(a.fields)) for a in s.arrays)
         structs[s.name] = defines
     tables = {}
     for t in layout.tables:
-        defines = [_d(t.names.count, t.size)]
+        defines = [_d(t.names.size, t.size)]
         defines.extend(_d(e.names.number, e.index) for e in t.named_entries)
         tables[t.name] = defines
     regions = {}
@@ -206,7 +206,7 @@ def _contents_checks(layout: Layout, region: Region) -> list[str]:
     if region.struct is not None:
         checks.append(f"sizeof({layout.struct(region.struct).names.c_type}) == {slot}")
     if region.table is not None:
-        count = layout.table(region.table).names.count.c
+        count = layout.table(region.table).names.size.c
         checks.append(f"{slot} / {layout.word_bytes}u == {count}")
     if region.word is not None:
         checks.append(f"sizeof(uint32_t) == {slot}")

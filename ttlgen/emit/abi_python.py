@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ttlgen.abi_runtime import words
+from ttlgen import abi_runtime
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit.abi_c import macros
 from ttlgen.model.layout import Layout, LayoutModel
@@ -19,7 +19,8 @@ from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
 
 TEMPLATES = "python/komorebi_abi"
-WORDS_SOURCE = Path(words.__file__)
+# Read, not imported: the emitter only copies it.
+WORDS_SOURCE = Path(abi_runtime.__file__).with_name("words.py")
 WORDS_SOURCE_NAME = "ttlgen/abi_runtime/words.py"  # how the copies name their source
 
 

@@ -5,18 +5,18 @@ Each named thing of a layout or a program carries one record of its names, made 
 :mod:`ttlgen.naming`: a C macro, a C++ constant, a Python constant, a class, a function,
 a header's include guard. Emitters and templates print these records and derive nothing,
 so :mod:`ttlgen.model.namespaces` can check for collisions exactly what the compilers
-will see.
+will see. The records are named tuples: as immutable as frozen dataclasses, and much
+cheaper to define, which every run of ttlgen pays for at import.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ttlgen.naming import CNaming, CppNaming, PythonNaming
 
 
-@dataclass(frozen=True)
-class Names:
+class Names(NamedTuple):
     """The names of one number: a C macro, a constant of the Python ``layout`` module and,
     when the C++ header has it, a C++ constant."""
 
@@ -25,33 +25,28 @@ class Names:
     cpp: str | None = None  # kGaveLimit
 
 
-@dataclass(frozen=True)
-class ConstantNames:
+class ConstantNames(NamedTuple):
     number: Names
     py_converter: str | None  # limit_units: the codec's seconds-to-units function
 
 
-@dataclass(frozen=True)
-class EnumNames:
+class EnumNames(NamedTuple):
     cpp_type: str  # Gave
     py_class: str  # Gave
     py_display_table: str  # GAVE_NAMES: value -> how the runtime prints it
 
 
-@dataclass(frozen=True)
-class EnumValueNames:
+class EnumValueNames(NamedTuple):
     number: Names  # KM_GAVE_LIMIT, GAVE_LIMIT, kGaveLimit
     py_member: str  # LIMIT, in the Python enum class
 
 
-@dataclass(frozen=True)
-class EnumRangeNames:
+class EnumRangeNames(NamedTuple):
     min: Names  # KM_HANDLER_USER_MIN
     max: Names  # KM_HANDLER_USER_MAX
 
 
-@dataclass(frozen=True)
-class BitFieldNames:
+class BitFieldNames(NamedTuple):
     value: Names | None  # KM_MAGIC_MARKER: the marker value of a fixed field
     shift: Names  # KM_HDR_SLOT_SHIFT
     mask: Names  # KM_HDR_SLOT_MASK
@@ -62,31 +57,27 @@ class BitFieldNames:
     py_display: str | None  # handler_name: how an enum field is printed (enum fields only)
 
 
-@dataclass(frozen=True)
-class WordNames:
+class WordNames(NamedTuple):
     c_pack: str  # km_hdr_pack
     py_descriptor: str  # HDR: the Word description in the layout module
     py_class: str  # Hdr
     py_decoder: str  # decode_hdr
 
 
-@dataclass(frozen=True)
-class StructFieldNames:
+class StructFieldNames(NamedTuple):
     c_member: str  # hdr
     offset: Names  # KM_COMMAND_HDR_OFFSET, COMMAND_HDR_OFFSET
     py_attribute: str  # sequence: attribute of the struct's class (copied and plain fields)
 
 
-@dataclass(frozen=True)
-class StructArrayNames:
-    count: Names  # KM_COMMAND_ARGS
+class StructArrayNames(NamedTuple):
+    length: Names  # KM_COMMAND_ARGS
     c_get: str  # km_command_args
     c_set: str  # km_command_set_args
     py_attribute: str  # args
 
 
-@dataclass(frozen=True)
-class StructNames:
+class StructNames(NamedTuple):
     c_tag: str  # km_command
     c_type: str  # km_command_t
     size: Names  # KM_COMMAND_BYTES
@@ -94,34 +85,29 @@ class StructNames:
     py_class: str  # Command
 
 
-@dataclass(frozen=True)
-class TableEntryNames:
+class TableEntryNames(NamedTuple):
     number: Names  # KM_ST_LAST, ST_LAST, kStLast
     py_attribute: str  # last: attribute of the table's class
 
 
-@dataclass(frozen=True)
-class TableNames:
-    count: Names  # KM_ST_WORDS
+class TableNames(NamedTuple):
+    size: Names  # KM_ST_WORDS: the number of words
     py_class: str  # State
     py_decoder: str  # decode_state
 
 
-@dataclass(frozen=True)
-class RegionNames:
+class RegionNames(NamedTuple):
     offset: Names  # KM_CONTROL_RING
     size: Names  # KM_CONTROL_RING_BYTES
     slots: Names | None  # KM_CONTROL_RING_SLOTS
     slot_size: Names | None  # KM_CONTROL_RING_SLOT_BYTES
 
 
-@dataclass(frozen=True)
-class BlockNames:
+class BlockNames(NamedTuple):
     size: Names  # KM_CONTROL_BYTES
 
 
-@dataclass(frozen=True)
-class LayoutNames:
+class LayoutNames(NamedTuple):
     """The layout's files and the names its generated files define whatever the spec says."""
 
     c_header: str  # komorebi/abi/km_abi.h, relative to the include directory
@@ -137,8 +123,7 @@ class LayoutNames:
     py_package: str  # komorebi_abi
 
 
-@dataclass(frozen=True)
-class HandlerNames:
+class HandlerNames(NamedTuple):
     cpp_handler: str  # kHandlerMap
     cpp_flags: str  # kFlagsMap
     py_handler: str  # HANDLER_MAP
@@ -148,14 +133,12 @@ class HandlerNames:
     py_args_function: str  # map_args
 
 
-@dataclass(frozen=True)
-class ArgumentNames:
+class ArgumentNames(NamedTuple):
     cpp_accessor: str  # map_src(command)
     py_name: str  # src: a builder parameter and a field of the handler's Args tuple
 
 
-@dataclass(frozen=True)
-class ProgramNames:
+class ProgramNames(NamedTuple):
     cpp_header: str  # komorebi/programs/mapcollect.hpp
     cpp_header_guard: str  # KOMOREBI_PROGRAMS_MAPCOLLECT_HPP
     cpp_namespace: str  # mapcollect
@@ -235,7 +218,7 @@ class LayoutNamer:
 
     def struct_array(self, struct: str, name: str) -> StructArrayNames:
         return StructArrayNames(
-            count=self.number(struct, name, cpp=False),
+            length=self.number(struct, name, cpp=False),
             c_get=self.c.function(struct, name),
             c_set=self.c.function(struct, "set", name),
             py_attribute=self.py.attribute(name),
@@ -254,7 +237,7 @@ class LayoutNamer:
         return TableEntryNames(self.number(prefix, name), py_attribute=self.py.attribute(name))
 
     def table(self, name: str, count_name: str) -> TableNames:
-        return TableNames(count=self.number(count_name), py_class=self.py.class_(name), py_decoder=self.py.function("decode", name))
+        return TableNames(size=self.number(count_name), py_class=self.py.class_(name), py_decoder=self.py.function("decode", name))
 
     def region(self, block_prefix: str, name: str, *, slotted: bool) -> RegionNames:
         return RegionNames(

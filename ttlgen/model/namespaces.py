@@ -2,19 +2,20 @@
 
 A generated identifier lives in a scope: the C header's global names, a C struct's
 members, a C++ namespace, a Python module, class or function. This module walks every
-layout and the programs built on it once, puts each name the model gives a thing
+layout and the programs built on it once and puts each name the model gives a thing
 (:mod:`ttlgen.model.names`) into the scopes the generated files define it in, next to
-the names those files define on their own (imports, helpers, the language's keywords),
-and reports every identifier that two things share as a located error naming both, with
-the identifier in each language where they collide.
+what those files define on their own (imports, helpers, locals) and what they rely on
+there (the language's keywords, builtins and types they use). Every identifier that two
+things share is a located error naming both, with the identifier in each language where
+they collide.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
 from ttlgen.model.layout import BitField, Layout, LayoutModel, Struct, StructField
@@ -40,7 +41,7 @@ PY_CODEC_BUILTINS = (
 # attribute defined before them would hide. Methods look past the class to the module.
 PY_CODEC_CLASS_BODY = ("bool", "bytes", "classmethod", "field", "int", "property", "staticmethod", "str", "tuple")
 PY_PROGRAM_IMPORTS = ("annotations", "NamedTuple")
-PY_PROGRAM_CLASS_BODY = ("int",)
+PY_PROGRAM_BUILTINS = ("int",)  # in annotations, of the module and of its classes
 _CODEC_BUILTINS = [(name, "a builtin the generated codec uses") for name in PY_CODEC_BUILTINS]
 _CODEC_CLASS_BODY = [(name, "a name the generated codec's class bodies use") for name in PY_CODEC_CLASS_BODY]
 # A generated function's locals hide the codec's own names and builtins from its body.
@@ -48,11 +49,10 @@ _CODEC_GLOBALS = [
     *_CODEC_BUILTINS,
     *((name, "a name of the generated codec") for name in (*PY_CODEC_IMPORTS, "NotLandedError") if name != "annotations"),
 ]
-_PROGRAM_CLASS_BODY = [(name, "a name the generated program module's classes use") for name in PY_PROGRAM_CLASS_BODY]
+_PROGRAM_BUILTINS = [(name, "a builtin the generated program module uses") for name in PY_PROGRAM_BUILTINS]
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """What an identifier belongs to: a named thing of a spec, with where its name is
     written, or (without a mark) the generated code itself or the language."""
 
@@ -60,8 +60,7 @@ class Source:
     mark: Mark | None = None
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     unit: str  # the layout whose files the scope is in ("" for scopes across layouts)
     language: str  # C, C++ or Python
     label: str  # how an identifier of the scope is shown, e.g. "km::{}"
@@ -70,8 +69,7 @@ class Scope:
         return f"the {self.language} name {self.label.format(identifier)}"
 
 
-@dataclass(frozen=True)
-class Numbers:
+class Numbers(NamedTuple):
     """Where a layout's numbers are defined: the C header, the Python layout module and
     the C++ header's namespace."""
 
@@ -297,7 +295,7 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
 
     for table in layout.tables:
         tn = table.names
-        ns.number(numbers, tn.count, Source(f"the size of table {table.name!r}", table.count_mark))
+        ns.number(numbers, tn.size, Source(f"the size of table {table.name!r}", table.count_mark))
         ns.claim(codec, tn.py_class, Source(f"table {table.name!r}", table.mark))
         ns.claim(codec, tn.py_decoder, Source(f"the decoder of table {table.name!r}", table.mark))
         attributes = ns.scope(layout.name, "Python", f"{package}.codec.{tn.py_class}.{{}}", keywords=["Python"], uses=_CODEC_CLASS_BODY)
@@ -386,7 +384,7 @@ def _struct(ns: Namespaces, layout: Layout, struct: Struct, numbers: Numbers, co
     for array in struct.arrays:
         an = array.names
         of = Source(f"array {array.name!r} of struct {struct.name!r}", array.name_mark)
-        ns.number(numbers, an.count, Source(f"the length of array {array.name!r} of struct {struct.name!r}", array.name_mark))
+        ns.number(numbers, an.length, Source(f"the length of array {array.name!r} of struct {struct.name!r}", array.name_mark))
         ns.claim(c, an.c_get, Source(f"the reader of array {array.name!r} of struct {struct.name!r}", array.name_mark))
         ns.claim(c, an.c_set, Source(f"the writer of array {array.name!r} of struct {struct.name!r}", array.name_mark))
         ns.claim(attributes, an.py_attribute, of)
@@ -410,7 +408,7 @@ def _program(ns: Namespaces, program: Program) -> None:
         "Python",
         module + ".{}",
         keywords=["Python"],
-        uses=[(name, "a builtin the generated program module uses") for name in PY_PROGRAM_CLASS_BODY],
+        uses=_PROGRAM_BUILTINS,
         defines=[(name, "a name the generated program module imports") for name in PY_PROGRAM_IMPORTS],
     )
     ns.claim(py, shape.struct.names.py_class, Source(f"struct {shape.struct.name!r}", shape.struct.mark))
@@ -428,7 +426,7 @@ def _program(ns: Namespaces, program: Program) -> None:
         ns.claim(py, hn.py_builder, Source(f"the builder of {of}", handler.name_mark))
         ns.claim(py, hn.py_args_function, Source(f"the argument reader of {of}", handler.name_mark))
         parameters = ns.scope(layout.name, "Python", f"{{}} (a parameter of {module}.{hn.py_builder})", keywords=["Python"])
-        fields = ns.scope(layout.name, "Python", f"{module}.{hn.py_args_class}.{{}}", keywords=["Python"], uses=_PROGRAM_CLASS_BODY)
+        fields = ns.scope(layout.name, "Python", f"{module}.{hn.py_args_class}.{{}}", keywords=["Python"], uses=_PROGRAM_BUILTINS)
         for name, source in callers:
             ns.claim(parameters, name, source)
         for arg in handler.args:
