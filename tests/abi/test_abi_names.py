@@ -70,11 +70,15 @@ def test_a_constant_named_like_a_derived_mask_is_a_located_error_naming_both(tmp
     assert spec_errors(specs) == [_located(specs, MASK_MESSAGE)]
 
 
-def test_validate_reports_the_derived_mask_collision_and_build_writes_nothing(spec_copy: Path, tmp_path: Path) -> None:
+def test_validate_reports_the_derived_mask_collision(spec_copy: Path) -> None:
     _add_group_count_mask(spec_copy)
     validated = run_cli("validate", "--specs", spec_copy)
     assert validated.exit_code == 2
     assert _located(spec_copy, MASK_MESSAGE) in validated.stderr
+
+
+def test_build_refuses_the_derived_mask_collision_and_writes_nothing(spec_copy: Path, tmp_path: Path) -> None:
+    _add_group_count_mask(spec_copy)
     out = tmp_path / "out"
     built = run_cli("build", "--specs", spec_copy, "--out", out)
     assert built.exit_code == 2
