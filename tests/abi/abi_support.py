@@ -16,6 +16,7 @@ from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
 from ttlgen.errors import DiagnosticSink, SpecErrors
 from ttlgen.model import layout as layout_model
+from ttlgen.model import namespaces
 from ttlgen.model import programs as programs_model
 from ttlgen.pipeline import validate_specs
 
@@ -41,6 +42,7 @@ def build_abi(specs: Path, out: Path) -> None:
     sink = DiagnosticSink()
     layouts = layout_model.build(documents, sink)
     programs = programs_model.build(documents, sink, layouts)
+    namespaces.check(layouts, programs, sink)
     sink.raise_if_any()
     ctx = EmitContext(REPO / "templates")
     files = [

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ttlgen.naming import camel, snake, upper_snake
+from ttlgen.naming import camel, upper_snake
 
 
 def hexlit(value: int, width: int = 0) -> str:
@@ -43,9 +43,10 @@ def sort_by(items: Iterable[Any], attribute: str) -> list[Any]:
     return sorted(items, key=lambda item: getattr(item, attribute))
 
 
+# upper_snake and camel serve the kernel-configuration templates; the ABI and program
+# templates print the names the model derives (ttlgen/model/names.py) and use neither.
 FILTERS: dict[str, Callable[..., Any]] = {
     "upper_snake": upper_snake,
-    "snake": snake,
     "camel": camel,
     "hexlit": hexlit,
     "pyrepr": pyrepr,

@@ -22,8 +22,8 @@ from ttlgen.model.layout import (
     LayoutModel,
     Region,
     Struct,
-    c_macro,
 )
+from ttlgen.model.names import Names
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
 
@@ -36,26 +36,27 @@ def _x(value: int) -> str:
 class Define:
     """A named number of the layout, printed in hex when it is an address or a mask."""
 
-    name: str  # the C macro
+    names: Names
     value: int
     hex: bool = False
+
+    @property
+    def name(self) -> str:
+        """The C macro."""
+        return self.names.c
 
     @property
     def literal(self) -> str:
         """Without the C suffix: ``0x410`` or ``16``."""
         return f"0x{self.value:X}" if self.hex else str(self.value)
 
-    def short(self, prefix: str) -> str:
-        """The name without the layout's prefix (Python constants): ``CONTROL_RING``."""
-        return self.name.removeprefix(prefix + "_")
+
+def _d(names: Names, value: int) -> Define:
+    return Define(names, value)
 
 
-def _d(name: str, value: int) -> Define:
-    return Define(name, value)
-
-
-def _h(name: str, value: int) -> Define:
-    return Define(name, value, hex=True)
+def _h(names: Names, value: int) -> Define:
+    return Define(names, value, hex=True)
 
 
 @dataclass(frozen=True)
@@ -79,50 +80,50 @@ class Macros:
 
 
 def macros(layout: Layout) -> Macros:
-    p = layout.c_prefix
     enums = {}
     for e in layout.enums:
         defines: list[Define] = []
         for item in e.entries:
             if isinstance(item, EnumRange):
-                defines.append(_d(item.min_names.c, item.first))
-                defines.append(_d(item.max_names.c, item.last))
+                defines.append(_d(item.names.min, item.first))
+                defines.append(_d(item.names.max, item.last))
             elif item.names is not None:
-                defines.append(_d(item.names.c, item.value))
+                defines.append(_d(item.names.number, item.value))
         enums[e.name] = defines
     words = {}
     for w in layout.words:
         defines = []
         for f in w.fields:
             if f.value is not None:
-                defines.append(_h(c_macro(p, w.name, f.name), f.value))
-            defines.append(_d(c_macro(p, w.name, f.name, "shift"), f.lsb))
-            defines.append(_h(c_macro(p, w.name, f.name, "mask"), f.mask))
+                assert f.names.value is not None
+                defines.append(_h(f.names.value, f.value))
+            defines.append(_d(f.names.shift, f.lsb))
+            defines.append(_h(f.names.mask, f.mask))
         words[w.name] = defines
     structs = {}
     for s in layout.structs:
-        defines = [_d(s.size_name, s.size)]
-        defines.extend(_d(f.offset_name, f.offset) for f in s.fields)
-        defines.extend(_d(a.count_name, len(a.fields)) for a in s.arrays)
+        defines = [_d(s.names.size, s.size)]
+        defines.extend(_d(f.names.offset, f.offset) for f in s.fields)
+        defines.extend(_d(a.names.length, len(a.fields)) for a in s.arrays)
         structs[s.name] = defines
     tables = {}
     for t in layout.tables:
-        defines = [_d(t.count_names.c, t.size)]
-        defines.extend(_d(e.names.c, e.index) for e in t.named_entries)
+        defines = [_d(t.names.size, t.size)]
+        defines.extend(_d(e.names.number, e.index) for e in t.named_entries)
         tables[t.name] = defines
     regions = {}
     blocks = {}
     for b in layout.blocks:
         for r in b.named_regions:
-            assert r.offset_name is not None and r.size_name is not None
-            defines = [_h(r.offset_name, r.offset), _h(r.size_name, r.size)]
-            if r.slots_name is not None and r.slot_size_name is not None and r.slot_bytes is not None:
+            assert r.name is not None and r.names is not None
+            defines = [_h(r.names.offset, r.offset), _h(r.names.size, r.size)]
+            if r.names.slots is not None and r.names.slot_size is not None and r.slot_bytes is not None:
                 assert r.slots is not None
-                defines.append(_d(r.slots_name, r.slots))
-                defines.append(_h(r.slot_size_name, r.slot_bytes))
-            regions[r.offset_name] = defines
-        blocks[b.name] = [_h(b.size_name, b.size)]
-    constants = [_d(c.names.c, c.value) for c in layout.constants]
+                defines.append(_d(r.names.slots, r.slots))
+                defines.append(_h(r.names.slot_size, r.slot_bytes))
+            regions[r.name] = defines
+        blocks[b.name] = [_h(b.names.size, b.size)]
+    constants = [_d(c.names.number, c.value) for c in layout.constants]
     return Macros(constants, enums, words, structs, tables, regions, blocks)
 
 
@@ -176,7 +177,7 @@ def c_continued(head: str, body: str) -> str:
 
 
 def c_params(fields: Sequence[BitField]) -> list[str]:
-    return [f"uint32_t {f.name}" for f in fields]
+    return [f"uint32_t {f.names.c_parameter}" for f in fields]
 
 
 def _region_end(block: Block, index: int) -> str:
@@ -185,24 +186,27 @@ def _region_end(block: Block, index: int) -> str:
         return "0u"
     pad = 0
     for region in reversed(block.regions[:index]):
-        if region.name is None:
+        if region.names is None:
             pad += region.size
             continue
-        expr = f"{region.offset_name} + {region.size_name}"
+        expr = f"{region.names.offset.c} + {region.names.size.c}"
         return f"{expr} + {_x(pad)}" if pad else expr
     return _x(pad)
 
 
 def _contents_checks(layout: Layout, region: Region) -> list[str]:
-    slot = region.slot_size_name if region.slots is not None else region.size_name
+    names = region.names
+    assert names is not None
+    slots = names.slots.c if names.slots is not None else None
+    slot = names.slot_size.c if names.slot_size is not None else names.size.c
     checks = []
-    if region.slots is not None:
-        checks.append(f"{region.size_name} % {region.slots_name} == 0u")
-        checks.append(f"{region.size_name} / {region.slots_name} == {region.slot_size_name}")
+    if slots is not None:
+        checks.append(f"{names.size.c} % {slots} == 0u")
+        checks.append(f"{names.size.c} / {slots} == {slot}")
     if region.struct is not None:
-        checks.append(f"sizeof({layout.struct(region.struct).c_type}) == {slot}")
+        checks.append(f"sizeof({layout.struct(region.struct).names.c_type}) == {slot}")
     if region.table is not None:
-        count = layout.table(region.table).count_names.c
+        count = layout.table(region.table).names.size.c
         checks.append(f"{slot} / {layout.word_bytes}u == {count}")
     if region.word is not None:
         checks.append(f"sizeof(uint32_t) == {slot}")
@@ -210,8 +214,9 @@ def _contents_checks(layout: Layout, region: Region) -> list[str]:
 
 
 def _struct_checks(struct: Struct) -> list[str]:
-    checks = [f"sizeof({struct.c_type}) == {struct.size_name}"]
-    checks.extend(f"offsetof({struct.c_type}, {f.name}) == {f.offset_name}" for f in struct.fields)
+    c_type = struct.names.c_type
+    checks = [f"sizeof({c_type}) == {struct.names.size.c}"]
+    checks.extend(f"offsetof({c_type}, {f.names.c_member}) == {f.names.offset.c}" for f in struct.fields)
     return checks
 
 
@@ -219,27 +224,28 @@ def static_asserts(layout: Layout) -> list[tuple[str, str]]:
     """(condition, message) for every static assert of the header."""
     out: list[tuple[str, str]] = []
     for s in layout.structs:
-        out.extend((c, f"{s.c_type} layout") for c in _struct_checks(s))
+        out.extend((c, f"{s.names.c_type} layout") for c in _struct_checks(s))
     for b in layout.blocks:
         align = f"{b.align}u"
+        size = b.names.size.c
         last = None
         for i, r in enumerate(b.regions):
-            if r.name is None:
+            if r.names is None:
                 continue
-            msg = f"{r.offset_name}"
-            out.append((f"{r.offset_name} == {_region_end(b, i)}", msg))
-            out.append((f"{r.offset_name} % {align} == 0u", msg))
-            out.append((f"{r.size_name} % {align} == 0u", msg))
-            out.extend((c, msg) for c in _contents_checks(layout, r))
+            offset = r.names.offset.c
+            out.append((f"{offset} == {_region_end(b, i)}", offset))
+            out.append((f"{offset} % {align} == 0u", offset))
+            out.append((f"{r.names.size.c} % {align} == 0u", offset))
+            out.extend((c, offset) for c in _contents_checks(layout, r))
             last = i
         end = _region_end(b, len(b.regions)) if last is not None else "0u"
-        out.append((f"{b.size_name} == {end}", b.size_name))
-        out.append((f"{b.size_name} % {align} == 0u", b.size_name))
+        out.append((f"{size} == {end}", size))
+        out.append((f"{size} % {align} == 0u", size))
     return out
 
 
 def header_path(layout: Layout) -> str:
-    return f"include/{layout.name}/abi/{layout.c_prefix.lower()}_abi.h"
+    return "include/" + layout.names.c_header
 
 
 def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
@@ -248,8 +254,7 @@ def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
     header = ctx.render(
         "c/km_abi.h.j2",
         layout=layout,
-        guard=path.upper().replace("/", "_").replace(".", "_").removeprefix("INCLUDE_"),
-        lower=layout.c_prefix.lower(),
+        names=layout.names,
         enum_defines=m.enums,
         word_defines=m.words,
         struct_defines=m.structs,
@@ -263,14 +268,14 @@ def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
     checker = ctx.render(
         "c/km_abi_offsets.c.j2",
         layout=layout,
-        include=path.removeprefix("include/"),
+        include=layout.names.c_header,
         defines=m.all(),
         call=c_call,
     )
     sources = (layout.file,)
     return [
         GeneratedFile(path=path, body=header, sources=sources),
-        GeneratedFile(path=f"tests/{layout.c_prefix.lower()}_abi_offsets.c", body=checker, sources=sources),
+        GeneratedFile(path="tests/" + layout.names.c_check_program, body=checker, sources=sources),
     ]
 
 

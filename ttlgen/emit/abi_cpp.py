@@ -7,25 +7,18 @@ uses (``kStLast``, ``kGaveLimit``, ``kWhereData``, ``kCbTokenCompute``, ``kArgs`
 from __future__ import annotations
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit.abi_c import header_path
-from ttlgen.model.layout import Layout, LayoutModel, cpp_constant
+from ttlgen.model.layout import Layout, LayoutModel
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
 
 
 def layout_header_path(layout: Layout) -> str:
-    return f"include/{layout.name}/device/{layout.c_prefix.lower()}_layout.hpp"
+    return "include/" + layout.names.cpp_header
 
 
 def emit_layout(layout: Layout, ctx: EmitContext) -> GeneratedFile:
     path = layout_header_path(layout)
-    body = ctx.render(
-        "cpp/km_layout.hpp.j2",
-        layout=layout,
-        guard=path.upper().replace("/", "_").replace(".", "_").removeprefix("INCLUDE_"),
-        c_header=header_path(layout).removeprefix("include/"),
-        cpp=cpp_constant,
-    )
+    body = ctx.render("cpp/km_layout.hpp.j2", layout=layout, names=layout.names)
     return GeneratedFile(path=path, body=body, sources=(layout.file,))
 
 

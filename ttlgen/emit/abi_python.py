@@ -4,23 +4,28 @@
 names the runtime prints, bit-field descriptions), ``codec.py`` (a class per struct with
 ``pack``/``unpack``, a class per bit-field word, a decoder per index table, gave-up words,
 limit units) and ``_words.py``, the packing helpers that are the same for every layout
-(copied from ``templates/python/komorebi_abi/_words.py``).
+(a verbatim copy of :mod:`ttlgen.abi_runtime.words`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ttlgen import abi_runtime
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit.abi_c import macros
 from ttlgen.model.layout import Layout, LayoutModel
 from ttlgen.model.project import Project
-from ttlgen.naming import camel
 from ttlgen.plan.project import ProjectPlan
 
 TEMPLATES = "python/komorebi_abi"
+# Read, not imported: the emitter only copies it.
+WORDS_SOURCE = Path(abi_runtime.__file__).with_name("words.py")
+WORDS_SOURCE_NAME = "ttlgen/abi_runtime/words.py"  # how the copies name their source
 
 
 def package_dir(layout: Layout) -> str:
-    return f"python/{layout.python_package}"
+    return f"python/{layout.names.py_package}"
 
 
 def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
@@ -31,16 +36,12 @@ def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
     groups.extend((f"struct {name}", defines) for name, defines in m.structs.items())
     groups.extend((f"table {name}", defines) for name, defines in m.tables.items())
     for block in layout.blocks:
-        groups.extend(
-            (f"region {r.name}", m.regions[r.offset_name])
-            for r in block.named_regions
-            if r.offset_name is not None
-        )
+        groups.extend((f"region {r.name}", m.regions[r.name]) for r in block.named_regions if r.name is not None)
         groups.append((f"block {block.name}", m.blocks[block.name]))
-    decoders = sorted([f"decode_{w.name}" for w in layout.words] + [f"decode_{t.name}" for t in layout.tables])
-    classes = [w.type_name for w in layout.words]
-    classes += [camel(s.name) for s in layout.structs] + [camel(t.name) for t in layout.tables]
-    converters = [c.converter for c in layout.constants if c.converter is not None]
+    decoders = sorted([w.names.py_decoder for w in layout.words] + [t.names.py_decoder for t in layout.tables])
+    classes = [w.names.py_class for w in layout.words]
+    classes += [s.names.py_class for s in layout.structs] + [t.names.py_class for t in layout.tables]
+    converters = [c.names.py_converter for c in layout.constants if c.names.py_converter is not None]
     # Sorted as ruff's isort sorts imported names: classes, then functions.
     codec_names = [*sorted([*classes, "NotLandedError"]), *sorted([*decoders, *converters])]
     exports = sorted(["AbiError", "layout", *codec_names])
@@ -52,7 +53,7 @@ def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
             ctx.render(f"{TEMPLATES}/__init__.py.j2", layout=layout, codec_names=codec_names, exports=exports),
             sources,
         ),
-        GeneratedFile(f"{base}/_words.py", ctx.copy(f"{TEMPLATES}/_words.py"), (f"templates/{TEMPLATES}/_words.py",)),
+        GeneratedFile(f"{base}/_words.py", WORDS_SOURCE.read_text(encoding="utf-8"), (WORDS_SOURCE_NAME,)),
         GeneratedFile(f"{base}/layout.py", ctx.render(f"{TEMPLATES}/layout.py.j2", layout=layout, groups=groups), sources),
         GeneratedFile(f"{base}/codec.py", ctx.render(f"{TEMPLATES}/codec.py.j2", layout=layout), sources),
     ]

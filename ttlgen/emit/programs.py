@@ -11,53 +11,20 @@ codec package stays importable without any program.
 from __future__ import annotations
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit.abi_c import header_path
 from ttlgen.emit.abi_python import package_dir
 from ttlgen.model.programs import Program, ProgramModel
 from ttlgen.model.project import Project
-from ttlgen.naming import camel
 from ttlgen.plan.project import ProjectPlan
-
-
-def command_fields(program: Program) -> list[str]:
-    """The command's fields a builder takes from its caller: all but the handler id, the
-    flags (defaulted per handler) and the argument words (named per handler)."""
-    shape = program.command
-    struct = shape.struct
-    layout = program.layout
-    names = [f.name for f in struct.copied]
-    names += [f.name for f in struct.plain_fields]
-    for word_field in struct.word_fields:
-        assert word_field.word is not None
-        names += [
-            f.name
-            for f in layout.word(word_field.word).free_fields
-            if f.name not in (shape.handler_field.name, shape.flags_field.name)
-        ]
-    return names
 
 
 def emit_program(program: Program, ctx: EmitContext) -> list[GeneratedFile]:
     layout = program.layout
     sources = (program.file, layout.file)
-    hpp = f"include/{layout.name}/programs/{program.name}.hpp"
-    header = ctx.render(
-        "programs/program.hpp.j2",
-        program=program,
-        shape=program.command,
-        guard=hpp.upper().replace("/", "_").replace(".", "_").removeprefix("INCLUDE_"),
-        c_header=header_path(layout).removeprefix("include/"),
-    )
-    builders = ctx.render(
-        "programs/program.py.j2",
-        program=program,
-        shape=program.command,
-        struct_class=camel(program.command.struct.name),
-        command_fields=command_fields(program),
-    )
+    header = ctx.render("programs/program.hpp.j2", program=program, shape=program.command, layout_names=layout.names)
+    builders = ctx.render("programs/program.py.j2", program=program, shape=program.command)
     return [
-        GeneratedFile(path=hpp, body=header, sources=sources),
-        GeneratedFile(path=f"{package_dir(layout)}/programs/{program.name}.py", body=builders, sources=sources),
+        GeneratedFile(path="include/" + program.names.cpp_header, body=header, sources=sources),
+        GeneratedFile(path=f"{package_dir(layout)}/programs/{program.names.py_module}.py", body=builders, sources=sources),
     ]
 
 

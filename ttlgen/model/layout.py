@@ -5,11 +5,12 @@ schema-valid layout documents into frozen objects and checks what a schema canno
 region offsets recomputed from the previous region (a disagreeing declared offset is a
 gap or an overlap), alignment, struct field overlaps and gaps, bit fields overflowing
 their word or overlapping each other, enum values outside their declared width, and
-duplicate names, including two different things that would get the same C name.
+duplicate names.
 
-Names: every named thing carries the names it gets in each language, derived here once
-(``c_name`` ``KM_GAVE_LIMIT``, ``cpp_name`` ``kGaveLimit``, ``py_name`` ``GAVE_LIMIT``), so
-templates only print them and the duplicate check sees exactly what the compiler would.
+Names: every named thing carries a record of the identifiers it gets in each language
+(:mod:`ttlgen.model.names`), made here when the thing is built, so templates only print
+them; :mod:`ttlgen.model.namespaces` then checks the whole layout and its programs for two
+things sharing an identifier. ``name_mark`` is where a thing's name is written in the spec.
 """
 
 from __future__ import annotations
@@ -20,37 +21,27 @@ from itertools import pairwise
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink, KeyPath, Mark
-from ttlgen.naming import camel, upper_snake
+from ttlgen.model.names import (
+    BitFieldNames,
+    BlockNames,
+    ConstantNames,
+    EnumNames,
+    EnumRangeNames,
+    EnumValueNames,
+    LayoutNamer,
+    LayoutNames,
+    RegionNames,
+    StructArrayNames,
+    StructFieldNames,
+    StructNames,
+    TableEntryNames,
+    TableNames,
+    WordNames,
+)
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.layout"
 WORD_BYTES = 4
-
-def c_macro(prefix: str, *parts: str) -> str:
-    """``KM`` + ``gave`` + ``limit`` -> ``KM_GAVE_LIMIT``."""
-    return upper_snake(prefix, *parts)
-
-
-def cpp_constant(*parts: str) -> str:
-    """``gave`` + ``limit`` -> ``kGaveLimit``; ``c_arg`` + ``me`` -> ``kCArgMe``."""
-    return "k" + camel(*parts)
-
-
-def py_constant(*parts: str) -> str:
-    return upper_snake(*parts)
-
-
-@dataclass(frozen=True)
-class Names:
-    """One thing's names in every generated language."""
-
-    c: str
-    cpp: str
-    py: str
-
-
-def _names(c_prefix: str, *parts: str) -> Names:
-    return Names(c=c_macro(c_prefix, *parts), cpp=cpp_constant(*parts), py=py_constant(*parts))
 
 
 @dataclass(frozen=True)
@@ -58,7 +49,7 @@ class Constant:
     name: str
     value: int
     doc: str
-    names: Names
+    names: ConstantNames
     converter: str | None  # seconds -> units of this many cycles
     mark: Mark
 
@@ -69,8 +60,9 @@ class EnumValue:
     value: int
     display: str  # how the value is printed (the name unless the spec says otherwise)
     doc: str
-    names: Names | None
+    names: EnumValueNames | None
     mark: Mark
+    name_mark: Mark
 
     @property
     def reserved(self) -> bool:
@@ -83,9 +75,9 @@ class EnumRange:
     first: int
     last: int
     doc: str
-    min_names: Names
-    max_names: Names
+    names: EnumRangeNames
     mark: Mark
+    name_mark: Mark
 
 
 @dataclass(frozen=True)
@@ -97,7 +89,7 @@ class Enum:
     doc: str
     values: tuple[EnumValue, ...]  # sorted by value
     ranges: tuple[EnumRange, ...]  # sorted by first
-    type_name: str  # C++/Python type name, e.g. Gave
+    names: EnumNames
     mark: Mark
 
     @property
@@ -125,7 +117,9 @@ class BitField:
     limit: int  # exclusive upper bound of the field's value
     value: int | None  # fixed marker value
     doc: str
+    names: BitFieldNames
     mark: Mark
+    name_mark: Mark
 
     @property
     def mask(self) -> int:
@@ -148,8 +142,7 @@ class Word:
     doc: str
     sequence_follows: bool
     fields: tuple[BitField, ...]  # sorted by lsb
-    c_name: str  # e.g. km_hdr (accessors km_hdr_handler, km_hdr_pack)
-    type_name: str  # e.g. Hdr
+    names: WordNames
     mark: Mark
 
     @property
@@ -187,8 +180,9 @@ class StructField:
     copy_of: str | None
     reserved: bool
     doc: str
-    offset_name: str  # C macro of the offset, e.g. KM_COMMAND_HDR_OFFSET
+    names: StructFieldNames
     mark: Mark
+    name_mark: Mark
 
     @property
     def size(self) -> int:
@@ -206,8 +200,9 @@ class StructArray:
     name: str
     fields: tuple[str, ...]
     doc: str
-    count_name: str  # C macro of the element count
+    names: StructArrayNames
     mark: Mark
+    name_mark: Mark
 
 
 @dataclass(frozen=True)
@@ -217,11 +212,9 @@ class Struct:
     doc: str
     fields: tuple[StructField, ...]  # sorted by offset
     arrays: tuple[StructArray, ...]
-    c_type: str  # km_command_t
-    c_tag: str  # km_command
-    size_name: str  # KM_COMMAND_BYTES
-    landed_name: str | None  # KM_LANDED: macro that checks every copy against its field
+    names: StructNames
     mark: Mark
+    landed_mark: Mark | None  # where the landing check is named
 
     def field(self, name: str) -> StructField:
         return next(f for f in self.fields if f.name == name)
@@ -261,7 +254,6 @@ class Struct:
         )
 
 
-
 @dataclass(frozen=True)
 class TableEntry:
     name: str
@@ -271,8 +263,9 @@ class TableEntry:
     word: str | None
     reserved: bool
     doc: str
-    names: Names
+    names: TableEntryNames
     mark: Mark
+    name_mark: Mark
 
     @property
     def last(self) -> int:
@@ -288,8 +281,9 @@ class Table:
     size: int
     doc: str
     entries: tuple[TableEntry, ...]  # sorted by index
-    count_names: Names
+    names: TableNames
     mark: Mark
+    count_mark: Mark  # where the name of the table's size is written
 
     @property
     def named_entries(self) -> tuple[TableEntry, ...]:
@@ -307,11 +301,9 @@ class Region:
     word: str | None
     reserved: bool
     doc: str
-    offset_name: str | None  # KM_CONTROL_RING
-    size_name: str | None  # KM_CONTROL_RING_BYTES
-    slots_name: str | None  # KM_CONTROL_RING_SLOTS
-    slot_size_name: str | None  # KM_CONTROL_RING_SLOT_BYTES
+    names: RegionNames | None  # None for an anonymous gap
     mark: Mark
+    name_mark: Mark
 
     @property
     def end(self) -> int:
@@ -330,7 +322,7 @@ class Block:
     size: int
     doc: str
     regions: tuple[Region, ...]  # in offset order (declaration order, checked)
-    size_name: str  # KM_CONTROL_BYTES
+    names: BlockNames
     mark: Mark
 
     @property
@@ -346,9 +338,7 @@ class Layout:
     name: str
     file: str
     doc: str
-    c_prefix: str
-    cpp_namespace: str
-    python_package: str
+    c_prefix: str  # as the spec writes it; the identifiers made from it are in names
     word_bits: int
     constants: tuple[Constant, ...]
     enums: tuple[Enum, ...]
@@ -356,7 +346,10 @@ class Layout:
     structs: tuple[Struct, ...]
     tables: tuple[Table, ...]
     blocks: tuple[Block, ...]
+    names: LayoutNames
     mark: Mark
+    cpp_namespace_mark: Mark  # where the spec chooses the C++ namespace
+    python_package_mark: Mark  # and the Python package
 
     @property
     def word_bytes(self) -> int:
@@ -415,9 +408,7 @@ class _Builder:
         self.data: dict[str, Any] = doc.data
         naming = self.data["naming"]
         self.c_prefix: str = naming["c_prefix"]
-        self.lower = self.c_prefix.lower()
-        # Every C identifier the header will define, to catch two things sharing a name.
-        self.c_names: dict[str, tuple[Mark, str]] = {}
+        self.namer = LayoutNamer(self.data["layout"], self.c_prefix, naming["cpp_namespace"], naming["python_package"])
 
     # -- helpers --------------------------------------------------------------------
     def mark(self, *path: str | int) -> Mark:
@@ -428,19 +419,6 @@ class _Builder:
 
     def error(self, mark: Mark, message: str) -> None:
         self.sink.error(mark, message)
-
-    def claim(self, c_name: str, mark: Mark, what: str) -> None:
-        if c_name in self.c_names:
-            other_mark, other = self.c_names[c_name]
-            if other == what:
-                return  # the same thing declared twice: reported as a duplicate name
-            self.error(
-                mark,
-                f"{what} gets the C name {c_name}, which {other} at {other_mark} already has; "
-                "rename one of them",
-            )
-        else:
-            self.c_names[c_name] = (mark, what)
 
     def unique(self, items: Iterable[tuple[str, Mark]], what: str) -> None:
         seen: dict[str, Mark] = {}
@@ -467,8 +445,6 @@ class _Builder:
             file=self.doc.file,
             doc=d.get("doc", ""),
             c_prefix=self.c_prefix,
-            cpp_namespace=d["naming"]["cpp_namespace"],
-            python_package=d["naming"]["python_package"],
             word_bits=d["word"]["bits"],
             constants=constants,
             enums=enums,
@@ -476,18 +452,20 @@ class _Builder:
             structs=structs,
             tables=tables,
             blocks=blocks,
+            names=self.namer.layout_names(),
             mark=self.mark(),
+            cpp_namespace_mark=self.mark("naming", "cpp_namespace"),
+            python_package_mark=self.mark("naming", "python_package"),
         )
 
     def constants(self) -> tuple[Constant, ...]:
         out = []
         for i, raw in enumerate(self.data.get("constants", [])):
             mark = self.mark("constants", i, "name")
-            names = _names(self.c_prefix, raw["name"])
-            self.claim(names.c, mark, f"constant {raw['name']!r}")
-            if raw.get("converter") is not None and raw["value"] == 0:
+            converter = raw.get("converter")
+            if converter is not None and raw["value"] == 0:
                 self.error(self.mark("constants", i, "value"), f"constant {raw['name']!r} is a unit of time and cannot be 0")
-            out.append(Constant(raw["name"], raw["value"], raw.get("doc", ""), names, raw.get("converter"), mark))
+            out.append(Constant(raw["name"], raw["value"], raw.get("doc", ""), self.namer.constant(raw["name"], converter), converter, mark))
         self.unique(((c.name, c.mark) for c in out), "constant")
         return tuple(out)
 
@@ -512,13 +490,12 @@ class _Builder:
                 self.error(mark, f"value {value} of enum {name!r} is out of its range 0..{top} ({bits} bits)")
             if flags and vname is not None and (value == 0 or value & (value - 1)):
                 self.error(mark, f"flag {vname!r} has value {value}, which is not a single bit")
-            names = _names(self.c_prefix, prefix, vname) if vname is not None else None
-            if names is not None:
-                self.claim(names.c, self.mark(*base, "values", i, "name"), f"value {vname!r} of enum {name!r}")
+            names = self.namer.enum_value(prefix, vname) if vname is not None else None
+            name_mark = self.mark(*base, "values", i, "name") if vname is not None else mark
             values.append(
-                EnumValue(vname, value, v.get("display", vname if vname is not None else "-"), v.get("doc", ""), names, mark)
+                EnumValue(vname, value, v.get("display", vname if vname is not None else "-"), v.get("doc", ""), names, mark, name_mark)
             )
-        self.unique(((v.name, self.mark(*base, "values", i, "name")) for i, v in enumerate(values) if v.name is not None), f"enum {name!r} value")
+        self.unique(((v.name, v.name_mark) for v in values if v.name is not None), f"enum {name!r} value")
         seen_values: dict[int, EnumValue] = {}
         for v in values:
             if v.value in seen_values:
@@ -536,11 +513,8 @@ class _Builder:
             for v in values:
                 if first <= v.value <= last:
                     self.error(mark, f"range {r['name']!r} ({first}..{last}) contains value {v.value} ({v.display!r})")
-            min_names = _names(self.c_prefix, prefix, r["name"], "min")
-            max_names = _names(self.c_prefix, prefix, r["name"], "max")
-            self.claim(min_names.c, self.mark(*base, "ranges", i, "name"), f"range {r['name']!r} of enum {name!r}")
-            self.claim(max_names.c, self.mark(*base, "ranges", i, "name"), f"range {r['name']!r} of enum {name!r}")
-            ranges.append(EnumRange(r["name"], first, last, r.get("doc", ""), min_names, max_names, mark))
+            range_names = self.namer.enum_range(prefix, r["name"])
+            ranges.append(EnumRange(r["name"], first, last, r.get("doc", ""), range_names, mark, self.mark(*base, "ranges", i, "name")))
         self.unique(((r.name, r.mark) for r in ranges), f"enum {name!r} range")
         ordered = sorted(ranges, key=lambda r: r.first)
         for a, b in pairwise(ordered):
@@ -554,7 +528,7 @@ class _Builder:
             doc=raw.get("doc", ""),
             values=tuple(sorted(values, key=lambda v: v.value)),
             ranges=tuple(ordered),
-            type_name=camel(name),
+            names=self.namer.enum(name),
             mark=self.key_mark(*base),
         )
 
@@ -594,15 +568,16 @@ class _Builder:
                 value = f.get("value")
                 if value is not None and value >= (1 << bits):
                     self.error(self.mark(*base, "fields", i, "value"), f"value {_hex(value)} does not fit in the {bits} bits of field {f['name']!r}")
-                fields.append(BitField(f["name"], lsb, bits, enum_name, indexes, limit, value, f.get("doc", ""), fmark))
+                names = self.namer.bit_field(name, f["name"], fixed=value is not None, enum=enum_name is not None)
+                fields.append(
+                    BitField(f["name"], lsb, bits, enum_name, indexes, limit, value, f.get("doc", ""), names, fmark, self.mark(*base, "fields", i, "name"))
+                )
             self.unique(((f.name, f.mark) for f in fields), f"bit field of word {name!r}")
             ordered = sorted(fields, key=lambda f: f.lsb)
             for a, b in pairwise(ordered):
                 if b.lsb <= a.msb:
                     self.error(b.mark, f"bit field {b.name!r} (bits {b.lsb}..{b.msb}) overlaps {a.name!r} (bits {a.lsb}..{a.msb})")
-            c_name = f"{self.lower}_{name}"
-            self.claim(c_name, self.key_mark(*base), f"word {name!r}")
-            out.append(Word(name, raw.get("doc", ""), raw.get("sequence_follows", False), tuple(ordered), c_name, camel(name), self.key_mark(*base)))
+            out.append(Word(name, raw.get("doc", ""), raw.get("sequence_follows", False), tuple(ordered), self.namer.word(name), self.key_mark(*base)))
         return tuple(out)
 
     def structs(self, raw_structs: dict[str, Any], words: set[str]) -> tuple[Struct, ...]:
@@ -619,12 +594,13 @@ class _Builder:
                 word = f.get("word")
                 if word is not None and word not in words:
                     self.error(self.mark(*base, "fields", i, "word"), f"unknown word {word!r}; known: {', '.join(sorted(words)) or 'none'}")
-                offset_name = c_macro(self.c_prefix, name, f["name"], "offset")
-                self.claim(offset_name, self.mark(*base, "fields", i, "name"), f"field {f['name']!r} of struct {name!r}")
                 fields.append(
-                    StructField(f["name"], offset, f.get("count", 1), word, f.get("copy_of"), f.get("reserved", False), f.get("doc", ""), offset_name, omark)
+                    StructField(
+                        f["name"], offset, f.get("count", 1), word, f.get("copy_of"), f.get("reserved", False), f.get("doc", ""),
+                        self.namer.struct_field(name, f["name"]), omark, self.mark(*base, "fields", i, "name"),
+                    )
                 )
-            self.unique(((f.name, self.mark(*base, "fields", i, "name")) for i, f in enumerate(fields)), f"field of struct {name!r}")
+            self.unique(((f.name, f.name_mark) for f in fields), f"field of struct {name!r}")
             by_name = {f.name: f for f in fields}
             for i, f in enumerate(fields):
                 if f.copy_of is not None:
@@ -658,22 +634,20 @@ class _Builder:
                         self.error(self.mark(*base, "arrays", i, "fields", j), f"{member!r} is not a field of struct {name!r}")
                 if len(set(a["fields"])) != len(a["fields"]):
                     self.error(self.mark(*base, "arrays", i, "fields"), f"array {a['name']!r} names a field twice")
-                count_name = c_macro(self.c_prefix, name, a["name"])
-                self.claim(count_name, self.mark(*base, "arrays", i, "name"), f"array {a['name']!r} of struct {name!r}")
-                arrays.append(StructArray(a["name"], tuple(a["fields"]), a.get("doc", ""), count_name, amark))
+                names = self.namer.struct_array(name, a["name"])
+                arrays.append(StructArray(a["name"], tuple(a["fields"]), a.get("doc", ""), names, amark, self.mark(*base, "arrays", i, "name")))
             self.unique(((a.name, a.mark) for a in arrays), f"array of struct {name!r}")
-            size_name = c_macro(self.c_prefix, name, "bytes")
-            self.claim(size_name, self.key_mark(*base), f"struct {name!r}")
-            c_tag = f"{self.lower}_{name}"
-            self.claim(c_tag + "_t", self.key_mark(*base), f"struct {name!r}")
-            landed_name = None
-            if "landed" in raw:
-                landed_name = c_macro(self.c_prefix, raw["landed"])
-                self.claim(landed_name, self.mark(*base, "landed"), f"the landing check of struct {name!r}")
+            landed: str | None = raw.get("landed")
+            landed_mark = None
+            if landed is not None:
+                landed_mark = self.mark(*base, "landed")
                 if not any(f.copy_of is not None for f in fields):
-                    self.error(self.mark(*base, "landed"), f"struct {name!r} names a landing check but has no copy_of fields")
+                    self.error(landed_mark, f"struct {name!r} names a landing check but has no copy_of fields")
             out.append(
-                Struct(name, size, raw.get("doc", ""), tuple(ordered), tuple(arrays), c_tag + "_t", c_tag, size_name, landed_name, self.key_mark(*base))
+                Struct(
+                    name, size, raw.get("doc", ""), tuple(ordered), tuple(arrays), self.namer.struct(name, landed),
+                    self.key_mark(*base), landed_mark,
+                )
             )
         return tuple(out)
 
@@ -706,18 +680,19 @@ class _Builder:
                         wanted = 2 if w.sequence_follows else 1
                         if count != wanted:
                             self.error(emark, f"entry {e['name']!r} holds word {word!r}, which takes {wanted} word(s), but has {count}")
-                names = _names(self.c_prefix, prefix, e["name"])
-                if not e.get("reserved", False):
-                    self.claim(names.c, self.mark(*base, "entries", i, "name"), f"entry {e['name']!r} of table {name!r}")
-                entries.append(TableEntry(e["name"], index, count, per, word, e.get("reserved", False), e.get("doc", ""), names, emark))
+                entries.append(
+                    TableEntry(
+                        e["name"], index, count, per, word, e.get("reserved", False), e.get("doc", ""),
+                        self.namer.table_entry(prefix, e["name"]), emark, self.mark(*base, "entries", i, "name"),
+                    )
+                )
             self.unique(((e.name, e.mark) for e in entries), f"entry of table {name!r}")
             ordered = sorted(entries, key=lambda e: e.index)
             for a, b in pairwise(ordered):
                 if b.index <= a.last:
                     self.error(b.mark, f"entry {b.name!r} (words {b.index}..{b.last}) overlaps {a.name!r} (words {a.index}..{a.last})")
-            count_names = _names(self.c_prefix, raw["count_name"])
-            self.claim(count_names.c, self.mark(*base, "count_name"), f"the size of table {name!r}")
-            out.append(Table(name, prefix, size, raw.get("doc", ""), tuple(ordered), count_names, self.key_mark(*base)))
+            names = self.namer.table(name, raw["count_name"])
+            out.append(Table(name, prefix, size, raw.get("doc", ""), tuple(ordered), names, self.key_mark(*base), self.mark(*base, "count_name")))
         return tuple(out)
 
     def blocks(self, raw_blocks: dict[str, Any]) -> tuple[Block, ...]:
@@ -733,10 +708,6 @@ class _Builder:
             for i, r in enumerate(raw["regions"]):
                 rpath: KeyPath = (*base, "regions", i)
                 rname = r.get("name")
-                offset_name: str | None
-                size_name: str | None
-                slots_name: str | None
-                slot_size_name: str | None
                 label = repr(rname) if rname is not None else f"[{i}] (reserved)"
                 offset, size = r["offset"], r["size"]
                 omark = self.mark(*rpath, "offset")
@@ -758,20 +729,10 @@ class _Builder:
                 if slots is not None and size % slots:
                     self.error(self.mark(*rpath, "slots"), f"size {_hex(size)} of region {label} is not a whole number of {slots} slots")
                 reserved = r.get("reserved", False)
-                if rname is not None:
-                    offset_name = c_macro(self.c_prefix, prefix, rname)
-                    size_name = c_macro(self.c_prefix, prefix, rname, "bytes")
-                    slots_name = c_macro(self.c_prefix, prefix, rname, "slots") if slots is not None else None
-                    slot_size_name = c_macro(self.c_prefix, prefix, rname, "slot", "bytes") if slots is not None else None
-                    nmark = self.mark(*rpath, "name")
-                    for c in (offset_name, size_name, slots_name, slot_size_name):
-                        if c is not None:
-                            self.claim(c, nmark, f"region {rname!r}")
-                else:
-                    offset_name = size_name = slots_name = slot_size_name = None
+                names = self.namer.region(prefix, rname, slotted=slots is not None) if rname is not None else None
                 region = Region(
                     rname, offset, size, slots, r.get("struct"), r.get("table"), r.get("word"), reserved,
-                    r.get("doc", ""), offset_name, size_name, slots_name, slot_size_name, omark,
+                    r.get("doc", ""), names, omark, self.mark(*rpath, "name") if rname is not None else omark,
                 )
                 regions.append(region)
                 computed = offset + size
@@ -782,9 +743,7 @@ class _Builder:
                     f"declared size {_hex(raw['size'])} of block {name!r} disagrees with the end of its last region, {_hex(computed)}",
                 )
             self.unique(((r.name, r.mark) for r in regions if r.name is not None), f"region of block {name!r}")
-            size_name = c_macro(self.c_prefix, prefix, "bytes")
-            self.claim(size_name, self.mark(*base, "size"), f"the size of block {name!r}")
-            out.append(Block(name, prefix, align, raw["size"], raw.get("doc", ""), tuple(regions), size_name, self.key_mark(*base)))
+            out.append(Block(name, prefix, align, raw["size"], raw.get("doc", ""), tuple(regions), self.namer.block(prefix), self.key_mark(*base)))
         return tuple(out)
 
     def check_region_contents(

@@ -21,8 +21,9 @@ from ttlgen.model.layout import (
     LayoutModel,
     Struct,
     StructArray,
+    StructField,
 )
-from ttlgen.naming import camel
+from ttlgen.model.names import ArgumentNames, HandlerNames, ProgramNamer, ProgramNames
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.program"
@@ -34,6 +35,7 @@ class Argument:
     doc: str
     index: int  # position in the command's argument array
     field: str  # the struct field that holds it, e.g. a2
+    names: ArgumentNames
     mark: Mark
 
 
@@ -46,8 +48,9 @@ class Handler:
     flag_value: int  # the flags or-ed together
     flag_names: tuple[str, ...]  # the flags' C macros
     args: tuple[Argument, ...]
-    type_name: str  # Map
+    names: HandlerNames
     mark: Mark
+    name_mark: Mark
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class CommandShape:
     flags_field: BitField
     flags_enum: Enum
     args: StructArray
+    # The command's fields a handler's builder takes from its caller: all but the handler
+    # id, the flags (defaulted per handler) and the argument words (named per handler); a
+    # word's free bit fields stand for the struct field holding the word.
+    caller_fields: tuple[StructField | BitField, ...]
 
     @property
     def max_args(self) -> int:
@@ -75,6 +82,7 @@ class Program:
     layout: Layout
     command: CommandShape
     handlers: tuple[Handler, ...]  # sorted by id
+    names: ProgramNames
     mark: Mark
 
 
@@ -135,10 +143,23 @@ def _shape(doc: SpecDocument, layout: Layout, sink: DiagnosticSink) -> CommandSh
         known = ", ".join(r.name for r in handler_enum.ranges) or "none"
         error("range", f"enum {handler_enum.name!r} has no range {raw['range']!r}; its ranges: {known}")
         return None
-    return CommandShape(struct, handler_field, handler_enum, user_range, flags_field, flags_enum, args)
+    return CommandShape(
+        struct, handler_field, handler_enum, user_range, flags_field, flags_enum, args,
+        _caller_fields(layout, struct, (handler_field.name, flags_field.name)),
+    )
 
 
-def _handlers(doc: SpecDocument, shape: CommandShape, sink: DiagnosticSink) -> tuple[Handler, ...]:
+def _caller_fields(layout: Layout, struct: Struct, set_per_handler: tuple[str, ...]) -> tuple[StructField | BitField, ...]:
+    words = {w.name: w for w in layout.words}
+    fields: list[StructField | BitField] = [*struct.copied, *struct.plain_fields]
+    for word_field in struct.word_fields:
+        word = words.get(word_field.word or "")
+        if word is not None:
+            fields += [f for f in word.free_fields if f.name not in set_per_handler]
+    return tuple(fields)
+
+
+def _handlers(doc: SpecDocument, shape: CommandShape, namer: ProgramNamer, sink: DiagnosticSink) -> tuple[Handler, ...]:
     handlers: list[Handler] = []
     names: dict[str, Mark] = {}
     ids: dict[int, str] = {}
@@ -177,7 +198,7 @@ def _handlers(doc: SpecDocument, shape: CommandShape, sink: DiagnosticSink) -> t
                 continue
             assert known.names is not None
             value |= known.value
-            flag_names.append(known.names.c)
+            flag_names.append(known.names.number.c)
         raw_args: list[dict[str, Any]] = raw["args"]
         if len(raw_args) > shape.max_args:
             sink.error(
@@ -193,9 +214,9 @@ def _handlers(doc: SpecDocument, shape: CommandShape, sink: DiagnosticSink) -> t
                 sink.error(amark, f"duplicate argument name {arg['name']!r} of handler {name!r}")
             arg_names[arg["name"]] = amark
             if j < shape.max_args:
-                args.append(Argument(arg["name"], arg.get("doc", ""), j, shape.args.fields[j], amark))
+                args.append(Argument(arg["name"], arg.get("doc", ""), j, shape.args.fields[j], namer.argument(name, arg["name"]), amark))
         handlers.append(
-            Handler(name, hid, raw.get("doc", ""), tuple(flags), value, tuple(flag_names), tuple(args), camel(name), doc.mark(base))
+            Handler(name, hid, raw.get("doc", ""), tuple(flags), value, tuple(flag_names), tuple(args), namer.handler(name), doc.mark(base), name_mark)
         )
     return tuple(sorted(handlers, key=lambda h: (h.id, h.name)))
 
@@ -215,7 +236,9 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, layouts: Layo
         shape = _shape(doc, layout, sink)
         if shape is None:
             continue
-        program = Program(name, doc.file, doc.data.get("doc", ""), layout, shape, _handlers(doc, shape, sink), doc.mark(("program",)))
+        namer = ProgramNamer(name, layout.name)
+        handlers = _handlers(doc, shape, namer, sink)
+        program = Program(name, doc.file, doc.data.get("doc", ""), layout, shape, handlers, namer.program_names(), doc.mark(("program",)))
         if name in programs:
             sink.error(doc.mark(("program",)), f"duplicate program name {name!r} (also in {programs[name].file})")
             continue

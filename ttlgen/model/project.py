@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink
-from ttlgen.model import kernels, layout, ops, programs, spelling, targets
+from ttlgen.model import kernels, layout, namespaces, ops, programs, spelling, targets
 from ttlgen.spec.document import SpecDocument
 
 
@@ -37,6 +37,7 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     kernels_model = kernels.build(documents, sink, ops_model, spelling_model)
     layouts_model = layout.build(documents, sink)
     programs_model = programs.build(documents, sink, layouts_model)
+    namespaces.check(layouts_model, programs_model, sink)
     sink.raise_if_any()
     return Project(
         spec_files=tuple(d.file for d in documents),
