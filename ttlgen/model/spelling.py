@@ -6,7 +6,7 @@ copy, pack, packer L1 accumulation, the DST register protocol), the circular-buf
 the reader and writer kernels' calls and address generator, DST capacity per destination
 width and sync mode, and per op and strategy the include, init call and call.
 
-A call is written as C++ with ``{placeholders}`` (``add_tiles({lhs.cb}, {rhs.cb}, ...)``)
+A call is written as C++ with ``{placeholders}`` (``some_op<{attr.dim}>({lhs.cb}, {dst})``)
 and parsed here into a :class:`CallForm`: one function name, template arguments and
 arguments, each a placeholder of a known :class:`ArgKind` or a literal. What may appear
 where is checked with located errors (one call per entry, known placeholders only, known
@@ -124,7 +124,7 @@ class CallForm:
 
 @dataclass(frozen=True)
 class TypeForm:
-    """A C++ type named by the spec, e.g. ``InterleavedAddrGenFast<true>``."""
+    """A C++ type named by the spec, with optional literal template arguments."""
 
     name: str
     template_args: tuple[Literal, ...]

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink, SpecErrors
+from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import SpellingModel
 from ttlgen.model.targets import TargetsModel
 from ttlgen.plan import kernel_ir as ir
-from ttlgen.plan import kernel_names, l1_accumulation, resolution
+from ttlgen.plan import l1_accumulation, resolution
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
 from ttlgen.plan.lower_dataflow import dataflow_program
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink
+from ttlgen.model import kernel_names
 from ttlgen.model.kernels import (
     DfbRef,
     If,
@@ -38,7 +39,7 @@ from ttlgen.model.kernels import (
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, Spelling, SpellingModel
 from ttlgen.plan import kernel_ir as ir
-from ttlgen.plan import kernel_names, l1_accumulation
+from ttlgen.plan import l1_accumulation
 from ttlgen.plan.kernel_ir import Const, Expr, Step, Stmt, Var, add, div, mod, mul
 
 # The lowering's own loop variables and constants (user loop variables cannot end in '_').

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ttlgen.model import kernel_names
 from ttlgen.model.kernels import If, Kernel, Loop, Statement, Sync
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, DataflowCalls, GeneratorField
 from ttlgen.plan import kernel_ir as ir
-from ttlgen.plan import kernel_names
 from ttlgen.plan.kernel_ir import Binary, BinaryOp, CallValue, Const, Expr, Step, Stmt, Var
 from ttlgen.plan.lower_compute import condition
 
 U32 = ir.Scalar.U32
 ADDRESS_GENERATOR = ir.TypeParam("AddrGen")
-DRAM_TENSOR = "dram_tensor"
-READ_BLOCK = "read_block"
-WRITE_BLOCK = "write_block"
 
 
 def _bound(step: Step, form: CallForm, values: Mapping[str, Expr]) -> ir.Call:
@@ -41,7 +38,7 @@ def dram_tensor(df: DataflowCalls) -> ir.Function:
     }
     generator = df.address_generator
     return ir.Function(
-        DRAM_TENSOR,
+        kernel_names.DRAM_TENSOR,
         ir.SpecType(generator.type),
         (ir.Param("arg", U32), ir.Param("cb", U32)),
         (ir.Return(ir.Braced(tuple(value[f] for f in generator.fields))),),
@@ -98,7 +95,7 @@ def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
         barrier,
         hand_over,
     )
-    return ir.Function(READ_BLOCK if reading else WRITE_BLOCK, None, params, body)
+    return ir.Function(kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK, None, params, body)
 
 
 def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: Mapping[str, int]) -> list[Stmt]:
@@ -116,7 +113,7 @@ def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: M
                 count = kernel_names.blocks_moved(name)
                 out.append(
                     ir.helper(
-                        READ_BLOCK if reading else WRITE_BLOCK,
+                        kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK,
                         (ArgKind.CB, Var(kernel_names.cb(name))),
                         (ArgKind.ACCESSOR, Var(kernel_names.tensor(name))),
                         (ArgKind.INDEX, Var(count)),
@@ -144,7 +141,7 @@ def dataflow_program(kernel: Kernel, df: DataflowCalls, cbs: CbCalls, reading: b
     for arg, dfb in enumerate(tensors):
         cb = kernel_names.cb(dfb.name)
         setup.append(ir.Declare(cb, U32, Const(dfb.index), ir.Storage.CONSTEXPR))
-        make = ir.helper(DRAM_TENSOR, (ArgKind.INDEX, Const(arg)), (ArgKind.CB, Var(cb)))
+        make = ir.helper(kernel_names.DRAM_TENSOR, (ArgKind.INDEX, Const(arg)), (ArgKind.CB, Var(cb)))
         setup.append(ir.Declare(kernel_names.tensor(dfb.name), generator, CallValue(make), ir.Storage.CONST))
         setup.append(ir.Declare(kernel_names.blocks_moved(dfb.name), U32, Const(0), ir.Storage.MUTABLE))
     body = _mirror(kernel, kernel.body, reading, {})
