@@ -124,3 +124,16 @@ def test_reader_moves_one_block_per_input_wait(name: str) -> None:
 
     reads = per_cb(k.reader.body, lambda c: c.function == kernel_names.READ_BLOCK)
     assert reads and reads == per_cb(k.compute.body, lambda c: c.step is Step.CB_WAIT_FRONT)
+
+
+@pytest.mark.parametrize("name", sorted(all_kernels()))
+def test_every_call_is_spelled_by_the_spec_or_defined_by_its_program(name: str) -> None:
+    """What an API check needs: each API call points at its spelling, each helper exists."""
+    k = all_kernels()[name]
+    for program in (k.compute, k.reader, k.writer):
+        defined = {f.name for f in program.functions}
+        for call in program.calls():
+            if call.step is Step.HELPER:
+                assert call.function in defined, (program.kind, call.function)
+            else:
+                assert call.origin is not None and call.origin.file == "specs/ops/tt_metal_spelling.yaml", call

@@ -25,7 +25,7 @@ SPELLING = Path("ops") / "tt_metal_spelling.yaml"
 
 def _api_names() -> frozenset[str]:
     spelling = load_project(SPECS).spelling
-    names = spelling.api_names()
+    names = spelling.api_names
     # The set covers every spelled call and the entry points (else this test proves nothing).
     assert {form.function for form in spelling.forms()} <= names
     assert spelling.kernel is not None and set(spelling.kernel.entry.names()) <= names
@@ -42,7 +42,12 @@ def _mentions(paths: list[Path], names: frozenset[str]) -> list[str]:
 
 
 def test_no_tt_metal_name_appears_in_the_generators_python() -> None:
-    assert _mentions(sorted((REPO / "ttlgen").rglob("*.py")), _api_names()) == []
+    """Every module of ttlgen/ but the emulator, which stands in for tt-metal itself (it
+    implements the API the kernels call and maps their entry points, like a runtime)."""
+    emulator = REPO / "ttlgen" / "device"
+    modules = sorted(p for p in (REPO / "ttlgen").rglob("*.py") if emulator not in p.parents)
+    assert len(modules) > 40
+    assert _mentions(modules, _api_names()) == []
 
 
 def test_no_tt_metal_name_appears_in_the_kernel_templates() -> None:

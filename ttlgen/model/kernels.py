@@ -33,7 +33,7 @@ A kernel, in short::
 
 This module parses and checks the structure (every reference, shape and count, each
 with its spec position). The plan stage (:mod:`ttlgen.plan`) resolves each kernel's
-configuration plan and lowers it to the statements the emitter prints.
+configuration plan and lowers it to the kernel IR the emitter prints.
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ class _Builder:
                 sink.error(doc.key_mark(self.base), f"kernel {name!r} has no parameter {key!r}")
         self.dfbs: dict[str, Dfb] = {}
         self.op_counter = 0
-        self.reserved = RESERVED_NAMES | spelling.identifiers()
+        self.reserved = RESERVED_NAMES | spelling.identifiers
 
     def mark(self, *path: str | int) -> Mark:
         return self.doc.mark((*self.base, *path))

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import Mark
-from ttlgen.model.spelling import ArgKind, CallForm, Entry, FormArg, Literal, TypeForm
+from ttlgen.model.spelling import ArgKind, CallForm, Entry, Literal, TypeForm
 
 # ------------------------------------------------------------------------ expressions
 
@@ -198,15 +198,18 @@ def _literal(literal: Literal) -> Arg:
 
 def bind(step: Step, form: CallForm, values: Mapping[str, Expr]) -> Call:
     """The call ``form`` spells, its placeholders replaced by ``values`` (by key)."""
-
-    def one(arg: FormArg) -> Arg:
-        if isinstance(arg, Literal):
-            return _literal(arg)
-        if arg.key not in values:
-            raise UnboundPlaceholder(form, arg.key, list(values))
-        return Arg(arg.kind, values[arg.key])
-
-    return Call(step, form.function, tuple(map(one, form.template_args)), tuple(map(one, form.args)), form.mark)
+    bound: list[tuple[Arg, ...]] = []
+    for group in (form.template_args, form.args):
+        args = []
+        for arg in group:
+            if isinstance(arg, Literal):
+                args.append(_literal(arg))
+            elif arg.key in values:
+                args.append(Arg(arg.kind, values[arg.key]))
+            else:
+                raise UnboundPlaceholder(form, arg.key, list(values))
+        bound.append(tuple(args))
+    return Call(step, form.function, bound[0], bound[1], form.mark)
 
 
 def helper(name: str, *args: tuple[ArgKind, Expr]) -> Call:
@@ -326,36 +329,24 @@ class Program:
     entry: Entry
     body: tuple[Stmt, ...]
 
+    def calls(self) -> list[Call]:
+        """Every call of the program: its functions' and its entry point's."""
+        return [c for body in (*(f.body for f in self.functions), self.body) for c in calls(body)]
+
 
 # ------------------------------------------------------------------------- analysis
 
 
-def expressions(expr: Expr) -> Iterator[Expr]:
-    """``expr`` and every expression inside it."""
-    yield expr
+def _sub_expressions(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, Binary | Compare):
-        yield from expressions(expr.lhs)
-        yield from expressions(expr.rhs)
-    elif isinstance(expr, CallValue):
-        for arg in (*expr.call.template_args, *expr.call.args):
-            yield from expressions(arg.value)
-    elif isinstance(expr, Member):
-        yield from expressions(expr.base)
-    elif isinstance(expr, Braced):
-        for item in expr.items:
-            yield from expressions(item)
-
-
-def _statement_expressions(stmt: Stmt) -> Iterator[Expr]:
-    if isinstance(stmt, Call):
-        for arg in (*stmt.template_args, *stmt.args):
-            yield from expressions(arg.value)
-    elif isinstance(stmt, Declare | Return | AddTo):
-        yield from expressions(stmt.value)
-    elif isinstance(stmt, For):
-        yield from expressions(stmt.count)
-    elif isinstance(stmt, If):
-        yield from expressions(stmt.condition)
+        return (expr.lhs, expr.rhs)
+    if isinstance(expr, CallValue):
+        return tuple(a.value for a in (*expr.call.template_args, *expr.call.args))
+    if isinstance(expr, Member):
+        return (expr.base,)
+    if isinstance(expr, Braced):
+        return expr.items
+    return ()
 
 
 def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
@@ -369,38 +360,91 @@ def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
             yield from walk(stmt.orelse)
 
 
-def calls(body: Sequence[Stmt]) -> Iterator[Call]:
-    """Every call of ``body``, including calls whose value is used."""
-    for stmt in walk(body):
+_LEAVES = (Const, Var, Symbol)
+
+
+def _value_calls(expr: Expr, out: list[Call]) -> None:
+    if isinstance(expr, _LEAVES):
+        return
+    if isinstance(expr, CallValue):
+        out.append(expr.call)
+    for inner in _sub_expressions(expr):
+        _value_calls(inner, out)
+
+
+def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
+    for stmt in body:
         if isinstance(stmt, Call):
-            yield stmt
-        for expr in _statement_expressions(stmt):
-            if isinstance(expr, CallValue):
-                yield expr.call
+            out.append(stmt)
+            for arg in (*stmt.template_args, *stmt.args):
+                _value_calls(arg.value, out)
+        elif isinstance(stmt, For):
+            _value_calls(stmt.count, out)
+            _calls(stmt.body, out)
+        elif isinstance(stmt, If):
+            _value_calls(stmt.condition, out)
+            _calls(stmt.then, out)
+            _calls(stmt.orelse, out)
+        elif isinstance(stmt, Declare | Return | AddTo):
+            _value_calls(stmt.value, out)
+
+
+def calls(body: Sequence[Stmt]) -> list[Call]:
+    """Every call of ``body`` in program order, including calls whose value is used."""
+    out: list[Call] = []
+    _calls(body, out)
+    return out
+
+
+def _mentions(expr: Expr, name: str) -> bool:
+    if isinstance(expr, Var):
+        return expr.name == name
+    if isinstance(expr, _LEAVES):
+        return False
+    return any(_mentions(inner, name) for inner in _sub_expressions(expr))
 
 
 def uses(body: Sequence[Stmt], name: str) -> bool:
     """Whether any statement of ``body`` reads or writes the variable ``name``."""
-    for stmt in walk(body):
-        if isinstance(stmt, Increment | AddTo) and stmt.var == name:
-            return True
-        if any(e == Var(name) for e in _statement_expressions(stmt)):
+    for stmt in body:
+        if isinstance(stmt, Call):
+            if any(_mentions(a.value, name) for a in (*stmt.template_args, *stmt.args)):
+                return True
+        elif isinstance(stmt, For):
+            if _mentions(stmt.count, name) or uses(stmt.body, name):
+                return True
+        elif isinstance(stmt, If):
+            if _mentions(stmt.condition, name) or uses(stmt.then, name) or uses(stmt.orelse, name):
+                return True
+        elif isinstance(stmt, Increment):
+            if stmt.var == name:
+                return True
+        elif isinstance(stmt, AddTo):
+            if stmt.var == name or _mentions(stmt.value, name):
+                return True
+        elif _mentions(stmt.value, name):
             return True
     return False
 
 
-def simplify(body: Sequence[Stmt]) -> tuple[Stmt, ...]:
+def simplify(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
     """Drop generated single-trip loops whose variable the body does not use."""
     out: list[Stmt] = []
+    changed = False
     for stmt in body:
         if isinstance(stmt, For):
             inner = simplify(stmt.body)
             if stmt.generated and stmt.count == Const(1) and not uses(inner, stmt.var):
                 out.extend(inner)
-            else:
-                out.append(For(stmt.var, stmt.count, inner, stmt.generated))
+                changed = True
+                continue
+            if inner is not stmt.body:
+                stmt = For(stmt.var, stmt.count, inner, stmt.generated)
+                changed = True
         elif isinstance(stmt, If):
-            out.append(If(stmt.condition, simplify(stmt.then), simplify(stmt.orelse)))
-        else:
-            out.append(stmt)
-    return tuple(out)
+            then, orelse = simplify(stmt.then), simplify(stmt.orelse)
+            if then is not stmt.then or orelse is not stmt.orelse:
+                stmt = If(stmt.condition, then, orelse)
+                changed = True
+        out.append(stmt)
+    return tuple(out) if changed else body

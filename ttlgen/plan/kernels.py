@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ttlgen.errors import DiagnosticSink, SpecErrors
+from ttlgen.errors import Diagnostic, DiagnosticSink, SpecErrors
 from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel
 from ttlgen.model.ops import OpsModel
@@ -23,7 +23,7 @@ from ttlgen.model.targets import TargetsModel
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan import l1_accumulation, resolution
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
-from ttlgen.plan.lower_dataflow import dataflow_program
+from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,7 @@ def lower(
     spelling: SpellingModel,
     plan: Any,
     compute_config: dict[str, Any],
+    helpers: DataflowHelpers,
     sink: DiagnosticSink,
 ) -> LoweredKernel | None:
     errors_before = len(sink.diagnostics)
@@ -82,9 +83,7 @@ def lower(
     if capacity is None:
         sink.error(kernel.mark, f"{spelling.source} gives no DST capacity for {width}-bit {sync} sync")
         return None
-    if spelling.kernel is None or spelling.cb is None or spelling.dataflow is None:
-        sink.error(kernel.mark, "no ttlgen.op_spelling spec says how to spell kernels")
-        return None
+    assert spelling.kernel is not None and spelling.dataflow is not None
     low = ComputeLowering(kernel, ops, spelling, plan, sink, acc, capacity)
     compute = low.body(kernel.body)
     cbs = []
@@ -130,8 +129,8 @@ def lower(
         dst_capacity=capacity,
         subblocked=low.subblocked,
         compute=compute_program,
-        reader=dataflow_program(kernel, spelling.dataflow, spelling.cb, reading=True),
-        writer=dataflow_program(kernel, spelling.dataflow, spelling.cb, reading=False),
+        reader=dataflow_program(kernel, spelling.dataflow, helpers, reading=True),
+        writer=dataflow_program(kernel, spelling.dataflow, helpers, reading=False),
         cbs=tuple(cbs),
         inputs=tuple(t for t in tensors if t.role == "input"),
         outputs=tuple(t for t in tensors if t.role == "output"),
@@ -150,13 +149,16 @@ def plan_kernels(
     sink = DiagnosticSink()
     if not kernels:
         return []
+    if spelling.kernel is None or spelling.cb is None or spelling.dataflow is None:
+        raise SpecErrors([Diagnostic(kernels[0].mark, "no ttlgen.op_spelling spec says how to spell kernels")])
     resolver = resolution.Resolver(ops, targets)
+    helpers = dataflow_helpers(spelling.dataflow, spelling.cb)
     lowered = []
     for kernel in kernels:
         plan = resolver.resolve(kernel, sink)
         if plan is None:
             continue
-        result = lower(kernel, ops, spelling, plan, resolver.compute_config(plan, kernel.math_fidelity), sink)
+        result = lower(kernel, ops, spelling, plan, resolver.compute_config(plan, kernel.math_fidelity), helpers, sink)
         if result is not None:
             lowered.append(result)
     if sink:

@@ -11,6 +11,7 @@ call comes from the spelling spec's ``cb`` and ``dataflow`` forms.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ttlgen.model import kernel_names
 from ttlgen.model.kernels import If, Kernel, Loop, Statement, Sync
@@ -132,7 +133,20 @@ def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: M
     return out
 
 
-def dataflow_program(kernel: Kernel, df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Program:
+@dataclass(frozen=True)
+class DataflowHelpers:
+    """The functions the reader and writer programs define: the same for every kernel."""
+
+    reader: tuple[ir.Function, ...]
+    writer: tuple[ir.Function, ...]
+
+
+def dataflow_helpers(df: DataflowCalls, cbs: CbCalls) -> DataflowHelpers:
+    tensor = dram_tensor(df)
+    return DataflowHelpers((tensor, move_block(df, cbs, reading=True)), (tensor, move_block(df, cbs, reading=False)))
+
+
+def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers, reading: bool) -> ir.Program:
     """The reader (``reading``) or writer program of ``kernel``."""
     role = "input" if reading else "output"
     generator = ir.SpecType(df.address_generator.type)
@@ -148,7 +162,7 @@ def dataflow_program(kernel: Kernel, df: DataflowCalls, cbs: CbCalls, reading: b
     return ir.Program(
         ir.ProgramKind.READER if reading else ir.ProgramKind.WRITER,
         (df.include,),
-        (dram_tensor(df), move_block(df, cbs, reading)),
+        helpers.reader if reading else helpers.writer,
         df.entry,
-        ir.simplify((*setup, *body)),
+        (*setup, *body),  # every loop is the kernel spec's: nothing to simplify
     )
