@@ -126,3 +126,11 @@ def test_dataflow_buffer_declaring_a_spelled_name_is_a_located_error(spec_copy: 
     path.write_text(text.replace("      a: {index: 0, dtype: bf16, block: [1, 2]", "      wait_front: {index: 0, dtype: bf16, block: [1, 2]", 1))
     error = _build_error(spec_copy, tmp_path)
     assert "the generated C++ would declare 'cb_wait_front' for 'wait_front', which the kernel API already names" in error
+
+
+def test_placeholder_an_op_cannot_fill_is_a_located_error(spec_copy: Path, tmp_path: Path) -> None:
+    """{kt} is a matmul's: an SFPU unary spelled with it has nothing to put there."""
+    _edit(spec_copy, 'call: "exp_tile({dst})"', 'call: "exp_tile({dst}, {kt})"')
+    error = _build_error(spec_copy, tmp_path)
+    assert re.match(r"specs/ops/tt_metal_spelling\.yaml:\d+:\d+: ops\.tile_exp\.sfpu\.call: ", error), error
+    assert "'exp_tile({dst}, {kt})': placeholder {kt} has no value here (operand routes of the sfpu strategy give: " in error

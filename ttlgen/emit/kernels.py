@@ -31,9 +31,9 @@ def program(k: LoweredKernel) -> dict[str, Any]:
             for t in (*k.inputs, *k.outputs)
         ],
         "kernels": {
-            "reader": {"source": "reader.cpp", "runtime_args": [{"buffer": t.name} for t in k.inputs]},
+            "reader": {"source": "reader.cpp", "runtime_args": [{"buffer": name} for name in k.reader.runtime_args]},
             "compute": {"source": "compute.cpp"},
-            "writer": {"source": "writer.cpp", "runtime_args": [{"buffer": t.name} for t in k.outputs]},
+            "writer": {"source": "writer.cpp", "runtime_args": [{"buffer": name} for name in k.writer.runtime_args]},
         },
     }
 

@@ -20,6 +20,7 @@ import enum
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
@@ -110,10 +111,6 @@ class CallForm:
     args: tuple[FormArg, ...]
     text: str  # as written, for messages
     mark: Mark = field(compare=False)
-
-    @property
-    def placeholders(self) -> tuple[Placeholder, ...]:
-        return tuple(a for a in (*self.template_args, *self.args) if isinstance(a, Placeholder))
 
     def names(self) -> Iterator[str]:
         """The identifiers this call introduces: its function and literal scopes/names."""
@@ -434,39 +431,37 @@ def _placeholders(*names: str) -> dict[str, ArgKind]:
 
 
 class _Reader:
+    """Reads the parts of the spelling document, reporting bad calls at their position."""
+
     def __init__(self, doc: SpecDocument, sink: DiagnosticSink) -> None:
         self.doc = doc
         self.sink = sink
-        self.failed = False
 
-    def call(self, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind] | None) -> CallForm:
-        raw = self.doc.data
+    def raw(self, path: tuple[str | int, ...]) -> Any:
+        value = self.doc.data
         for part in path:
-            raw = raw[part]
-        mark = self.doc.mark(path)
+            value = value[part]
+        return value
+
+    def call(self, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind]) -> CallForm:
+        text, mark = str(self.raw(path)), self.doc.mark(path)
         try:
-            return parse_call(str(raw), mark, kinds)
+            return parse_call(text, mark, kinds)
         except _FormError as exc:
-            self.sink.error(mark, f"{raw!r}: {exc}")
-            self.failed = True
-            return CallForm("", (), (), str(raw), mark)
+            self.sink.error(mark, f"{text!r}: {exc}")
+            return CallForm("", (), (), text, mark)
 
     def entry(self, path: tuple[str | int, ...]) -> Entry:
-        raw = self.doc.data
-        for part in path:
-            raw = raw[part]
+        raw = self.raw(path)
         return Entry(tuple(raw["begin"]), tuple(raw["end"]))
 
     def type_form(self, path: tuple[str | int, ...]) -> TypeForm:
-        raw = self.doc.data
-        for part in path:
-            raw = raw[part]
-        mark = self.doc.mark(path)
+        text, mark = str(self.raw(path)), self.doc.mark(path)
         try:
-            form = parse_call(f"{raw}()", mark, {})
+            form = parse_call(f"{text}()", mark, {})
         except _FormError as exc:
-            self.sink.error(mark, f"{raw!r} is not a type name with optional template arguments ({exc})")
-            return TypeForm(str(raw), (), mark)
+            self.sink.error(mark, f"{text!r} is not a type name with optional template arguments ({exc})")
+            return TypeForm(text, (), mark)
         return TypeForm(form.function, tuple(a for a in form.template_args if isinstance(a, Literal)), mark)
 
 

@@ -328,6 +328,7 @@ class Program:
     functions: tuple[Function, ...]
     entry: Entry
     body: tuple[Stmt, ...]
+    runtime_args: tuple[str, ...] = ()  # the DRAM buffer whose address is each runtime argument
 
     def calls(self) -> list[Call]:
         """Every call of the program: its functions' and its entry point's."""

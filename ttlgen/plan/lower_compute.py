@@ -50,14 +50,6 @@ INNER = Var("kk_")  # inner-dimension tile of a matmul block
 ROW0 = Var("r0_")  # first output row of a matmul subblock
 COL0 = Var("c0_")  # first output column of a matmul subblock
 
-_CB_STEPS = {
-    "wait": (Step.CB_WAIT_FRONT, "wait_front"),
-    "pop": (Step.CB_POP_FRONT, "pop_front"),
-    "reserve": (Step.CB_RESERVE_BACK, "reserve_back"),
-    "push": (Step.CB_PUSH_BACK, "push_back"),
-}
-
-
 class Abort(Exception):
     """A located error was reported; skip the rest of this statement."""
 
@@ -75,8 +67,13 @@ def condition(var: str, count: int, when: str) -> Expr:
 
 
 def cb_sync(cbs: CbCalls, action: str, dfb: str, tiles: Expr) -> ir.Call:
-    step, name = _CB_STEPS[action]
-    form: CallForm = getattr(cbs, name)
+    """A kernel body's ``wait``/``pop``/``reserve``/``push`` of ``tiles`` tiles of ``dfb``."""
+    step, form = {
+        "wait": (Step.CB_WAIT_FRONT, cbs.wait_front),
+        "pop": (Step.CB_POP_FRONT, cbs.pop_front),
+        "reserve": (Step.CB_RESERVE_BACK, cbs.reserve_back),
+        "push": (Step.CB_PUSH_BACK, cbs.push_back),
+    }[action]
     return ir.bind(step, form, {"cb": Var(kernel_names.cb(dfb)), "tiles": tiles})
 
 

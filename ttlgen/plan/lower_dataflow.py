@@ -165,4 +165,5 @@ def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers
         helpers.reader if reading else helpers.writer,
         df.entry,
         (*setup, *body),  # every loop is the kernel spec's: nothing to simplify
+        tuple(dfb.name for dfb in tensors),
     )
