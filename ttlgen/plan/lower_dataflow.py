@@ -5,7 +5,8 @@ DFB reads its tensor's next block, each ``push`` of an output DFB writes the nex
 (blocks in row-major order over the tensor, wrapping around). A block moves through a
 helper function of the program that reserves (or waits for) the block in the CB and moves
 it tile by tile, one DRAM page per tile, through the tensor's address generator. Every
-call comes from the spelling spec's ``cb`` and ``dataflow`` forms.
+call comes from the spelling spec's ``cb`` and ``dataflow`` forms, which the spelling model
+allows exactly the placeholders bound here (so binding cannot fail).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from ttlgen.model import kernel_names
 from ttlgen.model.kernels import If, Kernel, Loop, Statement, Sync
-from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, DataflowCalls, GeneratorField
+from ttlgen.model.spelling import ArgKind, CbCalls, DataflowCalls, GeneratorField
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernel_ir import Binary, BinaryOp, CallValue, Const, Expr, Step, Stmt, Var
 from ttlgen.plan.lower_compute import condition
@@ -24,18 +25,13 @@ U32 = ir.Scalar.U32
 ADDRESS_GENERATOR = ir.TypeParam("AddrGen")
 
 
-def _bound(step: Step, form: CallForm, values: Mapping[str, Expr]) -> ir.Call:
-    # The spelling model allows these forms exactly the placeholders given here.
-    return ir.bind(step, form, values)
-
-
 def dram_tensor(df: DataflowCalls) -> ir.Function:
     """``dram_tensor(arg, cb)``: the address generator of the tensor at runtime argument ``arg``."""
     cb = {"cb": Var("cb")}
     value = {
-        GeneratorField.ADDRESS: CallValue(_bound(Step.RUNTIME_ARG, df.runtime_arg, {"index": Var("arg")})),
-        GeneratorField.PAGE_SIZE: CallValue(_bound(Step.TILE_SIZE, df.tile_size, cb)),
-        GeneratorField.DATA_FORMAT: CallValue(_bound(Step.DATA_FORMAT, df.data_format, cb)),
+        GeneratorField.ADDRESS: CallValue(ir.bind(Step.RUNTIME_ARG, df.runtime_arg, {"index": Var("arg")})),
+        GeneratorField.PAGE_SIZE: CallValue(ir.bind(Step.TILE_SIZE, df.tile_size, cb)),
+        GeneratorField.DATA_FORMAT: CallValue(ir.bind(Step.DATA_FORMAT, df.data_format, cb)),
     }
     generator = df.address_generator
     return ir.Function(
@@ -60,17 +56,17 @@ def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
     )
     move: dict[str, Expr] = {"page": page, "accessor": v("gen"), "l1": v("l1")}
     if reading:
-        claim = _bound(Step.CB_RESERVE_BACK, cbs.reserve_back, {**cb, "tiles": tiles})
-        l1 = _bound(Step.WRITE_PTR, df.write_ptr, cb)
-        transfer = _bound(Step.READ_PAGE, df.read_page, move)
-        barrier = _bound(Step.READ_BARRIER, df.read_barrier, {})
-        hand_over = _bound(Step.CB_PUSH_BACK, cbs.push_back, {**cb, "tiles": tiles})
+        claim = ir.bind(Step.CB_RESERVE_BACK, cbs.reserve_back, {**cb, "tiles": tiles})
+        l1 = ir.bind(Step.WRITE_PTR, df.write_ptr, cb)
+        transfer = ir.bind(Step.READ_PAGE, df.read_page, move)
+        barrier = ir.bind(Step.READ_BARRIER, df.read_barrier, {})
+        hand_over = ir.bind(Step.CB_PUSH_BACK, cbs.push_back, {**cb, "tiles": tiles})
     else:
-        claim = _bound(Step.CB_WAIT_FRONT, cbs.wait_front, {**cb, "tiles": tiles})
-        l1 = _bound(Step.READ_PTR, df.read_ptr, cb)
-        transfer = _bound(Step.WRITE_PAGE, df.write_page, move)
-        barrier = _bound(Step.WRITE_BARRIER, df.write_barrier, {})
-        hand_over = _bound(Step.CB_POP_FRONT, cbs.pop_front, {**cb, "tiles": tiles})
+        claim = ir.bind(Step.CB_WAIT_FRONT, cbs.wait_front, {**cb, "tiles": tiles})
+        l1 = ir.bind(Step.READ_PTR, df.read_ptr, cb)
+        transfer = ir.bind(Step.WRITE_PAGE, df.write_page, move)
+        barrier = ir.bind(Step.WRITE_BARRIER, df.write_barrier, {})
+        hand_over = ir.bind(Step.CB_POP_FRONT, cbs.pop_front, {**cb, "tiles": tiles})
     params = (
         ir.Param("cb", U32),
         ir.Param("gen", ADDRESS_GENERATOR),
