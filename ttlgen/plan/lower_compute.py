@@ -105,6 +105,10 @@ class ComputeLowering:
     loop_counts: dict[str, int] = field(default_factory=dict)
     first_compute: tuple[str, str, str] | None = None  # DFBs: SrcA, SrcB, pack
 
+    def __post_init__(self) -> None:
+        self.by_name = {op.name: op for op in self.ops.ops}
+        self.dfbs = {d.name: d for d in self.kernel.dfbs}
+
     # -- spelling
     @property
     def calls(self) -> KernelCalls:
@@ -146,7 +150,7 @@ class ComputeLowering:
 
     # -- ops
     def semantics(self, expr: OpExpr) -> OpSemantics:
-        return next(op for op in self.ops.ops if op.name == expr.op)
+        return self.by_name[expr.op]
 
     def strategy(self, expr: OpExpr) -> tuple[str | None, int]:
         """The chosen strategy name (None: fixed) and its index in the op's strategies."""
@@ -168,7 +172,7 @@ class ComputeLowering:
 
     def shape(self, value: Value) -> tuple[int, int]:
         if isinstance(value, DfbRef):
-            return self.kernel.dfb(value.dfb).block
+            return self.dfbs[value.dfb].block
         op = self.semantics(value)
         if op.primitive.names and op.primitive.names[0] == "Matmul":
             lhs, rhs = self.shape(value.args[0]), self.shape(value.args[1])
@@ -196,7 +200,7 @@ class ComputeLowering:
         return need
 
     def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
-        return Const(0) if self.kernel.dfb(ref.dfb).block == (1, 1) else tile
+        return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile
 
     def reconfig(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -263,8 +267,8 @@ class ComputeLowering:
         spelling, _ = self.spelled(expr)
         lhs, rhs = expr.args[0], expr.args[1]
         assert isinstance(lhs, DfbRef) and isinstance(rhs, DfbRef)
-        kb = self.kernel.dfb(lhs.dfb).block[1]
-        n = self.kernel.dfb(rhs.dfb).block[1]
+        kb = self.dfbs[lhs.dfb].block[1]
+        n = self.dfbs[rhs.dfb].block[1]
         kk: Expr = INNER if kb > 1 else Const(0)
         values: dict[str, Expr] = {
             "lhs.cb": self.cb(lhs.dfb),
@@ -319,7 +323,7 @@ class ComputeLowering:
     def store(self, store: Store) -> list[Stmt]:
         """A complete compute for one store: acquire, math, pack, release per subblock."""
         self.remember_first(store)
-        out_dfb = self.kernel.dfb(store.target)
+        out_dfb = self.dfbs[store.target]
         m, n = out_dfb.block
         shape = self.shape(store.value)
         if shape != (m, n) and shape != (1, 1):
@@ -373,7 +377,7 @@ class ComputeLowering:
         body.append(self.dst(Step.DST_ACQUIRE))
         if len(value.args) > 2:
             acc = value.args[2]
-            if not isinstance(acc, DfbRef) or self.kernel.dfb(acc.dfb).block != (m, n):
+            if not isinstance(acc, DfbRef) or self.dfbs[acc.dfb].block != (m, n):
                 self.sink.error(value.mark, "the matmul accumulator must be a DFB block of the output's shape")
                 raise Abort
             body.append(_for(TILE, sh * sw, self.copy(acc, self.out_tile(n, sw, row0, col0), TILE)))
@@ -386,7 +390,7 @@ class ComputeLowering:
             self.subblocked = True
         if not (subblocks and store.accumulate and self.wide_dest and self.kernel.strict_f32_acc):
             return
-        out = self.kernel.dfb(store.target).dtype
+        out = self.dfbs[store.target].dtype
         self.sink.error(
             store.mark,
             f"strict_f32_acc: the '+=' output block of {m}x{n} tiles exceeds the 32-bit DST capacity of "
@@ -406,7 +410,7 @@ class ComputeLowering:
         value = store.value
         if not isinstance(value, OpExpr) or not self.is_matmul(value) or len(value.args) != 2:
             return None
-        m, n = self.kernel.dfb(store.target).block
+        m, n = self.dfbs[store.target].block
         return store if m * n <= self.capacity else None
 
     # -- body
@@ -421,7 +425,7 @@ class ComputeLowering:
 
     def statement(self, stmt: Statement) -> list[Stmt]:
         if isinstance(stmt, Sync):
-            return [cb_sync(self.cbs, stmt.action, d, Const(self.kernel.dfb(d).block_tiles)) for d in stmt.dfbs]
+            return [cb_sync(self.cbs, stmt.action, d, Const(self.dfbs[d].block_tiles)) for d in stmt.dfbs]
         if isinstance(stmt, Store):
             nodes = self.store(stmt)
             if stmt.mark in self.acc.straight_accumulations:
@@ -454,7 +458,7 @@ class ComputeLowering:
         self.remember_first(store)
         value = store.value
         assert isinstance(value, OpExpr)
-        m, n = self.kernel.dfb(store.target).block
+        m, n = self.dfbs[store.target].block
         pack_cb = self.cb(store.target)
         inner: list[Stmt] = []
         for stmt in loop.body:
