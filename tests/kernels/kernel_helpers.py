@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,15 @@ def compute_source(name: str) -> str:
     return finalize(compute).decode("utf-8")
 
 
-def calls(source: str, *names: str) -> list[str]:
-    """The calls to any of ``names`` in source order, with their arguments."""
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\(([^;]*)\);")
-    return [f"{m.group(1)}({m.group(2)})" for m in pattern.finditer(source)]
+def l1_acc_flags(name: str) -> list[int]:
+    """The packer L1-accumulation switches of a compute program, in program order."""
+    from ttlgen.model.spelling import ArgKind
+    from ttlgen.plan import kernel_ir as ir
+
+    flags = []
+    for stmt in ir.walk(all_kernels()[name].compute.body):
+        if isinstance(stmt, ir.Call) and stmt.step is ir.Step.L1_ACC:
+            flag = stmt.arg(ArgKind.FLAG)
+            assert isinstance(flag, ir.Const)
+            flags.append(flag.value)
+    return flags

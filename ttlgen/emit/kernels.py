@@ -1,7 +1,8 @@
 """Generated tt-metal kernels: ``kernels/<name>/{compute,reader,writer}.cpp`` and ``program.json``.
 
-Each kernel's plan is resolved with the generated resolver and the kernel lowered by
-:mod:`ttlgen.plan.kernels`; this module only arranges the lowered kernel into files.
+Each kernel is resolved and lowered to kernel IR programs by :mod:`ttlgen.plan.kernels`;
+this module prints the programs (:mod:`ttlgen.emit._kernel_printer`) and arranges them into
+files.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit._kernel_printer import print_program
 from ttlgen.model.project import Project
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.project import ProjectPlan
@@ -29,9 +31,9 @@ def program(k: LoweredKernel) -> dict[str, Any]:
             for t in (*k.inputs, *k.outputs)
         ],
         "kernels": {
-            "reader": {"source": "reader.cpp", "runtime_args": [{"buffer": t.name} for t in k.inputs]},
+            "reader": {"source": "reader.cpp", "runtime_args": [{"buffer": name} for name in k.reader.runtime_args]},
             "compute": {"source": "compute.cpp"},
-            "writer": {"source": "writer.cpp", "runtime_args": [{"buffer": t.name} for t in k.outputs]},
+            "writer": {"source": "writer.cpp", "runtime_args": [{"buffer": name} for name in k.writer.runtime_args]},
         },
     }
 
@@ -39,9 +41,9 @@ def program(k: LoweredKernel) -> dict[str, Any]:
 def kernel_files(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
     base = f"kernels/{k.kernel.name}"
     return [
-        GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k), k.sources),
-        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k), (k.kernel.source,)),
-        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k), (k.kernel.source,)),
+        GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k, code=print_program(k.compute)), k.sources),
+        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k, code=print_program(k.reader)), (k.kernel.source,)),
+        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=print_program(k.writer)), (k.kernel.source,)),
         GeneratedFile(f"{base}/program.json", ctx.render("kernels/program.json.j2", program=program(k)), k.sources),
     ]
 

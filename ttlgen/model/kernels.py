@@ -32,7 +32,7 @@ A kernel, in short::
 
 This module parses and checks the structure (every reference, shape and count, each
 with its spec position). The plan stage (:mod:`ttlgen.plan`) resolves each kernel's
-configuration plan and lowers it to the statements the emitter prints.
+configuration plan and lowers it to the kernel IR the emitter prints.
 """
 
 from __future__ import annotations
@@ -41,30 +41,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model import kernel_names
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
-from ttlgen.model.spelling import SpellingModel
+from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.kernel"
 
-# Names the generated C++ uses itself, and C++ keywords a lower-case identifier can spell:
-# a DFB or loop variable with one of these names would not compile.
-RESERVED_NAMES = frozenset(
-    [
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-        "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await",
-        "co_return", "co_yield", "compl", "concept", "const", "const_cast", "consteval",
-        "constexpr", "constinit", "continue", "decltype", "default", "delete", "do", "double",
-        "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
-        "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
-        "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
-        "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-        "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
-        "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "main", "kernel_main",
-        "read_block", "write_block", "dram_tensor", "uint32_t",
-    ]
-)
+# A DFB or loop variable becomes a C++ identifier of the generated kernels: it must not be
+# a C++ keyword, a name the spelling spec introduces, or one the generator declares itself.
+RESERVED_NAMES = CPP_KEYWORDS | kernel_names.GENERATED
 
 
 @dataclass(frozen=True)
@@ -229,6 +215,7 @@ class _Builder:
                 sink.error(doc.key_mark(self.base), f"kernel {name!r} has no parameter {key!r}")
         self.dfbs: dict[str, Dfb] = {}
         self.op_counter = 0
+        self.reserved = RESERVED_NAMES | spelling.identifiers
 
     def mark(self, *path: str | int) -> Mark:
         return self.doc.mark((*self.base, *path))
@@ -253,8 +240,14 @@ class _Builder:
         indices: dict[int, str] = {}
         for dname, body in raw_dfbs.items():
             path = ("dfbs", dname)
-            if dname in RESERVED_NAMES:
+            clash = next((n for n in kernel_names.declared_for(dname) if n in self.reserved), None)
+            if clash == dname:
                 self.sink.error(self.doc.key_mark((*self.base, *path)), f"{dname!r} is reserved in the generated C++; rename the dataflow buffer")
+            elif clash is not None:
+                self.sink.error(
+                    self.doc.key_mark((*self.base, *path)),
+                    f"the generated C++ would declare {clash!r} for {dname!r}, which the kernel API already names; rename the dataflow buffer",
+                )
             if body["dtype"] not in self.element_names:
                 self.sink.error(self.mark(*path, "dtype"), f"unknown element type {body['dtype']!r}; declared: {', '.join(self.element_names)}")
             if body["index"] in indices:
@@ -354,8 +347,8 @@ class _Builder:
                     self.sink.error(self.mark(*spath, key, "var"), f"loop variable {var!r} shadows an enclosing loop's")
                 if var.endswith("_"):
                     self.sink.error(self.mark(*spath, key, "var"), "loop variables ending in '_' are reserved for generated loops")
-                clashes = {n for d in self.dfbs for n in (d, f"cb_{d}", f"n_{d}")}
-                if var in RESERVED_NAMES or var in clashes:
+                clashes = {n for d in self.dfbs for n in kernel_names.declared_for(d)}
+                if var in self.reserved or var in clashes:
                     self.sink.error(self.mark(*spath, key, "var"), f"loop variable {var!r} clashes with a name of the generated C++")
                 count = self.count(body["count"], (*spath, key, "count"))
                 inner = self.statements(body["body"], (*spath, key, "body"), (*loop_vars, var))

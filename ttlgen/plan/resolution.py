@@ -14,6 +14,7 @@ from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
 from ttlgen.model.kernels import DfbRef, Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.targets import TargetsModel
+from ttlgen.plan import element_types
 
 
 def load_resolver(ops: OpsModel, targets: TargetsModel) -> types.ModuleType:
@@ -28,13 +29,17 @@ def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
     dfbs = {d.index: elements[d.dtype] for d in kernel.dfbs if d.dtype in elements}
     tile_ops = []
     semantics = {op.name: op for op in ops.ops}
+    # Each op is described with the element type it computes (plan/element_types.py), not the
+    # type of the buffer its value is stored to.
+    value_types = element_types.infer(kernel, ops)
+    copy = element_types.copy_op(ops)
     for stmt in walk_statements(kernel.body):
         if not isinstance(stmt, Store):
             continue
-        result = elements.get(kernel.dfb(stmt.target).dtype)
         if isinstance(stmt.value, DfbRef):
             src = kernel.dfb(stmt.value.dfb)
-            tile_ops.append(pkg.TileOp(id=f"copy_{stmt.mark.line}_{stmt.mark.column}", op="copy_tile", operands=(pkg.DfbOperand(src.index),), result=result))
+            if copy is not None:
+                tile_ops.append(pkg.TileOp(id=f"copy_{stmt.mark.line}_{stmt.mark.column}", op=copy.name, operands=(pkg.DfbOperand(src.index),), result=elements.get(src.dtype)))
             continue
         for expr in walk_values(stmt.value):
             if expr.op not in semantics:
@@ -45,12 +50,13 @@ def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
                     operands.append(pkg.DfbOperand(kernel.dfb(arg.dfb).index))
                 else:
                     operands.append(pkg.ValueOperand(arg.id))
+            result = value_types.of(expr)
             tile_ops.append(
                 pkg.TileOp(
                     id=expr.id,
                     op=expr.op,
                     operands=tuple(operands),
-                    result=result,
+                    result=elements.get(result) if result is not None else None,
                     attrs=dict(expr.attrs),
                     strategy=expr.strategy,
                 )

@@ -1,0 +1,150 @@
+"""Print kernel IR programs as C++.
+
+Only C++ syntax is written here (operators, declarations, loops, the ``uint32_t`` integer
+type); every kernel-API name in the output comes from the spelling spec through the IR
+(function names, types, enumerators, members, entry lines, headers). The layout follows
+the repository's ``.clang-format`` (4-space indent, 100 columns, parameters wrapped and
+aligned after the opening parenthesis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ttlgen.plan import kernel_ir as ir
+from ttlgen.plan.kernel_ir import Expr
+
+INDENT = "    "
+COLUMNS = 100
+
+_BINARY = {
+    ir.BinaryOp.ADD: ("+", 6),
+    ir.BinaryOp.MUL: ("*", 5),
+    ir.BinaryOp.DIV: ("/", 5),
+    ir.BinaryOp.MOD: ("%", 5),
+}
+_COMPARE = {ir.Comparison.EQ: "==", ir.Comparison.NE: "!=", ir.Comparison.LT: "<"}
+_LOOSEST = 99  # binding strength of a whole expression (C++ ranks: lower binds tighter)
+
+
+@dataclass(frozen=True)
+class PrintedProgram:
+    """A program as the kernel templates lay it out."""
+
+    includes: tuple[str, ...]
+    functions: tuple[str, ...]  # each a complete definition, without a trailing newline
+    begin: tuple[str, ...]
+    body: str  # indented statements, without a trailing newline
+    end: tuple[str, ...]
+
+
+def expression(expr: Expr, context: int = _LOOSEST, right: bool = False) -> str:
+    """``expr`` in C++; parenthesised if it binds looser than its ``context`` allows."""
+    if isinstance(expr, ir.Const):
+        return str(expr.value)
+    if isinstance(expr, ir.Var):
+        return expr.name
+    if isinstance(expr, ir.Symbol):
+        return expr.text
+    if isinstance(expr, ir.CallValue):
+        return call(expr.call)
+    if isinstance(expr, ir.Member):
+        return f"{expression(expr.base, 1)}.{expr.name}"
+    if isinstance(expr, ir.Braced):
+        return "{" + ", ".join(expression(item) for item in expr.items) + "}"
+    if isinstance(expr, ir.Compare):
+        text = f"{expression(expr.lhs, 9)} {_COMPARE[expr.op]} {expression(expr.rhs, 9, right=True)}"
+        rank = 9
+    else:
+        symbol, rank = _BINARY[expr.op]
+        text = f"{expression(expr.lhs, rank)} {symbol} {expression(expr.rhs, rank, right=True)}"
+    # Left-associative: a right operand of equal rank needs parentheses too.
+    needs = rank > context or (right and rank == context)
+    return f"({text})" if needs else text
+
+
+def call(c: ir.Call) -> str:
+    template = "<" + ", ".join(expression(a.value) for a in c.template_args) + ">" if c.template_args else ""
+    return f"{c.function}{template}(" + ", ".join(expression(a.value) for a in c.args) + ")"
+
+
+def type_name(t: ir.CType) -> str:
+    if isinstance(t, ir.Scalar):
+        return {ir.Scalar.U32: "uint32_t"}[t]
+    if isinstance(t, ir.SpecType):
+        args = ", ".join(a.text for a in t.form.template_args)
+        return f"{t.form.name}<{args}>" if t.form.template_args else t.form.name
+    return t.name
+
+
+def _declaration(d: ir.Declare) -> str:
+    prefix = {ir.Storage.CONSTEXPR: "constexpr ", ir.Storage.CONST: "const ", ir.Storage.MUTABLE: ""}[d.storage]
+    return f"{prefix}{type_name(d.type)} {d.name} = {expression(d.value)};"
+
+
+def statements(body: Sequence[ir.Stmt], indent: str) -> list[str]:
+    lines: list[str] = []
+    for stmt in body:
+        if isinstance(stmt, ir.Call):
+            lines.append(f"{indent}{call(stmt)};")
+        elif isinstance(stmt, ir.Declare):
+            lines.append(indent + _declaration(stmt))
+        elif isinstance(stmt, ir.Increment):
+            lines.append(f"{indent}++{stmt.var};")
+        elif isinstance(stmt, ir.AddTo):
+            lines.append(f"{indent}{stmt.var} += {expression(stmt.value)};")
+        elif isinstance(stmt, ir.Return):
+            lines.append(f"{indent}return {expression(stmt.value)};")
+        elif isinstance(stmt, ir.For):
+            var, count = stmt.var, expression(stmt.count)
+            lines.append(f"{indent}for ({type_name(ir.Scalar.U32)} {var} = 0; {var} < {count}; ++{var}) {{")
+            lines.extend(statements(stmt.body, indent + INDENT))
+            lines.append(f"{indent}}}")
+        else:
+            lines.append(f"{indent}if ({expression(stmt.condition)}) {{")
+            lines.extend(statements(stmt.then, indent + INDENT))
+            if stmt.orelse:
+                lines.append(f"{indent}}} else {{")
+                lines.extend(statements(stmt.orelse, indent + INDENT))
+            lines.append(f"{indent}}}")
+    return lines
+
+
+def _parameter(p: ir.Param) -> str:
+    if isinstance(p.type, ir.TypeParam):
+        return f"const {p.type.name}& {p.name}"
+    return f"{type_name(p.type)} {p.name}"
+
+
+def function(f: ir.Function) -> str:
+    lines = [f"// {f.comment}"] if f.comment else []
+    if f.type_params:
+        lines.append("template <" + ", ".join(f"typename {name}" for name in f.type_params) + ">")
+    returns = type_name(f.returns) if f.returns is not None else "void"
+    head = f"{'inline ' if f.inline else ''}{returns} {f.name}("
+    params = [_parameter(p) for p in f.params]
+    line = head
+    for i, param in enumerate(params):
+        piece = param + ("," if i < len(params) - 1 else ") {")
+        if line == head:
+            line += piece
+        elif len(line) + 1 + len(piece) <= COLUMNS:
+            line += " " + piece
+        else:
+            lines.append(line)
+            line = " " * len(head) + piece
+    lines.append(line if params else head + ") {")
+    lines.extend(statements(f.body, INDENT))
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def print_program(program: ir.Program) -> PrintedProgram:
+    return PrintedProgram(
+        includes=program.includes,
+        functions=tuple(function(f) for f in program.functions),
+        begin=program.entry.begin,
+        body="\n".join(statements(program.body, INDENT)),
+        end=program.entry.end,
+    )

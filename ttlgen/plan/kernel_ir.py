@@ -1,0 +1,451 @@
+"""The kernel IR: what a generated tt-metal kernel does, as typed data.
+
+A kernel program (compute, reader or writer) is a tree of statements: calls of kernel-API
+functions by name with typed arguments, constant and variable declarations, loops and
+conditionals, over integer expressions. The IR holds no C++ text: function names, types,
+enumerators and entry lines come from the spelling spec (bound by :func:`bind`), the rest
+are identifiers (loop variables, CB constants) and numbers. Every call carries the
+:class:`Step` it performs, so passes can reason about CB and DST synchronisation, inits and
+reconfigurations without knowing their spellings, and the spelling-spec position of the
+form it was bound from, so a check of the API can point there.
+
+:mod:`ttlgen.emit._kernel_printer` prints a program; nothing here formats C++.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ttlgen.errors import Mark
+from ttlgen.model.spelling import ArgKind, CallForm, Entry, Literal, TypeForm
+
+# ------------------------------------------------------------------------ expressions
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable or named constant of the program (loop variable, CB id, parameter)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A name or literal from spec data: an enumerator (``BroadcastType::COL``), ``true``."""
+
+    text: str
+
+
+class BinaryOp(enum.Enum):
+    ADD = "add"
+    MUL = "mul"
+    DIV = "div"
+    MOD = "mod"
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: BinaryOp
+    lhs: Expr
+    rhs: Expr
+
+
+class Comparison(enum.Enum):
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: Comparison
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(frozen=True)
+class CallValue:
+    """A call whose result is used as a value."""
+
+    call: Call
+
+
+@dataclass(frozen=True)
+class Member:
+    """A data member of a value (a member name from spec data)."""
+
+    base: Expr
+    name: str
+
+
+@dataclass(frozen=True)
+class Braced:
+    """A brace-initialised value of the declared or returned type."""
+
+    items: tuple[Expr, ...]
+
+
+Expr = Const | Var | Symbol | Binary | Compare | CallValue | Member | Braced
+
+
+def add(lhs: Expr, rhs: Expr) -> Expr:
+    """``lhs + rhs``, with additions of zero folded away."""
+    if lhs == Const(0):
+        return rhs
+    if rhs == Const(0):
+        return lhs
+    return Binary(BinaryOp.ADD, lhs, rhs)
+
+
+def mul(lhs: Expr, factor: int) -> Expr:
+    """``lhs * factor``, with multiplications by zero and one folded away."""
+    if lhs == Const(0) or factor == 0:
+        return Const(0)
+    return lhs if factor == 1 else Binary(BinaryOp.MUL, lhs, Const(factor))
+
+
+def div(lhs: Expr, divisor: int) -> Expr:
+    return Binary(BinaryOp.DIV, lhs, Const(divisor))
+
+
+def mod(lhs: Expr, divisor: int) -> Expr:
+    return Binary(BinaryOp.MOD, lhs, Const(divisor))
+
+
+# ---------------------------------------------------------------------------- calls
+
+
+class Step(enum.Enum):
+    """What a call does in the kernel."""
+
+    HW_INIT = "hw_init"  # full hardware initialisation, once at kernel start
+    OP_INIT = "op_init"  # an op's (short) init before its call
+    OP = "op"  # an op's computation
+    OP_UNINIT = "op_uninit"  # restores state an op changed
+    RECONFIG_SRCA = "reconfig_srca"  # unpacker SrcA data format
+    RECONFIG_SRCB = "reconfig_srcb"
+    RECONFIG_PACK = "reconfig_pack"  # packer data format
+    COPY_INIT = "copy_init"
+    COPY = "copy"  # a CB tile into a DST slot
+    PACK = "pack"  # a DST slot into a CB tile
+    L1_ACC = "l1_acc"  # packer L1 accumulation on/off
+    DST_ACQUIRE = "dst_acquire"
+    DST_COMMIT = "dst_commit"
+    DST_WAIT = "dst_wait"
+    DST_RELEASE = "dst_release"
+    CB_WAIT_FRONT = "wait_front"
+    CB_POP_FRONT = "pop_front"
+    CB_RESERVE_BACK = "reserve_back"
+    CB_PUSH_BACK = "push_back"
+    RUNTIME_ARG = "runtime_arg"
+    TILE_SIZE = "tile_size"
+    DATA_FORMAT = "data_format"
+    READ_PTR = "read_ptr"
+    WRITE_PTR = "write_ptr"
+    READ_PAGE = "read_page"
+    READ_BARRIER = "read_barrier"
+    WRITE_PAGE = "write_page"
+    WRITE_BARRIER = "write_barrier"
+    HELPER = "helper"  # a function the program defines itself
+
+
+DST_STEPS = (Step.DST_ACQUIRE, Step.DST_COMMIT, Step.DST_WAIT, Step.DST_RELEASE)
+CB_STEPS = (Step.CB_WAIT_FRONT, Step.CB_POP_FRONT, Step.CB_RESERVE_BACK, Step.CB_PUSH_BACK)
+
+
+@dataclass(frozen=True)
+class Arg:
+    kind: ArgKind
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Call:
+    """``function<template_args>(args)``; ``origin`` is the spelling it was bound from."""
+
+    step: Step
+    function: str
+    template_args: tuple[Arg, ...]
+    args: tuple[Arg, ...]
+    origin: Mark | None = field(default=None, compare=False)
+
+    def arg(self, kind: ArgKind) -> Expr | None:
+        """The first argument of ``kind``."""
+        return next((a.value for a in (*self.template_args, *self.args) if a.kind is kind), None)
+
+
+class UnboundPlaceholder(Exception):
+    """A form's placeholder has no value in the binding; ``key`` names it."""
+
+    def __init__(self, form: CallForm, key: str, given: Sequence[str]) -> None:
+        super().__init__(key)
+        self.form = form
+        self.key = key
+        self.given = tuple(sorted(given))
+
+
+def _literal(literal: Literal) -> Arg:
+    number = literal.integer
+    return Arg(ArgKind.LITERAL, Const(number) if number is not None else Symbol(literal.text))
+
+
+def bind(step: Step, form: CallForm, values: Mapping[str, Expr]) -> Call:
+    """The call ``form`` spells, its placeholders replaced by ``values`` (by key)."""
+    bound: list[tuple[Arg, ...]] = []
+    for group in (form.template_args, form.args):
+        args = []
+        for arg in group:
+            if isinstance(arg, Literal):
+                args.append(_literal(arg))
+            elif arg.key in values:
+                args.append(Arg(arg.kind, values[arg.key]))
+            else:
+                raise UnboundPlaceholder(form, arg.key, list(values))
+        bound.append(tuple(args))
+    return Call(step, form.function, bound[0], bound[1], form.mark)
+
+
+def helper(name: str, *args: tuple[ArgKind, Expr]) -> Call:
+    """A call of a function the program defines."""
+    return Call(Step.HELPER, name, (), tuple(Arg(kind, value) for kind, value in args))
+
+
+# ----------------------------------------------------------------------- statements
+
+
+class Scalar(enum.Enum):
+    U32 = "u32"  # a 32-bit unsigned integer
+
+
+@dataclass(frozen=True)
+class SpecType:
+    """A type named by the spelling spec."""
+
+    form: TypeForm
+
+
+@dataclass(frozen=True)
+class TypeParam:
+    """A template type parameter, taken by const reference."""
+
+    name: str
+
+
+CType = Scalar | SpecType | TypeParam
+
+
+class Storage(enum.Enum):
+    CONSTEXPR = "constexpr"  # a compile-time constant
+    CONST = "const"  # set once
+    MUTABLE = "mutable"
+
+
+@dataclass(frozen=True)
+class Declare:
+    name: str
+    type: CType
+    value: Expr
+    storage: Storage
+
+
+@dataclass(frozen=True)
+class Increment:
+    var: str
+
+
+@dataclass(frozen=True)
+class AddTo:
+    var: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Expr
+
+
+@dataclass(frozen=True)
+class For:
+    """``var`` from 0 while below ``count``; ``generated`` loops are the lowering's own."""
+
+    var: str
+    count: Expr
+    body: tuple[Stmt, ...]
+    generated: bool
+
+
+@dataclass(frozen=True)
+class If:
+    condition: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+
+
+Stmt = Call | Declare | Increment | AddTo | Return | For | If
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: CType
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function the program defines before its entry point."""
+
+    name: str
+    returns: CType | None  # None: void
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    inline: bool = False
+    comment: str | None = None  # what the function is for, printed above it
+
+    @property
+    def type_params(self) -> tuple[str, ...]:
+        return tuple(p.type.name for p in self.params if isinstance(p.type, TypeParam))
+
+
+class ProgramKind(enum.Enum):
+    COMPUTE = "compute"
+    READER = "reader"
+    WRITER = "writer"
+
+
+@dataclass(frozen=True)
+class Program:
+    """One kernel source: its headers, helper functions and entry point's body."""
+
+    kind: ProgramKind
+    includes: tuple[str, ...]
+    functions: tuple[Function, ...]
+    entry: Entry
+    body: tuple[Stmt, ...]
+    runtime_args: tuple[str, ...] = ()  # the DRAM buffer whose address is each runtime argument
+
+    def calls(self) -> list[Call]:
+        """Every call of the program: its functions' and its entry point's."""
+        return [c for body in (*(f.body for f in self.functions), self.body) for c in calls(body)]
+
+
+# ------------------------------------------------------------------------- analysis
+
+
+def _sub_expressions(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, Binary | Compare):
+        return (expr.lhs, expr.rhs)
+    if isinstance(expr, CallValue):
+        return tuple(a.value for a in (*expr.call.template_args, *expr.call.args))
+    if isinstance(expr, Member):
+        return (expr.base,)
+    if isinstance(expr, Braced):
+        return expr.items
+    return ()
+
+
+def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
+    """Every statement of ``body``, nested ones after their parent."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, For):
+            yield from walk(stmt.body)
+        elif isinstance(stmt, If):
+            yield from walk(stmt.then)
+            yield from walk(stmt.orelse)
+
+
+_LEAVES = (Const, Var, Symbol)
+
+
+def _value_calls(expr: Expr, out: list[Call]) -> None:
+    if isinstance(expr, _LEAVES):
+        return
+    if isinstance(expr, CallValue):
+        out.append(expr.call)
+    for inner in _sub_expressions(expr):
+        _value_calls(inner, out)
+
+
+def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
+    for stmt in body:
+        if isinstance(stmt, Call):
+            out.append(stmt)
+            for arg in (*stmt.template_args, *stmt.args):
+                _value_calls(arg.value, out)
+        elif isinstance(stmt, For):
+            _value_calls(stmt.count, out)
+            _calls(stmt.body, out)
+        elif isinstance(stmt, If):
+            _value_calls(stmt.condition, out)
+            _calls(stmt.then, out)
+            _calls(stmt.orelse, out)
+        elif isinstance(stmt, Declare | Return | AddTo):
+            _value_calls(stmt.value, out)
+
+
+def calls(body: Sequence[Stmt]) -> list[Call]:
+    """Every call of ``body`` in program order, including calls whose value is used."""
+    out: list[Call] = []
+    _calls(body, out)
+    return out
+
+
+def _mentions(expr: Expr, name: str) -> bool:
+    if isinstance(expr, Var):
+        return expr.name == name
+    if isinstance(expr, _LEAVES):
+        return False
+    return any(_mentions(inner, name) for inner in _sub_expressions(expr))
+
+
+def uses(body: Sequence[Stmt], name: str) -> bool:
+    """Whether any statement of ``body`` reads or writes the variable ``name``."""
+    for stmt in body:
+        if isinstance(stmt, Call):
+            if any(_mentions(a.value, name) for a in (*stmt.template_args, *stmt.args)):
+                return True
+        elif isinstance(stmt, For):
+            if _mentions(stmt.count, name) or uses(stmt.body, name):
+                return True
+        elif isinstance(stmt, If):
+            if _mentions(stmt.condition, name) or uses(stmt.then, name) or uses(stmt.orelse, name):
+                return True
+        elif isinstance(stmt, Increment):
+            if stmt.var == name:
+                return True
+        elif isinstance(stmt, AddTo):
+            if stmt.var == name or _mentions(stmt.value, name):
+                return True
+        elif _mentions(stmt.value, name):
+            return True
+    return False
+
+
+def simplify(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """Drop generated single-trip loops whose variable the body does not use."""
+    out: list[Stmt] = []
+    changed = False
+    for stmt in body:
+        if isinstance(stmt, For):
+            inner = simplify(stmt.body)
+            if stmt.generated and stmt.count == Const(1) and not uses(inner, stmt.var):
+                out.extend(inner)
+                changed = True
+                continue
+            if inner is not stmt.body:
+                stmt = For(stmt.var, stmt.count, inner, stmt.generated)
+                changed = True
+        elif isinstance(stmt, If):
+            then, orelse = simplify(stmt.then), simplify(stmt.orelse)
+            if then is not stmt.then or orelse is not stmt.orelse:
+                stmt = If(stmt.condition, then, orelse)
+                changed = True
+        out.append(stmt)
+    return tuple(out) if changed else body

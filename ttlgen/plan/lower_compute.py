@@ -1,0 +1,490 @@
+"""Lower a kernel's block-style body to the compute program of the kernel IR.
+
+Decisions made here:
+
+* Strategy per op, DST width and sync come from the plan; the DST capacity for that
+  width and sync comes from the spelling spec.
+* A matmul output block larger than the DST capacity is subblocked (rows of the block
+  first); elementwise values are computed for as many tiles per DST acquire as fit.
+* Packer L1 accumulation follows :mod:`ttlgen.plan.l1_accumulation`. With 32-bit DST an
+  accumulation scope that is one loop with one matmul ``+=`` whose output block fits in
+  DST keeps the sum in DST across the loop (packed once, full fp32); otherwise every K
+  step packs and the packer accumulates in the output format. ``strict_f32_acc`` makes
+  that fallback (an accumulating 32-bit-DST kernel that needs subblocking) an error.
+* The hardware is initialised once, with the CBs of the first computation.
+
+Every call is bound from a form of the spelling spec (:func:`kernel_ir.bind`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ttlgen.errors import DiagnosticSink
+from ttlgen.model import kernel_names
+from ttlgen.model.kernels import (
+    DfbRef,
+    If,
+    Kernel,
+    Loop,
+    OpExpr,
+    Statement,
+    Store,
+    Sync,
+    Value,
+    walk_values,
+)
+from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, Spelling, SpellingModel
+from ttlgen.plan import kernel_ir as ir
+from ttlgen.plan import l1_accumulation
+from ttlgen.plan.kernel_ir import Const, Expr, Step, Stmt, Var, add, div, mod, mul
+
+# The lowering's own loop variables and constants (user loop variables cannot end in '_').
+TILE = Var("t_")  # tile within a DST group or subblock
+GROUP = Var("g_")  # DST group of an elementwise block
+SUBBLOCK = Var("sb_")  # matmul subblock
+INNER = Var("kk_")  # inner-dimension tile of a matmul block
+ROW0 = Var("r0_")  # first output row of a matmul subblock
+COL0 = Var("c0_")  # first output column of a matmul subblock
+
+class Abort(Exception):
+    """A located error was reported; skip the rest of this statement."""
+
+
+def condition(var: str, count: int, when: str) -> Expr:
+    """A kernel ``if``'s test of its loop variable as an IR expression."""
+    last = Const(count - 1)
+    test = {
+        "first": (ir.Comparison.EQ, Const(0)),
+        "not_first": (ir.Comparison.NE, Const(0)),
+        "last": (ir.Comparison.EQ, last),
+        "not_last": (ir.Comparison.NE, last),
+    }[when]
+    return ir.Compare(test[0], Var(var), test[1])
+
+
+def cb_sync(cbs: CbCalls, action: str, dfb: str, tiles: Expr) -> ir.Call:
+    """A kernel body's ``wait``/``pop``/``reserve``/``push`` of ``tiles`` tiles of ``dfb``."""
+    step, form = {
+        "wait": (Step.CB_WAIT_FRONT, cbs.wait_front),
+        "pop": (Step.CB_POP_FRONT, cbs.pop_front),
+        "reserve": (Step.CB_RESERVE_BACK, cbs.reserve_back),
+        "push": (Step.CB_PUSH_BACK, cbs.push_back),
+    }[action]
+    return ir.bind(step, form, {"cb": Var(kernel_names.cb(dfb)), "tiles": tiles})
+
+
+def _divisor_at_most(n: int, limit: int) -> int:
+    return max(d for d in range(1, min(n, max(limit, 1)) + 1) if n % d == 0)
+
+
+def _for(var: Var, count: int, body: Sequence[Stmt]) -> ir.For:
+    return ir.For(var.name, Const(count), tuple(body), generated=True)
+
+
+def _leaves(value: Value) -> list[str]:
+    if isinstance(value, DfbRef):
+        return [value.dfb]
+    return [leaf for arg in value.args for leaf in _leaves(arg)]
+
+
+@dataclass
+class ComputeLowering:
+    kernel: Kernel
+    ops: OpsModel
+    spelling: SpellingModel
+    plan: Any
+    sink: DiagnosticSink
+    acc: l1_accumulation.AccAnalysis
+    capacity: int
+    includes: set[str] = field(default_factory=set)
+    subblocked: bool = False
+    loop_counts: dict[str, int] = field(default_factory=dict)
+    first_compute: tuple[str, str, str] | None = None  # DFBs: SrcA, SrcB, pack
+
+    def __post_init__(self) -> None:
+        self.by_name = {op.name: op for op in self.ops.ops}
+        self.dfbs = {d.name: d for d in self.kernel.dfbs}
+
+    # -- spelling
+    @property
+    def calls(self) -> KernelCalls:
+        assert self.spelling.kernel is not None
+        return self.spelling.kernel
+
+    @property
+    def cbs(self) -> CbCalls:
+        assert self.spelling.cb is not None
+        return self.spelling.cb
+
+    @property
+    def wide_dest(self) -> bool:
+        return int(self.plan.dest_width) == 32
+
+    def bind(self, step: Step, form: CallForm, values: Mapping[str, Expr], routes: str = "") -> ir.Call:
+        try:
+            return ir.bind(step, form, values)
+        except ir.UnboundPlaceholder as exc:
+            given = routes or f"this call gives: {', '.join(exc.given) or 'none'}"
+            self.sink.error(form.mark, f"{form.text!r}: placeholder {{{exc.key}}} has no value here ({given})")
+            raise Abort from None
+
+    def dst(self, step: Step) -> ir.Call:
+        protocol = self.calls.dst
+        form = {
+            Step.DST_ACQUIRE: protocol.acquire,
+            Step.DST_COMMIT: protocol.commit,
+            Step.DST_WAIT: protocol.wait,
+            Step.DST_RELEASE: protocol.release,
+        }[step]
+        return self.bind(step, form, {})
+
+    def l1(self, enable: int) -> ir.Call:
+        return self.bind(Step.L1_ACC, self.calls.l1_acc, {"enable": Const(enable)})
+
+    def cb(self, dfb: str) -> Var:
+        return Var(kernel_names.cb(dfb))
+
+    # -- ops
+    def semantics(self, expr: OpExpr) -> OpSemantics:
+        return self.by_name[expr.op]
+
+    def strategy(self, expr: OpExpr) -> tuple[str | None, int]:
+        """The chosen strategy name (None: fixed) and its index in the op's strategies."""
+        op = self.semantics(expr)
+        if op.fixed:
+            return None, 0
+        chosen = self.plan.strategy_of(expr.id)
+        name = chosen.value if chosen is not None else op.strategies[0].name
+        return name, next(i for i, s in enumerate(op.strategies) if s.name == name)
+
+    def spelled(self, expr: OpExpr) -> tuple[Spelling, tuple[Route, ...]]:
+        name, index = self.strategy(expr)
+        spelling = self.spelling.spelling(expr.op, name)
+        if spelling is None:
+            self.sink.error(expr.mark, f"op {expr.op!r} has no tt-metal spelling for strategy {name or 'fixed'!r} (chosen by the plan)")
+            raise Abort
+        self.includes.add(spelling.include)
+        return spelling, self.semantics(expr).strategies[index].routes
+
+    def shape(self, value: Value) -> tuple[int, int]:
+        if isinstance(value, DfbRef):
+            return self.dfbs[value.dfb].block
+        op = self.semantics(value)
+        if op.primitive.names and op.primitive.names[0] == "Matmul":
+            lhs, rhs = self.shape(value.args[0]), self.shape(value.args[1])
+            if lhs[1] != rhs[0]:
+                self.sink.error(value.mark, f"matmul of {lhs[0]}x{lhs[1]} by {rhs[0]}x{rhs[1]} tile blocks: inner dimensions differ")
+                raise Abort
+            return (lhs[0], rhs[1])
+        shapes = [self.shape(a) for a in value.args]
+        full = [s for s in shapes if s != (1, 1)]
+        if any(s != full[0] for s in full):
+            self.sink.error(value.mark, f"operands of {value.op!r} have different block shapes: {', '.join(f'{s[0]}x{s[1]}' for s in shapes)}")
+            raise Abort
+        return full[0] if full else (1, 1)
+
+    def need(self, value: Value) -> int:
+        """DST slots one output tile of ``value`` uses."""
+        if isinstance(value, DfbRef):
+            return 1
+        _, routes = self.spelled(value)
+        offset, need = 0, 1
+        for arg, route in zip(value.args, routes, strict=False):
+            if route is Route.DST:
+                need = max(need, offset + self.need(arg))
+                offset += self.need(arg)
+        return need
+
+    def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
+        return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile
+
+    def reconfig(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for step, form, operand in (
+            (Step.RECONFIG_SRCA, self.calls.reconfig_srca, spelling.unpack_srca),
+            (Step.RECONFIG_SRCB, self.calls.reconfig_srcb, spelling.unpack_srcb),
+        ):
+            if operand is not None and operand in names:
+                out.append(self.bind(step, form, {"cb": values[f"{operand}.cb"]}))
+        return out
+
+    def copy(self, ref: DfbRef, tile: Expr, slot: Expr) -> list[Stmt]:
+        cb = self.cb(ref.dfb)
+        self.includes.add(self.calls.copy_include)
+        return [
+            self.bind(Step.COPY_INIT, self.calls.copy_init, {"cb": cb}),
+            self.bind(Step.RECONFIG_SRCA, self.calls.reconfig_srca, {"cb": cb}),
+            self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}),
+        ]
+
+    def evaluate(self, value: Value, slot: Expr, offset: int, tile: Expr, pack_cb: Expr) -> list[Stmt]:
+        """Statements computing one tile of ``value`` into DST slot ``slot + offset``."""
+        here = add(slot, Const(offset))
+        if isinstance(value, DfbRef):
+            return self.copy(value, tile, here)
+        spelling, routes = self.spelled(value)
+        op = self.semantics(value)
+        names = [o.name for o in op.operands]
+        values: dict[str, Expr] = {"dst": here, "pack": pack_cb}
+        out: list[Stmt] = []
+        inner = offset
+        for arg, route, name in zip(value.args, routes, names, strict=False):
+            if route is Route.DFB:
+                if not isinstance(arg, DfbRef):
+                    self.sink.error(value.mark, f"operand {name!r} of {value.op!r} reads a dataflow buffer: give a DFB name, not an op")
+                    raise Abort
+                values[f"{name}.cb"] = self.cb(arg.dfb)
+                values[f"{name}.tile"] = self.tile_of(arg, tile)
+            elif route is Route.DST:
+                out.extend(self.evaluate(arg, slot, inner, tile, pack_cb))
+                values[f"{name}.dst"] = add(slot, Const(inner))
+                inner += self.need(arg)
+        for attr, attr_value in value.attrs:
+            spelled = spelling.attribute_spelling(attr, attr_value)
+            if spelled is None:
+                self.sink.error(value.mark, f"attribute {attr}={attr_value!r} of {value.op!r} has no spelling")
+                raise Abort
+            values[f"attr.{attr}"] = ir.Symbol(spelled)
+        routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
+        out.append(self.bind(Step.OP_INIT, spelling.init, values, routes_given))
+        out.extend(self.reconfig(spelling, values, names))
+        out.append(self.bind(Step.OP, spelling.call, values, routes_given))
+        if spelling.uninit is not None:
+            out.append(self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given))
+        return out
+
+    def is_matmul(self, value: Value) -> bool:
+        if not isinstance(value, OpExpr):
+            return False
+        spelling = self.spelling.spelling(value.op, self.strategy(value)[0])
+        return spelling is not None and spelling.accumulates_in_dst
+
+    def matmul_calls(self, expr: OpExpr, sh: int, sw: int, row0: Expr, col0: Expr, pack_cb: Expr) -> list[Stmt]:
+        spelling, _ = self.spelled(expr)
+        lhs, rhs = expr.args[0], expr.args[1]
+        assert isinstance(lhs, DfbRef) and isinstance(rhs, DfbRef)
+        kb = self.dfbs[lhs.dfb].block[1]
+        n = self.dfbs[rhs.dfb].block[1]
+        kk: Expr = INNER if kb > 1 else Const(0)
+        values: dict[str, Expr] = {
+            "lhs.cb": self.cb(lhs.dfb),
+            "rhs.cb": self.cb(rhs.dfb),
+            "lhs.tile": add(mul(row0, kb), kk),
+            "rhs.tile": add(mul(kk, n), col0),
+            "dst": Const(0),
+            "rt": Const(sh),
+            "ct": Const(sw),
+            "kt": Const(kb),
+            "pack": pack_cb,
+        }
+        routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
+        call = self.bind(Step.OP, spelling.call, values, routes_given)
+        return [
+            self.bind(Step.OP_INIT, spelling.init, values, routes_given),
+            *self.reconfig(spelling, values, ["lhs", "rhs"]),
+            _for(INNER, kb, (call,)) if kb > 1 else call,
+        ]
+
+    def out_tile(self, n: int, sw: int, row0: Expr, col0: Expr) -> Expr:
+        """The output block's tile that subblock tile ``t_`` packs into."""
+        if sw == n and col0 == Const(0):
+            return add(mul(row0, n), TILE)
+        return add(add(mul(add(row0, div(TILE, sw)), n), col0), mod(TILE, sw))
+
+    def packs(self, target: str, tiles: int, slot_of_t: Expr, out_tile: Expr) -> list[Stmt]:
+        cb = self.cb(target)
+        return [
+            self.dst(Step.DST_COMMIT),
+            self.dst(Step.DST_WAIT),
+            self.bind(Step.RECONFIG_PACK, self.calls.reconfig_pack, {"cb": cb}),
+            _for(TILE, tiles, (self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile}),)),
+            self.dst(Step.DST_RELEASE),
+        ]
+
+    def subblock(self, m: int, n: int, need: int = 1) -> tuple[int, int]:
+        fit = max(self.capacity // need, 1)
+        if n <= fit:
+            return _divisor_at_most(m, fit // n), n
+        return 1, _divisor_at_most(n, fit)
+
+    def remember_first(self, store: Store) -> None:
+        if self.first_compute is not None:
+            return
+        leaves = _leaves(store.value)
+        matmul = self.is_matmul(store.value)
+        srca = leaves[-1] if matmul and len(leaves) > 1 else (leaves[0] if leaves else store.target)
+        srcb = leaves[0] if matmul else (leaves[1] if len(leaves) > 1 else srca)
+        self.first_compute = (srca, srcb, store.target)
+
+    def store(self, store: Store) -> list[Stmt]:
+        """A complete compute for one store: acquire, math, pack, release per subblock."""
+        self.remember_first(store)
+        out_dfb = self.dfbs[store.target]
+        m, n = out_dfb.block
+        shape = self.shape(store.value)
+        if shape != (m, n) and shape != (1, 1):
+            self.sink.error(store.mark, f"value of {shape[0]}x{shape[1]} tiles does not match the {m}x{n}-tile block of {store.target!r}")
+            raise Abort
+        pack_cb = self.cb(store.target)
+        value = store.value
+        inner = [e for e in walk_values(value) if e is not value and self.is_matmul(e)]
+        if inner:
+            self.sink.error(
+                inner[0].mark,
+                f"{inner[0].op!r} must be the whole value of a store or '+=' (fused ops after it are not "
+                "supported): store its result, then apply the op to the stored block",
+            )
+            raise Abort
+        if isinstance(value, OpExpr) and self.is_matmul(value):
+            return self.matmul_store(store, value, m, n, pack_cb)
+        need = self.need(value)
+        tiles = m * n
+        group = _divisor_at_most(tiles, max(self.capacity // need, 1))
+        if need * tiles > self.capacity:
+            self.check_strict(store, True, m, n)
+        slot: Expr
+        tile: Expr
+        if group == 1:
+            slot, tile = Const(0), (GROUP if tiles > 1 else Const(0))
+            math: list[Stmt] = self.evaluate(value, slot, 0, tile, pack_cb)
+        else:
+            slot = TILE if need == 1 else mul(TILE, need)
+            tile = add(mul(GROUP, group) if tiles != group else Const(0), TILE)
+            math = [_for(TILE, group, self.evaluate(value, slot, 0, tile, pack_cb))]
+        body = [self.dst(Step.DST_ACQUIRE), *math, *self.packs(store.target, group, slot, tile)]
+        return [_for(GROUP, tiles // group, body)]
+
+    def matmul_store(self, store: Store, value: OpExpr, m: int, n: int, pack_cb: Expr) -> list[Stmt]:
+        for arg in value.args[:2]:
+            if not isinstance(arg, DfbRef):
+                self.sink.error(value.mark, f"the operands of {value.op!r} are read from dataflow buffers: give DFB names")
+                raise Abort
+        sh, sw = self.subblock(m, n)
+        self.check_strict(store, m * n > sh * sw, m, n)
+        nsb_c = n // sw
+        count = (m // sh) * nsb_c
+        row0: Expr = ROW0 if m // sh > 1 else Const(0)
+        col0: Expr = COL0 if nsb_c > 1 else Const(0)
+        body: list[Stmt] = []
+        if row0 != Const(0):
+            body.append(ir.Declare(ROW0.name, ir.Scalar.U32, mul(div(SUBBLOCK, nsb_c) if nsb_c > 1 else SUBBLOCK, sh), ir.Storage.CONST))
+        if col0 != Const(0):
+            body.append(ir.Declare(COL0.name, ir.Scalar.U32, mul(mod(SUBBLOCK, nsb_c), sw), ir.Storage.CONST))
+        body.append(self.dst(Step.DST_ACQUIRE))
+        if len(value.args) > 2:
+            acc = value.args[2]
+            if not isinstance(acc, DfbRef) or self.dfbs[acc.dfb].block != (m, n):
+                self.sink.error(value.mark, "the matmul accumulator must be a DFB block of the output's shape")
+                raise Abort
+            body.append(_for(TILE, sh * sw, self.copy(acc, self.out_tile(n, sw, row0, col0), TILE)))
+        body.extend(self.matmul_calls(value, sh, sw, row0, col0, pack_cb))
+        body.extend(self.packs(store.target, sh * sw, TILE, self.out_tile(n, sw, row0, col0)))
+        return [_for(SUBBLOCK, count, body)]
+
+    def check_strict(self, store: Store, subblocks: bool, m: int, n: int) -> None:
+        if subblocks:
+            self.subblocked = True
+        if not (subblocks and store.accumulate and self.wide_dest and self.kernel.strict_f32_acc):
+            return
+        out = self.dfbs[store.target].dtype
+        self.sink.error(
+            store.mark,
+            f"strict_f32_acc: the '+=' output block of {m}x{n} tiles exceeds the 32-bit DST capacity of "
+            f"{self.capacity} tiles ({self.plan.sync.value} sync), so it must be subblocked and would "
+            f"accumulate in {out} through the packer's L1 accumulation; use a smaller block",
+        )
+
+    def dst_resident(self, loop: Loop, scope: l1_accumulation.AccScope) -> Store | None:
+        """The single matmul `+=` of a one-loop scope that can stay in 32-bit DST."""
+        if not self.wide_dest or len(scope.loops) != 1 or len(scope.stores) != 1 or scope.continues:
+            return None
+        stores = [s for s in loop.body if isinstance(s, Store)]
+        nested = [s for s in loop.body if isinstance(s, (Loop, If))]
+        if len(stores) != 1 or nested or not stores[0].accumulate:
+            return None
+        store = stores[0]
+        value = store.value
+        if not isinstance(value, OpExpr) or not self.is_matmul(value) or len(value.args) != 2:
+            return None
+        m, n = self.dfbs[store.target].block
+        return store if m * n <= self.capacity else None
+
+    # -- body
+    def body(self, stmts: Sequence[Statement]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for stmt in stmts:
+            try:
+                out.extend(self.statement(stmt))
+            except Abort:
+                continue
+        return out
+
+    def statement(self, stmt: Statement) -> list[Stmt]:
+        if isinstance(stmt, Sync):
+            return [cb_sync(self.cbs, stmt.action, d, Const(self.dfbs[d].block_tiles)) for d in stmt.dfbs]
+        if isinstance(stmt, Store):
+            nodes = self.store(stmt)
+            if stmt.mark in self.acc.straight_accumulations:
+                return [self.l1(1), *nodes, self.l1(0)]
+            return nodes
+        if isinstance(stmt, If):
+            count = self.loop_counts[stmt.var]
+            return [ir.If(condition(stmt.var, count, stmt.condition), tuple(self.body(stmt.then)), tuple(self.body(stmt.orelse)))]
+        self.loop_counts[stmt.var] = stmt.count
+        scope = self.acc.scope_of_loop(stmt.mark)
+        if scope is None:
+            return [ir.For(stmt.var, Const(stmt.count), tuple(self.body(stmt.body)), generated=False)]
+        resident = self.dst_resident(stmt, scope)
+        if resident is not None:
+            return self.resident_loop(stmt, resident)
+        inner = self.body(stmt.body)
+        before: list[Stmt] = []
+        after: list[Stmt] = []
+        if stmt.mark == scope.first:
+            before.append(self.l1(1) if scope.continues else self.l1(0))
+            if not scope.continues:
+                inner.append(ir.If(condition(stmt.var, stmt.count, "first"), (self.l1(1),)))
+        else:
+            before.append(self.l1(1))
+        if stmt.mark == scope.last:
+            after.append(self.l1(0))
+        return [*before, ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False), *after]
+
+    def resident_loop(self, loop: Loop, store: Store) -> list[Stmt]:
+        self.remember_first(store)
+        value = store.value
+        assert isinstance(value, OpExpr)
+        m, n = self.dfbs[store.target].block
+        pack_cb = self.cb(store.target)
+        inner: list[Stmt] = []
+        for stmt in loop.body:
+            if stmt is store:
+                inner.extend(self.matmul_calls(value, m, n, Const(0), Const(0), pack_cb))
+            else:
+                inner.extend(self.statement(stmt))
+        return [
+            self.dst(Step.DST_ACQUIRE),
+            ir.For(loop.var, Const(loop.count), tuple(inner), generated=False),
+            *self.packs(store.target, m * n, TILE, self.out_tile(n, n, Const(0), Const(0))),
+        ]
+
+    def hardware_init(self) -> ir.Call:
+        """The full hardware init, configured for the first computation's CBs."""
+        assert self.first_compute is not None
+        srca, srcb, pack = self.first_compute
+        self.includes.add(self.calls.init_include)
+        return self.bind(Step.HW_INIT, self.calls.init, {"srca": self.cb(srca), "srcb": self.cb(srcb), "pack": self.cb(pack)})
+
+
+def used_cbs(body: Sequence[Stmt]) -> set[str]:
+    """The CB constants the calls of ``body`` read."""
+    return {
+        arg.value.name
+        for call in ir.calls(body)
+        for arg in (*call.template_args, *call.args)
+        if arg.kind is ArgKind.CB and isinstance(arg.value, Var)
+    }

@@ -1,0 +1,165 @@
+"""Lower a kernel's body to its reader and writer programs of the kernel IR.
+
+The reader and writer mirror the body's loops and conditions: each ``wait`` of an input
+DFB reads its tensor's next block, each ``push`` of an output DFB writes the next block
+(blocks in row-major order over the tensor, wrapping around). A block moves through a
+helper function of the program that reserves (or waits for) the block in the CB and moves
+it tile by tile, one DRAM page per tile, through the tensor's address generator. Every
+call comes from the spelling spec's ``cb`` and ``dataflow`` forms, which the spelling model
+allows exactly the placeholders bound here (so binding cannot fail).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ttlgen.model import kernel_names
+from ttlgen.model.kernels import If, Kernel, Loop, Statement, Sync
+from ttlgen.model.spelling import ArgKind, CbCalls, DataflowCalls, GeneratorField
+from ttlgen.plan import kernel_ir as ir
+from ttlgen.plan.kernel_ir import Binary, BinaryOp, CallValue, Const, Expr, Step, Stmt, Var
+from ttlgen.plan.lower_compute import condition
+
+U32 = ir.Scalar.U32
+ADDRESS_GENERATOR = ir.TypeParam("AddrGen")
+
+
+def dram_tensor(df: DataflowCalls) -> ir.Function:
+    """``dram_tensor(arg, cb)``: the address generator of the tensor at runtime argument ``arg``."""
+    cb = {"cb": Var("cb")}
+    value = {
+        GeneratorField.ADDRESS: CallValue(ir.bind(Step.RUNTIME_ARG, df.runtime_arg, {"index": Var("arg")})),
+        GeneratorField.PAGE_SIZE: CallValue(ir.bind(Step.TILE_SIZE, df.tile_size, cb)),
+        GeneratorField.DATA_FORMAT: CallValue(ir.bind(Step.DATA_FORMAT, df.data_format, cb)),
+    }
+    generator = df.address_generator
+    return ir.Function(
+        kernel_names.DRAM_TENSOR,
+        ir.SpecType(generator.type),
+        (ir.Param("arg", U32), ir.Param("cb", U32)),
+        (ir.Return(ir.Braced(tuple(value[f] for f in generator.fields))),),
+        inline=True,
+        comment="The DRAM tensor whose address is runtime argument `arg`, in the tiles of CB `cb`.",
+    )
+
+
+def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
+    """``read_block``/``write_block``: one block between its CB and its place in the tensor."""
+    v = Var
+    tiles = Binary(BinaryOp.MUL, v("block_rows"), v("block_cols"))
+    cb: dict[str, Expr] = {"cb": v("cb")}
+    page = Binary(
+        BinaryOp.ADD,
+        Binary(BinaryOp.ADD, Binary(BinaryOp.MUL, Binary(BinaryOp.ADD, v("row0"), v("r")), v("tensor_cols")), v("col0")),
+        v("c"),
+    )
+    move: dict[str, Expr] = {"page": page, "accessor": v("gen"), "l1": v("l1")}
+    if reading:
+        claim = ir.bind(Step.CB_RESERVE_BACK, cbs.reserve_back, {**cb, "tiles": tiles})
+        l1 = ir.bind(Step.WRITE_PTR, df.write_ptr, cb)
+        transfer = ir.bind(Step.READ_PAGE, df.read_page, move)
+        barrier = ir.bind(Step.READ_BARRIER, df.read_barrier, {})
+        hand_over = ir.bind(Step.CB_PUSH_BACK, cbs.push_back, {**cb, "tiles": tiles})
+    else:
+        claim = ir.bind(Step.CB_WAIT_FRONT, cbs.wait_front, {**cb, "tiles": tiles})
+        l1 = ir.bind(Step.READ_PTR, df.read_ptr, cb)
+        transfer = ir.bind(Step.WRITE_PAGE, df.write_page, move)
+        barrier = ir.bind(Step.WRITE_BARRIER, df.write_barrier, {})
+        hand_over = ir.bind(Step.CB_POP_FRONT, cbs.pop_front, {**cb, "tiles": tiles})
+    params = (
+        ir.Param("cb", U32),
+        ir.Param("gen", ADDRESS_GENERATOR),
+        *(ir.Param(name, U32) for name in ("block", "block_rows", "block_cols", "tensor_rows", "tensor_cols")),
+    )
+
+    def const(name: str, value: Expr) -> ir.Declare:
+        return ir.Declare(name, U32, value, ir.Storage.CONST)
+
+    body: tuple[Stmt, ...] = (
+        const("grid_cols", Binary(BinaryOp.DIV, v("tensor_cols"), v("block_cols"))),
+        const("b", Binary(BinaryOp.MOD, v("block"), Binary(BinaryOp.MUL, Binary(BinaryOp.DIV, v("tensor_rows"), v("block_rows")), v("grid_cols")))),
+        const("row0", Binary(BinaryOp.MUL, Binary(BinaryOp.DIV, v("b"), v("grid_cols")), v("block_rows"))),
+        const("col0", Binary(BinaryOp.MUL, Binary(BinaryOp.MOD, v("b"), v("grid_cols")), v("block_cols"))),
+        claim,
+        ir.Declare("l1", U32, CallValue(l1), ir.Storage.MUTABLE),
+        ir.For(
+            "r",
+            v("block_rows"),
+            (ir.For("c", v("block_cols"), (transfer, ir.AddTo("l1", ir.Member(v("gen"), df.address_generator.page_size))), generated=False),),
+            generated=False,
+        ),
+        barrier,
+        hand_over,
+    )
+    return ir.Function(kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK, None, params, body)
+
+
+def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: Mapping[str, int]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for stmt in stmts:
+        if isinstance(stmt, Sync):
+            if stmt.action != ("wait" if reading else "push"):
+                continue
+            for name in stmt.dfbs:
+                dfb = kernel.dfb(name)
+                if dfb.tensor is None or dfb.tensor.role != ("input" if reading else "output"):
+                    continue
+                tr, tc = dfb.tensor.shape
+                br, bc = dfb.block
+                count = kernel_names.blocks_moved(name)
+                out.append(
+                    ir.helper(
+                        kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK,
+                        (ArgKind.CB, Var(kernel_names.cb(name))),
+                        (ArgKind.ACCESSOR, Var(kernel_names.tensor(name))),
+                        (ArgKind.INDEX, Var(count)),
+                        *((ArgKind.COUNT, Const(x)) for x in (br, bc, tr, tc)),
+                    )
+                )
+                out.append(ir.Increment(count))
+        elif isinstance(stmt, Loop):
+            inner = _mirror(kernel, stmt.body, reading, {**counts, stmt.var: stmt.count})
+            if inner:
+                out.append(ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False))
+        elif isinstance(stmt, If):
+            then, orelse = _mirror(kernel, stmt.then, reading, counts), _mirror(kernel, stmt.orelse, reading, counts)
+            if then or orelse:
+                out.append(ir.If(condition(stmt.var, counts[stmt.var], stmt.condition), tuple(then), tuple(orelse)))
+    return out
+
+
+@dataclass(frozen=True)
+class DataflowHelpers:
+    """The functions the reader and writer programs define: the same for every kernel."""
+
+    reader: tuple[ir.Function, ...]
+    writer: tuple[ir.Function, ...]
+
+
+def dataflow_helpers(df: DataflowCalls, cbs: CbCalls) -> DataflowHelpers:
+    tensor = dram_tensor(df)
+    return DataflowHelpers((tensor, move_block(df, cbs, reading=True)), (tensor, move_block(df, cbs, reading=False)))
+
+
+def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers, reading: bool) -> ir.Program:
+    """The reader (``reading``) or writer program of ``kernel``."""
+    role = "input" if reading else "output"
+    generator = ir.SpecType(df.address_generator.type)
+    setup: list[Stmt] = []
+    tensors = [d for d in kernel.dfbs if d.tensor is not None and d.tensor.role == role]
+    for arg, dfb in enumerate(tensors):
+        cb = kernel_names.cb(dfb.name)
+        setup.append(ir.Declare(cb, U32, Const(dfb.index), ir.Storage.CONSTEXPR))
+        make = ir.helper(kernel_names.DRAM_TENSOR, (ArgKind.INDEX, Const(arg)), (ArgKind.CB, Var(cb)))
+        setup.append(ir.Declare(kernel_names.tensor(dfb.name), generator, CallValue(make), ir.Storage.CONST))
+        setup.append(ir.Declare(kernel_names.blocks_moved(dfb.name), U32, Const(0), ir.Storage.MUTABLE))
+    body = _mirror(kernel, kernel.body, reading, {})
+    return ir.Program(
+        ir.ProgramKind.READER if reading else ir.ProgramKind.WRITER,
+        (df.include,),
+        helpers.reader if reading else helpers.writer,
+        df.entry,
+        (*setup, *body),  # every loop is the kernel spec's: nothing to simplify
+        tuple(dfb.name for dfb in tensors),
+    )
