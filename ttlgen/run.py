@@ -23,11 +23,13 @@ import numpy.typing as npt
 
 from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
+from ttlgen.emit import emulator_api
 from ttlgen.emit.kernels import kernel_files
 from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError
 from ttlgen.model import kernels as kernels_model
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
+from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
@@ -100,36 +102,57 @@ def _binary(fn: Callable[[F64, F64], F64]) -> Callable[..., F64]:
     return apply
 
 
-#: float64 semantics of each op a kernel may use; an op missing here cannot be `run`.
-REFERENCE: dict[str, Callable[..., F64]] = {
-    "tile_add": _binary(np.add),
-    "tile_sub": _binary(np.subtract),
-    "tile_mul": _binary(np.multiply),
-    "tile_max": _binary(np.maximum),
-    "tile_exp": np.exp,
-    "tile_log": np.log,
-    "tile_sqrt": np.sqrt,
-    "tile_rsqrt": lambda x: 1.0 / np.sqrt(x),
-    "tile_tanh": np.tanh,
-    "tile_sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
-    "tile_neg": np.negative,
-    "tile_abs": np.abs,
-    "tile_relu": lambda x: np.maximum(x, 0.0),
-    "tile_matmul_block": _matmul,
-}
-WITH_ATTRS: dict[str, Callable[..., F64]] = {
-    "tile_bcast": _bcast,
-    "tile_reduce": _reduce,
-    "tile_transpose": _transpose,
+def _elementwise(fn: Callable[..., F64]) -> Callable[..., F64]:
+    def apply(*args: F64, attrs: Mapping[str, str]) -> F64:
+        return fn(*args)
+
+    return apply
+
+
+def _with_attrs(fn: Callable[..., F64]) -> Callable[..., F64]:
+    def apply(*args: F64, attrs: Mapping[str, str]) -> F64:
+        return fn(*args, attrs)
+
+    return apply
+
+
+#: The float64 reference of each function a kernel-API call computes, by the name the
+#: emulation spec gives it (`computes:` in specs/tt_metal/emulation.yaml); the op -> function
+#: map comes from the specs, so an op whose calls compute a function listed here needs no
+#: code. The emulator's own fp32 versions are in ttlgen/device/include/ttlemu/math.hpp (SFPU
+#: unaries) and its runtime; a test keeps the unary names of both lists equal.
+MATH: dict[str, Callable[..., F64]] = {
+    "add": _elementwise(_binary(np.add)),
+    "sub": _elementwise(_binary(np.subtract)),
+    "mul": _elementwise(_binary(np.multiply)),
+    "max": _elementwise(_binary(np.maximum)),
+    "min": _elementwise(_binary(np.minimum)),
+    "exp": _elementwise(np.exp),
+    "log": _elementwise(np.log),
+    "sqrt": _elementwise(np.sqrt),
+    "rsqrt": _elementwise(lambda x: 1.0 / np.sqrt(x)),
+    "tanh": _elementwise(np.tanh),
+    "sigmoid": _elementwise(lambda x: 1.0 / (1.0 + np.exp(-x))),
+    "silu": _elementwise(lambda x: x / (1.0 + np.exp(-x))),
+    "square": _elementwise(np.square),
+    "negative": _elementwise(np.negative),
+    "abs": _elementwise(np.abs),
+    "relu": _elementwise(lambda x: np.maximum(x, 0.0)),
+    "copy": _elementwise(lambda x: x),
+    "matmul": _elementwise(_matmul),
+    "broadcast": _with_attrs(_bcast),
+    "reduce": _with_attrs(_reduce),
+    "transpose": _with_attrs(_transpose),
 }
 
 
 class _Reference:
     """Executes a kernel body on float64 blocks, as the spec states it."""
 
-    def __init__(self, kernel: Kernel, inputs: Mapping[str, F64]) -> None:
+    def __init__(self, kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str]) -> None:
         self.kernel = kernel
         self.inputs = inputs
+        self.op_math = op_math
         self.outputs = {
             d.name: np.full((d.tensor.shape[0] * TILE, d.tensor.shape[1] * TILE), np.nan)
             for d in kernel.dfbs
@@ -155,11 +178,12 @@ class _Reference:
                 return self.front[v.dfb]
             raise UsageError(f"reference: {v.dfb!r} is read without a wait")
         args = [self.value(a) for a in v.args]
-        if v.op in REFERENCE:
-            return REFERENCE[v.op](*args)
-        if v.op in WITH_ATTRS:
-            return WITH_ATTRS[v.op](*args, dict(v.attrs))
-        raise UsageError(f"no float64 reference for op {v.op!r}; add it to ttlgen.run.REFERENCE")
+        math = self.op_math.get(v.op)
+        if math is None:
+            raise UsageError(f"no float64 reference for op {v.op!r}: no binding in the emulation spec says what its tt-metal call computes")
+        if math not in MATH:
+            raise UsageError(f"no float64 reference for {math!r} (what op {v.op!r} computes); add it to ttlgen.run.MATH")
+        return MATH[math](*args, attrs=dict(v.attrs))
 
     def run(self, body: Sequence[Statement], env: dict[str, tuple[int, int]]) -> None:
         for stmt in body:
@@ -206,8 +230,8 @@ class _Reference:
                 self.queue[name].append(data)
 
 
-def reference(kernel: Kernel, inputs: Mapping[str, F64]) -> dict[str, F64]:
-    ref = _Reference(kernel, inputs)
+def reference(kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str]) -> dict[str, F64]:
+    ref = _Reference(kernel, inputs, op_math)
     ref.run(kernel.body, {})
     return ref.outputs
 
@@ -302,7 +326,7 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     sink = DiagnosticSink()
     kernel = kernels_model.build_kernel(doc, name, project.ops, project.spelling, sink, overrides)
     sink.raise_if_any()
-    (lowered,) = plan_kernels([kernel], project.ops, project.targets, project.spelling)
+    (lowered,) = plan_kernels([kernel], project.ops, project.targets, project.spelling, project.api)
     return lowered
 
 
@@ -310,6 +334,20 @@ def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
     ctx = EmitContext(default_templates_dir())
     prefix = f"kernels/{lowered.kernel.name}/"
     for f in kernel_files(lowered, ctx):
+        path = directory / f.path[len(prefix) :]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(finalize(f))
+    return directory
+
+
+def write_api_headers(api: ApiModel, level: str, directory: Path) -> Path | None:
+    """The emulator's kernel-API headers of ``level`` generated from ``api`` (what `build`
+    writes to generated/emulator/<level>), under ``directory``; None without an emulation."""
+    found = api.level(level)
+    if found is None or api.emulation is None:
+        return None
+    prefix = f"emulator/{level}/"
+    for f in emulator_api.level_files(found, api.emulation):
         path = directory / f.path[len(prefix) :]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(finalize(f))
@@ -355,9 +393,12 @@ def run_lowered(
     numerics: Any = None,
     program_overrides: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     hardware: bool = False,
+    api: ApiModel | None = None,
 ) -> tuple[RunReport, dict[str, npt.NDArray[np.float32]], dict[str, F64]]:
     """Run a generated kernel on the emulator (or, with ``hardware``, on a Tenstorrent
-    device through ttnn); returns the report, the outputs and the float64 reference."""
+    device through ttnn); returns the report, the outputs and the float64 reference.
+    With ``api`` (the model the kernel was generated from), the emulator compiles against
+    kernel-API headers generated from it; else against the built ``generated/emulator/``."""
     from ttlgen.device import (
         CompileError,
         DeviceError,
@@ -370,11 +411,12 @@ def run_lowered(
     rng = np.random.default_rng(seed)
     inputs = dict(inputs) if inputs is not None else make_inputs(kernel, rng)
     try:
-        expected = reference(kernel, _as_stored(kernel, lowered, inputs))
+        expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math))
     except UsageError as exc:
         return RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, str(exc)), {}, {}
     with tempfile.TemporaryDirectory(prefix="ttlgen-run-") as tmp:
-        directory = write_kernel(lowered, Path(tmp))
+        directory = write_kernel(lowered, Path(tmp) / "kernel")
+        api_dir = write_api_headers(api, lowered.api_level, Path(tmp) / "api") if api is not None else None
         program = _program(directory)
         if program_overrides is not None:
             program = program_overrides(program)
@@ -383,7 +425,7 @@ def run_lowered(
             if hardware:
                 result = run_program_on_device(directory, inputs)
             else:
-                result = run_program(directory, inputs, program=program, numerics=numerics)
+                result = run_program(directory, inputs, program=program, numerics=numerics, api_dir=api_dir)
         except (DeviceError, CompileError, ProgramError) as exc:
             message = exc.message if isinstance(exc, DeviceError) else str(exc)
             report = RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, f"{type(exc).__name__}: {message}")
@@ -425,7 +467,8 @@ def run_command(
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
-        lowered = build_kernel(specs_dir, kernel)
+        models = _models(specs_dir)
+        lowered = build_kernel(specs_dir, kernel, models=models)
     except (SpecErrors, UsageError) as exc:
         text = exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}"
         if as_json:
@@ -435,7 +478,7 @@ def run_command(
         return ExitCode.BAD_INPUT
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    report, _, _ = run_lowered(lowered, seed)
+    report, _, _ = run_lowered(lowered, seed, api=models.project.api)
     if as_json:
         stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:

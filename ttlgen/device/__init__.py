@@ -3,7 +3,8 @@
 Public API::
 
     run_program(kernel_dir, inputs, *, program=None, numerics=None, timeout_s=10.0,
-                input_rounding="nearest_even") -> RunResult
+                input_rounding="nearest_even", api_dir=None) -> RunResult
+    api_headers(level) -> Path              the generated kernel-API headers of a level
     load_program(kernel_dir) -> Program;  parse_program(dict) -> Program
     Numerics(pack_rounding=..., ...)       emulator numerics parameters
     ttnn_device_available() -> (bool, reason);  run_program_on_device(kernel_dir, inputs)
@@ -12,7 +13,7 @@ Public API::
 See PROGRAM_JSON.md for the kernel-directory contract and NUMERICS.md for the model.
 """
 
-from .build import CompileError, build_executable, build_runtime, cache_dir
+from .build import CompileError, api_headers, build_executable, build_runtime, cache_dir
 from .harness import (
     DRAM_BASE,
     ConfigError,
@@ -41,6 +42,7 @@ __all__ = [
     "ProgramError",
     "ProtocolError",
     "RunResult",
+    "api_headers",
     "build_executable",
     "build_runtime",
     "cache_dir",

@@ -1,5 +1,11 @@
 """Compile kernel sources and the emulator runtime with g++, cached by content.
 
+Kernels compile against the kernel-API headers of their API level (generated from the API
+specs into ``generated/emulator/<level>/``, see :func:`api_headers`) and the emulator's
+glue (``include/``). Each kernel object exports only its entry point, which the level's
+``ttlemu_level.json`` names and the build renames to the role the runtime calls (three
+``kernel_main`` functions live in one executable), so kernels compile unchanged.
+
 Cache keys hash every input that can change the output: sources, all emulator
 headers and runtime files, flags, defines and the compiler version. Files are
 written to a temporary name and renamed into place, so concurrent builds (e.g.
@@ -10,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import subprocess
 import tempfile
@@ -23,21 +30,37 @@ RUNTIME_DIR = PACKAGE_DIR / "runtime"
 CXX = os.environ.get("TTLGEN_CXX", "g++")
 CXXFLAGS: tuple[str, ...] = ("-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread")
 
-#: -D renames that let three tt-metal entry points live in one executable.
-ENTRY_DEFINES: dict[str, tuple[str, ...]] = {
-    "reader": ("-Dkernel_main=ttlemu_reader_main",),
-    "writer": ("-Dkernel_main=ttlemu_writer_main",),
-    "compute": ("-DNAMESPACE=ttlemu_compute", "-DMAIN=compute_main()"),
-}
-
-
-#: The one symbol each kernel object exports; every other strong global it defines
-#: is made local, so helpers with the same name in two kernels do not clash.
+#: The symbol the runtime (runtime/main.cpp) calls for each role; each kernel object's
+#: entry point is renamed to it, and every other strong global it defines is made local,
+#: so helpers with the same name in two kernels do not clash.
 ENTRY_SYMBOLS: dict[str, str] = {
     "reader": "_Z18ttlemu_reader_mainv",
     "writer": "_Z18ttlemu_writer_mainv",
     "compute": "_ZN14ttlemu_compute12compute_mainEv",
 }
+#: The kind of kernel (as the API level's descriptor names it) of each role.
+ROLE_KINDS = {"reader": "dataflow", "writer": "dataflow", "compute": "compute"}
+LEVEL_DESCRIPTOR = "ttlemu_level.json"
+
+
+def api_headers(level: str) -> Path:
+    """The generated kernel-API headers of ``level``: ``$TTLGEN_API_HEADERS/<level>``, else
+    the wheel's copy, else ``generated/emulator/<level>`` of the checkout ttlgen runs from."""
+    env = os.environ.get("TTLGEN_API_HEADERS")
+    installed = PACKAGE_DIR / "_emulator"
+    root = Path(env) if env else installed if installed.is_dir() else PACKAGE_DIR.parents[1] / "generated" / "emulator"
+    return root / level
+
+
+def entry_symbol(api_dir: Path, role: str) -> str:
+    """The symbol a kernel of ``role`` compiled against ``api_dir`` defines as its entry point."""
+    path = api_dir / LEVEL_DESCRIPTOR
+    try:
+        descriptor = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CompileError(f"no kernel-API headers at {api_dir} ({path.name}: {exc.strerror}); run `ttlgen build`") from None
+    symbol: str = descriptor["entry_symbols"][ROLE_KINDS[role]]
+    return symbol
 
 
 class CompileError(RuntimeError):
@@ -75,8 +98,11 @@ def _tree_digest(root: Path, patterns: Sequence[str]) -> list[bytes | str]:
     return parts
 
 
-def headers_digest() -> str:
-    return _digest(_tree_digest(INCLUDE_DIR, ("*.h", "*.hpp")))
+def headers_digest(api_dir: Path | None = None) -> str:
+    parts = _tree_digest(INCLUDE_DIR, ("*.h", "*.hpp"))
+    if api_dir is not None:
+        parts += _tree_digest(api_dir, ("*.h", "*.json"))
+    return _digest(parts)
 
 
 def _run(cmd: Sequence[str], what: str) -> None:
@@ -141,53 +167,62 @@ def build_runtime() -> Path:
             o.unlink(missing_ok=True)
 
 
-def _localize_helpers(obj: Path, entry: str) -> None:
+def _export_entry(obj: Path, entry: str, role: str) -> None:
+    """Make every strong global but ``entry`` local, then rename ``entry`` to the role's."""
     # Weak and COMDAT symbols (inline functions, templates) stay global: making
     # them local breaks the linker's de-duplication of their sections.
     listing = subprocess.run(
         ["nm", "-g", "--defined-only", "-P", str(obj)], capture_output=True, text=True, check=True
     ).stdout
+    defined = [fields for fields in (line.split() for line in listing.splitlines()) if len(fields) >= 2]
+    if not any(fields[0] == entry for fields in defined):
+        raise CompileError(f"{obj.name}: the {role} kernel defines no entry point {entry} (is it written for this API level?)")
     strong = [
         f"--localize-symbol={fields[0]}"
-        for fields in (line.split() for line in listing.splitlines())
-        if len(fields) >= 2 and fields[1] in ("T", "D", "B", "R", "G", "S") and fields[0] != entry
+        for fields in defined
+        if fields[1] in ("T", "D", "B", "R", "G", "S") and fields[0] != entry
     ]
     if strong:
         _run(["objcopy", *strong, str(obj)], f"localizing helper symbols of {obj.name}")
+    if entry != ENTRY_SYMBOLS[role]:
+        _run(["objcopy", f"--redefine-sym={entry}={ENTRY_SYMBOLS[role]}", str(obj)], f"renaming the entry point of {obj.name}")
 
 
-def compile_kernel(source: Path, role: str, compile_time_args: Sequence[int]) -> Path:
-    """Object file of one kernel source for ``role`` (reader / compute / writer)."""
-    defines = list(ENTRY_DEFINES[role])
+def compile_kernel(source: Path, role: str, compile_time_args: Sequence[int], api_dir: Path) -> Path:
+    """Object file of one kernel source for ``role`` (reader / compute / writer), compiled
+    against the kernel-API headers in ``api_dir``."""
+    defines = []
     if compile_time_args:
         defines.append(
             "-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(f"{int(a)}u" for a in compile_time_args)
         )
     flags = [*CXXFLAGS, *defines]
-    # "localized" versions the post-processing below, which the key must cover.
-    key = _digest([compiler_version(), *flags, headers_digest(), "localized", source.read_bytes()])
+    entry = entry_symbol(api_dir, role)
+    # "exported" versions the post-processing below, which the key must cover.
+    key = _digest([compiler_version(), *flags, headers_digest(api_dir), "exported", role, source.read_bytes()])
     obj = cache_dir() / f"{role}-{key}.o"
     if obj.exists():
         return obj
     tmp = _tmp_in(cache_dir(), ".o")
     try:
         _run(
-            [CXX, *flags, f"-I{INCLUDE_DIR}", "-x", "c++", "-c", str(source), "-o", str(tmp)],
+            [CXX, *flags, f"-I{api_dir}", f"-I{INCLUDE_DIR}", "-x", "c++", "-c", str(source), "-o", str(tmp)],
             f"compiling {source}",
         )
-        _localize_helpers(tmp, ENTRY_SYMBOLS[role])
+        _export_entry(tmp, entry, role)
         return _publish(tmp, obj)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def build_executable(kernels: Mapping[str, tuple[Path, Sequence[int]]]) -> Path:
-    """Link reader, compute and writer (source, compile-time args) with the runtime."""
+def build_executable(kernels: Mapping[str, tuple[Path, Sequence[int]]], api_dir: Path) -> Path:
+    """Link reader, compute and writer (source, compile-time args) with the runtime; the
+    kernels compile against the kernel-API headers in ``api_dir``."""
     lib = build_runtime()
     roles = ("reader", "compute", "writer")
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = [pool.submit(compile_kernel, kernels[r][0], r, kernels[r][1]) for r in roles]
+        futures = [pool.submit(compile_kernel, kernels[r][0], r, kernels[r][1], api_dir) for r in roles]
         objs = [f.result() for f in futures]
     key = _digest([lib.name, *(o.name for o in objs)])
     exe = cache_dir() / f"prog-{key}"

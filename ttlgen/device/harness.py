@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import formats
-from .build import build_executable
+from .build import api_headers, build_executable
 from .formats import Rounding
 from .program import FIDELITY_CODE, Program, load_program, parse_program
 
@@ -152,8 +152,13 @@ def run_program(
     numerics: Numerics | None = None,
     timeout_s: float = 10.0,
     input_rounding: Rounding = "nearest_even",
+    api_dir: Path | None = None,
 ) -> RunResult:
     """Compile (cached) and run the kernels of ``kernel_dir`` on ``inputs``.
+
+    The sources compile against the kernel-API headers of program.json's ``kernel_api``
+    level: ``api_dir`` when given (headers generated from other specs), else
+    :func:`~ttlgen.device.build.api_headers`.
 
     ``inputs`` maps each input buffer name to a 2-D array of shape
     ``(rows*32, cols*32)``; it is converted to the buffer's format on the host
@@ -166,7 +171,8 @@ def run_program(
     prog = parse_program(dict(program)) if program is not None else load_program(kernel_dir)
     numerics = numerics or Numerics()
     exe = build_executable(
-        {role: (kernel_dir / k.source, k.compile_time_args) for role, k in prog.kernels.items()}
+        {role: (kernel_dir / k.source, k.emulated_compile_time_args()) for role, k in prog.kernels.items()},
+        api_dir or api_headers(prog.kernel_api),
     )
     offsets, size = _layout(prog)
     image = bytearray(formats.POISON_BYTES * (size // 2))

@@ -59,14 +59,34 @@ class BufferSpec:
 
 
 @dataclass(frozen=True)
+class AccessorArgs:
+    """The compile-time accessor arguments of a DRAM buffer (TensorAccessorArgs on the host)."""
+
+    buffer: str
+
+
+#: What one buffer's accessor arguments are on the emulator: one word (every DRAM tensor is
+#: a single interleaved bank; ttlemu::types::TensorAccessorArgs takes one word).
+EMULATED_ACCESSOR_ARGS: tuple[int, ...] = (0,)
+
+
+@dataclass(frozen=True)
 class KernelSpec:
     source: str
-    compile_time_args: tuple[int, ...] = ()
+    compile_time_args: tuple[int | AccessorArgs, ...] = ()
     runtime_args: tuple[int | str, ...] = ()  # str = name of a buffer whose address goes here
+
+    def emulated_compile_time_args(self) -> tuple[int, ...]:
+        """The compile-time arguments with each buffer's accessor arguments as the emulator's."""
+        out: list[int] = []
+        for arg in self.compile_time_args:
+            out.extend(EMULATED_ACCESSOR_ARGS if isinstance(arg, AccessorArgs) else (arg,))
+        return tuple(out)
 
 
 @dataclass(frozen=True)
 class Program:
+    kernel_api: str  # the tt-metal API level the kernel sources are written against
     cbs: tuple[CbSpec, ...]
     compute_config: ComputeConfig
     buffers: tuple[BufferSpec, ...]
@@ -105,10 +125,13 @@ def parse_program(data: dict[str, Any]) -> Program:
     """
     if not isinstance(data, dict):
         raise ProgramError("program.json: top level must be an object")
-    known = {"cbs", "compute_config", "buffers", "kernels"}
+    known = {"kernel_api", "cbs", "compute_config", "buffers", "kernels"}
     for key in data:
         if not key.startswith(("_", "$")) and key not in known:
             raise ProgramError(f"program.json: unknown key {key!r}")
+    level = _req(data, "kernel_api", "program.json")
+    if not isinstance(level, str) or not level.isidentifier():
+        raise ProgramError(f"program.json.kernel_api: expected an API level name such as 'current', got {level!r}")
     cbs: list[CbSpec] = []
     seen: set[int] = set()
     for i, c in enumerate(_req(data, "cbs", "program.json")):
@@ -174,7 +197,15 @@ def parse_program(data: dict[str, Any]) -> Program:
     for role in ROLES:
         k = _req(kd, role, "kernels")
         w = f"kernels.{role}"
-        ct = tuple(_u32(v, f"{w}.compile_time_args") for v in k.get("compile_time_args", []))
+        ct: list[int | AccessorArgs] = []
+        for j, v in enumerate(k.get("compile_time_args", [])):
+            if isinstance(v, dict):
+                ref = _req(v, "accessor_args", f"{w}.compile_time_args[{j}]")
+                if ref not in names:
+                    raise ProgramError(f"{w}.compile_time_args[{j}]: no buffer named {ref!r}")
+                ct.append(AccessorArgs(str(ref)))
+            else:
+                ct.append(_u32(v, f"{w}.compile_time_args[{j}]"))
         rt: list[int | str] = []
         for j, v in enumerate(k.get("runtime_args", [])):
             if isinstance(v, dict):
@@ -184,11 +215,11 @@ def parse_program(data: dict[str, Any]) -> Program:
                 rt.append(str(ref))
             else:
                 rt.append(_u32(v, f"{w}.runtime_args[{j}]"))
-        kernels[role] = KernelSpec(str(k.get("source", f"{role}.cpp")), ct, tuple(rt))
+        kernels[role] = KernelSpec(str(k.get("source", f"{role}.cpp")), tuple(ct), tuple(rt))
     for extra in kd:
         if extra not in ROLES:
             raise ProgramError(f"kernels: unknown kernel role {extra!r}")
-    return Program(tuple(cbs), config, tuple(buffers), kernels)
+    return Program(level, tuple(cbs), config, tuple(buffers), kernels)
 
 
 def load_program(kernel_dir: Path) -> Program:

@@ -1,8 +1,9 @@
 """Print kernel IR programs as C++.
 
-Only C++ syntax is written here (operators, declarations, loops, the ``uint32_t`` integer
-type); every kernel-API name in the output comes from the spelling spec through the IR
-(function names, types, enumerators, members, entry lines, headers). The layout follows
+Only C++ syntax is written here (operators, declarations, loops, namespaces, the
+``uint32_t`` integer type); every kernel-API name in the output comes from the specs through
+the IR (function names, types, enumerators, members and headers from the spelling and API
+specs, the entry point from the API spec). The layout follows
 the repository's ``.clang-format`` (4-space indent, 100 columns, parameters wrapped and
 aligned after the opening parenthesis).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ttlgen.model.tt_metal_api import EntryPoint
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernel_ir import Expr
 
@@ -66,12 +68,15 @@ def expression(expr: Expr, context: int = _LOOSEST, right: bool = False) -> str:
 
 def call(c: ir.Call) -> str:
     template = "<" + ", ".join(expression(a.value) for a in c.template_args) + ">" if c.template_args else ""
-    return f"{c.function}{template}(" + ", ".join(expression(a.value) for a in c.args) + ")"
+    receiver = f"{expression(c.receiver, 1)}." if c.receiver is not None else ""
+    return f"{receiver}{c.function}{template}(" + ", ".join(expression(a.value) for a in c.args) + ")"
 
 
 def type_name(t: ir.CType) -> str:
     if isinstance(t, ir.Scalar):
         return {ir.Scalar.U32: "uint32_t"}[t]
+    if isinstance(t, ir.Deduced):
+        return "auto"
     if isinstance(t, ir.SpecType):
         args = ", ".join(a.text for a in t.form.template_args)
         return f"{t.form.name}<{args}>" if t.form.template_args else t.form.name
@@ -140,11 +145,20 @@ def function(f: ir.Function) -> str:
     return "\n".join(lines)
 
 
+def entry_lines(entry: EntryPoint) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The lines that open and close the entry point: ``void f() {`` or, with macros,
+    ``namespace N {`` and ``void M {`` (M stands for the declarator, parentheses included)."""
+    if entry.namespace_macro is None:
+        return (f"void {entry.function}() {{",), ("}",)
+    return (f"namespace {entry.namespace_macro} {{", f"void {entry.function} {{"), ("}", f"}} // namespace {entry.namespace_macro}")
+
+
 def print_program(program: ir.Program) -> PrintedProgram:
+    begin, end = entry_lines(program.entry)
     return PrintedProgram(
         includes=program.includes,
         functions=tuple(function(f) for f in program.functions),
-        begin=program.entry.begin,
+        begin=begin,
         body="\n".join(statements(program.body, INDENT)),
-        end=program.entry.end,
+        end=end,
     )

@@ -12,15 +12,26 @@ from typing import Any
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._kernel_printer import print_program
 from ttlgen.model.project import Project
+from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.project import ProjectPlan
 
 
+def _kernel(source: str, program: ir.Program) -> dict[str, Any]:
+    entry: dict[str, Any] = {"source": source}
+    if program.compile_time_args:
+        entry["compile_time_args"] = [{"accessor_args": name} for name in program.compile_time_args]
+    if program.runtime_args:
+        entry["runtime_args"] = [{"buffer": name} for name in program.runtime_args]
+    return entry
+
+
 def program(k: LoweredKernel) -> dict[str, Any]:
-    """program.json: CBs, the runtime's compute config, DRAM buffers and kernel args."""
+    """program.json: the API level, CBs, the runtime's compute config, DRAM buffers and kernel args."""
     return {
         "_kernel": k.kernel.name,
         "_plan": k.plan_json,
+        "kernel_api": k.api_level,
         "cbs": [
             {"index": c.index, "format": c.format, "page_size": c.page_size, "num_pages": c.num_pages}
             for c in k.cbs
@@ -31,9 +42,9 @@ def program(k: LoweredKernel) -> dict[str, Any]:
             for t in (*k.inputs, *k.outputs)
         ],
         "kernels": {
-            "reader": {"source": "reader.cpp", "runtime_args": [{"buffer": name} for name in k.reader.runtime_args]},
-            "compute": {"source": "compute.cpp"},
-            "writer": {"source": "writer.cpp", "runtime_args": [{"buffer": name} for name in k.writer.runtime_args]},
+            "reader": _kernel("reader.cpp", k.reader),
+            "compute": _kernel("compute.cpp", k.compute),
+            "writer": _kernel("writer.cpp", k.writer),
         },
     }
 
@@ -42,8 +53,8 @@ def kernel_files(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
     base = f"kernels/{k.kernel.name}"
     return [
         GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k, code=print_program(k.compute)), k.sources),
-        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k, code=print_program(k.reader)), (k.kernel.source,)),
-        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=print_program(k.writer)), (k.kernel.source,)),
+        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k, code=print_program(k.reader)), k.dataflow_sources),
+        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=print_program(k.writer)), k.dataflow_sources),
         GeneratedFile(f"{base}/program.json", ctx.render("kernels/program.json.j2", program=program(k)), k.sources),
     ]
 

@@ -7,10 +7,9 @@ buffer or loop variable that would collide with one of them.
 from __future__ import annotations
 
 # Functions the reader and writer programs define, and the C++ names the printer writes.
-DRAM_TENSOR = "dram_tensor"
 READ_BLOCK = "read_block"
 WRITE_BLOCK = "write_block"
-GENERATED = frozenset([DRAM_TENSOR, READ_BLOCK, WRITE_BLOCK, "main", "uint32_t"])
+GENERATED = frozenset([READ_BLOCK, WRITE_BLOCK, "main", "uint32_t"])
 
 
 def cb(dfb: str) -> str:
@@ -19,8 +18,13 @@ def cb(dfb: str) -> str:
 
 
 def tensor(dfb: str) -> str:
-    """The address generator of the DRAM tensor feeding or draining a DFB."""
+    """The accessor of the DRAM tensor feeding or draining a DFB."""
     return dfb
+
+
+def accessor_args(dfb: str) -> str:
+    """The compile-time accessor arguments of that tensor (levels whose accessor takes them)."""
+    return f"{dfb}_args"
 
 
 def blocks_moved(dfb: str) -> str:
@@ -30,4 +34,4 @@ def blocks_moved(dfb: str) -> str:
 
 def declared_for(dfb: str) -> tuple[str, ...]:
     """Every identifier the generated kernels declare for a DFB."""
-    return (cb(dfb), tensor(dfb), blocks_moved(dfb))
+    return (cb(dfb), tensor(dfb), accessor_args(dfb), blocks_moved(dfb))

@@ -313,9 +313,9 @@ class _Builder:
         for key, _ in expr.attrs:
             if key not in op.attributes:
                 self.sink.error(self.mark(*path, "attrs", key), f"op {op.name!r} has no attribute {key!r}")
-        if self.spelling.kernel is not None:
+        if self.spelling.levels:
             strategies = [s.name for s in op.strategies]
-            if not any(self.spelling.spelling(op.name, s) for s in strategies):
+            if not any(self.spelling.has_spelling(op.name, s) for s in strategies):
                 self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}")
 
     def statements(self, raw: object, path: tuple[str | int, ...], loop_vars: tuple[str, ...]) -> tuple[Statement, ...]:

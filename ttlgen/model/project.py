@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink
-from ttlgen.model import kernels, layout, namespaces, ops, programs, spelling, targets
+from ttlgen.model import kernels, layout, namespaces, ops, programs, spelling, targets, tt_metal_api
 from ttlgen.spec.document import SpecDocument
 
 
@@ -16,6 +16,7 @@ class Project:
 
     spec_files: tuple[str, ...]
     ops: ops.OpsModel
+    api: tt_metal_api.ApiModel
     targets: targets.TargetsModel
     spelling: spelling.SpellingModel
     kernels: kernels.KernelsModel
@@ -32,8 +33,9 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     """
     sink = DiagnosticSink()
     ops_model = ops.build(documents, sink)
-    targets_model = targets.build(documents, sink, ops_model.vocabulary)
-    spelling_model = spelling.build(documents, sink, ops_model)
+    api_model = tt_metal_api.build(documents, sink)
+    targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)
+    spelling_model = spelling.build(documents, sink, ops_model, api_model)
     kernels_model = kernels.build(documents, sink, ops_model, spelling_model)
     layouts_model = layout.build(documents, sink)
     programs_model = programs.build(documents, sink, layouts_model)
@@ -42,6 +44,7 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     return Project(
         spec_files=tuple(d.file for d in documents),
         ops=ops_model,
+        api=api_model,
         targets=targets_model,
         spelling=spelling_model,
         kernels=kernels_model,

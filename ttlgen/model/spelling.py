@@ -1,155 +1,61 @@
-"""How kernels are spelled in tt-metal's kernel API (``ttlgen.op_spelling/v1``).
+"""Which kernel-API calls the generated kernels make (``ttlgen.op_spelling/v1``).
 
-One spelling file declares every tt-metal name the generated kernels use: the compute
-kernel's entry point and kernel-level calls (hardware init, data-format reconfiguration,
-copy, pack, packer L1 accumulation, the DST register protocol), the circular-buffer calls,
-the reader and writer kernels' calls and address generator, DST capacity per destination
-width and sync mode, and per op and strategy the include, init call and call.
+One spelling file declares every call the generated kernels make: the compute kernel's
+kernel-level calls (hardware start-up, data-format reconfiguration, copy, pack, packer L1
+accumulation, the DST register protocol), the circular-buffer calls, the reader and writer
+kernels' calls and DRAM tensor accessor, DST capacity per destination width and sync mode,
+and per op and strategy the init call, call and uninit call. Where tt-metal API levels
+differ (``ttlgen.tt_metal_api`` specs), a call is given per level; the model holds one
+:class:`LevelSpelling` per level. Headers and entry points are the API spec's, not this
+file's.
 
 A call is written as C++ with ``{placeholders}`` (``some_op<{attr.dim}>({lhs.cb}, {dst})``)
-and parsed here into a :class:`CallForm`: one function name, template arguments and
-arguments, each a placeholder of a known :class:`ArgKind` or a literal. What may appear
+and parsed into a :class:`CallForm` (:mod:`ttlgen.model.call_forms`). What may appear
 where is checked with located errors (one call per entry, known placeholders only, known
-ops, strategies, operands and attributes). Nothing outside this file names a tt-metal
-function: the plan stage binds forms to typed values and the printer prints the result.
+ops, strategies, operands, attributes and API levels). Nothing outside the spec files
+names a tt-metal function: the plan stage binds forms to typed values, checks them against
+the API level and the printer prints the result.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model.call_forms import (
+    CPP_KEYWORDS,
+    OP_PLACEHOLDERS,
+    OPERAND_LEAVES,
+    ArgKind,
+    CallForm,
+    FormArg,
+    FormError,
+    Literal,
+    Placeholder,
+    TypeForm,
+    identifiers,
+    kind_of,
+    parse_call,
+)
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.spec.document import SpecDocument
+
+__all__ = ["CPP_KEYWORDS", "ArgKind", "CallForm", "FormArg", "FormError", "Literal", "Placeholder", "TypeForm", "parse_call"]
 
 KIND = "ttlgen.op_spelling"
 FIXED = "fixed"
 
-# C++ keywords and literals: never a name the spelling spec introduces.
-CPP_KEYWORDS = frozenset(
-    [
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-        "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await",
-        "co_return", "co_yield", "compl", "concept", "const", "const_cast", "consteval",
-        "constexpr", "constinit", "continue", "decltype", "default", "delete", "do", "double",
-        "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
-        "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
-        "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
-        "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-        "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
-        "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-    ]
-)
-
-
-class ArgKind(enum.Enum):
-    """What a call argument is; every placeholder has exactly one kind."""
-
-    CB = "cb"  # a circular-buffer (dataflow buffer) id
-    TILE = "tile"  # a tile of a CB's waited or reserved block, or a page of a DRAM tensor
-    DST = "dst"  # a DST slot
-    COUNT = "count"  # a number of tiles, or a block dimension in tiles
-    FLAG = "flag"  # an on/off switch (0 or 1)
-    ENUMERATOR = "enumerator"  # an op attribute's value, as `attributes` spells it
-    INDEX = "index"  # a runtime-argument index
-    ADDRESS = "address"  # an L1 address
-    ACCESSOR = "accessor"  # a DRAM tensor's address generator
-    LITERAL = "literal"  # written in the spelling itself: 0, true, PoolType::SUM, uint32_t
-
-
-# The kind of each placeholder, by its name (or by the leaf after an operand name).
-_NAMED_KINDS = {
-    "dst": ArgKind.DST,
-    "pack": ArgKind.CB,
-    "cb": ArgKind.CB,
-    "srca": ArgKind.CB,
-    "srcb": ArgKind.CB,
-    "tile": ArgKind.TILE,
-    "page": ArgKind.TILE,
-    "rt": ArgKind.COUNT,
-    "ct": ArgKind.COUNT,
-    "kt": ArgKind.COUNT,
-    "tiles": ArgKind.COUNT,
-    "enable": ArgKind.FLAG,
-    "index": ArgKind.INDEX,
-    "l1": ArgKind.ADDRESS,
-    "accessor": ArgKind.ACCESSOR,
-}
-_OPERAND_LEAVES = {"cb": ArgKind.CB, "tile": ArgKind.TILE, "dst": ArgKind.DST}
-_OP_PLACEHOLDERS = ("dst", "pack", "rt", "ct", "kt")
-
-
-@dataclass(frozen=True)
-class Placeholder:
-    key: str  # "dst", "lhs.cb", "attr.bcast"
-    kind: ArgKind
-
-
-@dataclass(frozen=True)
-class Literal:
-    text: str  # an integer, or a (qualified) identifier or keyword literal
-
-    @property
-    def integer(self) -> int | None:
-        return int(self.text) if self.text.isdigit() else None
-
-
-FormArg = Placeholder | Literal
-
-
-@dataclass(frozen=True)
-class CallForm:
-    """One spelled call: ``function<template_args>(args)``, from the spec at ``mark``."""
-
-    function: str
-    template_args: tuple[FormArg, ...]
-    args: tuple[FormArg, ...]
-    text: str  # as written, for messages
-    mark: Mark = field(compare=False)
-
-    def names(self) -> Iterator[str]:
-        """The identifiers this call introduces: its function and literal scopes/names."""
-        yield self.function
-        for arg in (*self.template_args, *self.args):
-            if isinstance(arg, Literal) and arg.integer is None:
-                yield from _identifiers(arg.text)
-
-
-@dataclass(frozen=True)
-class TypeForm:
-    """A C++ type named by the spec, with optional literal template arguments."""
-
-    name: str
-    template_args: tuple[Literal, ...]
-    mark: Mark = field(compare=False)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """The lines that open and close a kernel's entry point, around its body."""
-
-    begin: tuple[str, ...]
-    end: tuple[str, ...]
-
-    def names(self) -> Iterator[str]:
-        for line in (*self.begin, *self.end):
-            if line.lstrip().startswith("//"):
-                continue
-            yield from (w for w in _identifiers(line.split("//")[0]) if w not in CPP_KEYWORDS)
-
-
 @dataclass(frozen=True)
 class Spelling:
-    """One way to emit an op: its header, init call and call."""
+    """One way to emit an op at one API level: its init call, call and uninit call."""
 
     op: str
     strategy: str  # a strategy name, or "fixed"
-    include: str
     init: CallForm
     call: CallForm
     uninit: CallForm | None
@@ -191,16 +97,13 @@ class CbCalls:
 
 @dataclass(frozen=True)
 class KernelCalls:
-    """The compute kernel's entry point and the calls that belong to no single op."""
+    """The compute kernel's calls that belong to no single op."""
 
-    entry: Entry
-    include: str
-    init_include: str
-    init: CallForm
+    startup_regular: CallForm  # the first computation unpacks its first CB operand to SrcA
+    startup_reverse: CallForm  # ... to SrcB
     reconfig_srca: CallForm
     reconfig_srcb: CallForm
     reconfig_pack: CallForm
-    copy_include: str
     copy_init: CallForm
     copy: CallForm
     pack: CallForm
@@ -209,7 +112,7 @@ class KernelCalls:
 
 
 class GeneratorField(enum.Enum):
-    """What initialises one field of a DRAM tensor's address generator."""
+    """What initialises one field of a brace-initialised DRAM address generator."""
 
     ADDRESS = "address"  # the tensor's DRAM address (a runtime argument)
     PAGE_SIZE = "page_size"  # one tile's size in the CB's format
@@ -217,18 +120,31 @@ class GeneratorField(enum.Enum):
 
 
 @dataclass(frozen=True)
-class AddressGenerator:
+class BracedAccessor:
+    """A DRAM tensor's address generator, brace-initialised from ``fields`` in order."""
+
     type: TypeForm
-    fields: tuple[GeneratorField, ...]  # brace-initialised in this order
-    page_size: str  # the member holding one page's size in bytes
+    fields: tuple[GeneratorField, ...]
+
+
+@dataclass(frozen=True)
+class ConstructedAccessor:
+    """A DRAM tensor's accessor built from compile-time accessor arguments: ``compile_time_args``
+    at ``{offset}``, the next tensor's offset by the member call ``next_offset`` of those
+    arguments, and the accessor by ``construct`` from ``{args}``, ``{address}``, ``{page_size}``."""
+
+    compile_time_args: CallForm
+    next_offset: CallForm
+    construct: CallForm
+
+
+Accessor = BracedAccessor | ConstructedAccessor
 
 
 @dataclass(frozen=True)
 class DataflowCalls:
-    """The reader and writer kernels: entry point, header, calls and address generator."""
+    """The reader and writer kernels' calls and DRAM tensor accessor."""
 
-    entry: Entry
-    include: str
     runtime_arg: CallForm
     tile_size: CallForm
     data_format: CallForm
@@ -238,7 +154,7 @@ class DataflowCalls:
     read_barrier: CallForm
     write_page: CallForm
     write_barrier: CallForm
-    address_generator: AddressGenerator
+    accessor: Accessor
 
 
 @dataclass(frozen=True)
@@ -256,15 +172,43 @@ class Format:
 
 
 @dataclass(frozen=True)
+class LevelSpelling:
+    """Every call the kernels make at one API level."""
+
+    level: str
+    kernel: KernelCalls
+    cb: CbCalls
+    dataflow: DataflowCalls
+    spellings: tuple[Spelling, ...]
+
+    def spelling(self, op: str, strategy: str | None) -> Spelling | None:
+        wanted = strategy or FIXED
+        return next((s for s in self.spellings if s.op == op and s.strategy == wanted), None)
+
+    def forms(self) -> Iterator[CallForm]:
+        """Every call form of the level."""
+        for group in (self.kernel, self.kernel.dst, self.cb, self.dataflow, self.dataflow.accessor):
+            for value in vars(group).values():
+                if isinstance(value, CallForm):
+                    yield value
+        for spelling in self.spellings:
+            yield from spelling.forms()
+
+
+@dataclass(frozen=True)
 class SpellingModel:
     api: str
     formats: tuple[Format, ...]
     capacities: tuple[DstCapacity, ...]
-    kernel: KernelCalls | None
-    cb: CbCalls | None
-    dataflow: DataflowCalls | None
-    spellings: tuple[Spelling, ...]
+    levels: tuple[LevelSpelling, ...]  # one per API level, in the API model's order
+    api_level_names: frozenset[str]  # functions, types and entry points the API specs declare
     source: str
+    # The math each op computes, as the emulation spec says its spelled calls compute it
+    # (the key of its float64 reference); ops whose calls compute nothing known are absent.
+    computes: tuple[tuple[str, str], ...] = ()
+
+    def math_of(self, op: str) -> str | None:
+        return dict(self.computes).get(op)
 
     def capacity(self, dest_width: int, sync: str) -> int | None:
         for entry in self.capacities:
@@ -275,31 +219,30 @@ class SpellingModel:
     def format(self, element: str) -> Format | None:
         return next((f for f in self.formats if f.element == element), None)
 
-    def spelling(self, op: str, strategy: str | None) -> Spelling | None:
-        wanted = strategy or FIXED
-        return next((s for s in self.spellings if s.op == op and s.strategy == wanted), None)
+    def at(self, level: str) -> LevelSpelling | None:
+        return next((lv for lv in self.levels if lv.level == level), None)
+
+    def has_spelling(self, op: str, strategy: str | None) -> bool:
+        """Whether the op is spelled for the strategy (at every level: levels differ only in calls)."""
+        return bool(self.levels) and self.levels[0].spelling(op, strategy) is not None
+
+    @property
+    def spelled_ops(self) -> frozenset[str]:
+        return frozenset(s.op for lv in self.levels for s in lv.spellings)
 
     def forms(self) -> Iterator[CallForm]:
-        """Every call form of the spec."""
-        for group in (self.kernel, self.kernel.dst if self.kernel else None, self.cb, self.dataflow):
-            if group is None:
-                continue
-            for value in vars(group).values():
-                if isinstance(value, CallForm):
-                    yield value
-        for spelling in self.spellings:
-            yield from spelling.forms()
+        """Every call form of every level."""
+        for level in self.levels:
+            yield from level.forms()
 
     @cached_property
     def api_names(self) -> frozenset[str]:
-        """The tt-metal API's functions and types the spec names (the generator's code must not)."""
+        """The tt-metal API's functions and types the specs name (the generator's code must not)."""
         names = {form.function for form in self.forms()}
-        if self.dataflow is not None:
-            names.add(self.dataflow.address_generator.type.name)
-        for entry in (self.kernel.entry if self.kernel else None, self.dataflow.entry if self.dataflow else None):
-            if entry is not None:
-                names.update(entry.names())
-        return frozenset(names)
+        for level in self.levels:
+            if isinstance(level.dataflow.accessor, BracedAccessor):
+                names.add(level.dataflow.accessor.type.name)
+        return frozenset(names | self.api_level_names)
 
     @cached_property
     def identifiers(self) -> frozenset[str]:
@@ -307,135 +250,54 @@ class SpellingModel:
         names = set(self.api_names)
         for form in self.forms():
             names.update(form.names())
-        for spelling in self.spellings:
-            for _, values in spelling.attributes:
-                for _, spelled in values:
-                    names.update(_identifiers(spelled))
+        for level in self.levels:
+            for spelling in level.spellings:
+                for _, values in spelling.attributes:
+                    for _, spelled in values:
+                        names.update(identifiers(spelled))
         return frozenset(names)
 
 
-EMPTY = SpellingModel("", (), (), None, None, None, (), "")
+EMPTY = SpellingModel("", (), (), (), frozenset(), "")
 
 
-# ---------------------------------------------------------------------------- parsing
-
-
-def _identifiers(text: str) -> Iterator[str]:
-    word = ""
-    for ch in f"{text} ":
-        if ch.isalnum() or ch == "_":
-            word += ch
+def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, str], ...]:
+    """What each op computes through its calls at every level and strategy, which must agree."""
+    emulation = api.emulation
+    if emulation is None:
+        return ()
+    found: dict[str, dict[str, Spelling]] = {}
+    for level in levels:
+        for spelling in level.spellings:
+            math = emulation.computes(spelling.call.function)
+            if math is not None:
+                found.setdefault(spelling.op, {}).setdefault(math, spelling)
+    out = []
+    for op, by_math in sorted(found.items()):
+        if len(by_math) > 1:
+            ways = "; ".join(f"{m} through {s.call.function} ({s.strategy})" for m, s in sorted(by_math.items()))
+            first = next(iter(by_math.values()))
+            sink.error(first.mark, f"op {op!r} computes different functions depending on its spelling: {ways} ({emulation.source})")
             continue
-        if word and not word[0].isdigit():
-            yield word
-        word = ""
-
-
-class _FormError(Exception):
-    pass
-
-
-class _Scanner:
-    """Reads one spelled call: name [< args >] ( args ), nothing after it."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def skip(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] == " ":
-            self.pos += 1
-
-    def peek(self) -> str:
-        self.skip()
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def expect(self, ch: str) -> None:
-        if self.peek() != ch:
-            found = repr(self.text[self.pos :]) if self.pos < len(self.text) else "the end"
-            raise _FormError(f"expected {ch!r} at {found}")
-        self.pos += 1
-
-    def name(self) -> str:
-        self.skip()
-        start = self.pos
-        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "_:"):
-            self.pos += 1
-        word = self.text[start : self.pos]
-        if not word or word[0].isdigit() or any(not part for part in word.split("::")):
-            raise _FormError(f"expected a name at {self.text[start:]!r}")
-        return word
-
-    def argument(self, kinds: Mapping[str, ArgKind] | None) -> FormArg:
-        if self.peek() == "{":
-            self.pos += 1
-            end = self.text.find("}", self.pos)
-            if end < 0:
-                raise _FormError("unclosed '{'")
-            key = self.text[self.pos : end].strip()
-            self.pos = end + 1
-            if kinds is not None and key not in kinds:
-                allowed = ", ".join(f"{{{k}}}" for k in sorted(kinds)) or "none"
-                raise _FormError(f"unknown placeholder {{{key}}}; placeholders here: {allowed}")
-            kind = kinds[key] if kinds is not None else _kind_of(key)
-            return Placeholder(key, kind)
-        self.skip()
-        start = self.pos
-        if self.peek().isdigit():
-            while self.pos < len(self.text) and self.text[self.pos].isdigit():
-                self.pos += 1
-            return Literal(self.text[start : self.pos])
-        return Literal(self.name())
-
-    def arguments(self, close: str, kinds: Mapping[str, ArgKind] | None) -> tuple[FormArg, ...]:
-        out: list[FormArg] = []
-        if self.peek() == close:
-            self.pos += 1
-            return ()
-        while True:
-            out.append(self.argument(kinds))
-            if self.peek() == ",":
-                self.pos += 1
-                continue
-            self.expect(close)
-            return tuple(out)
-
-
-def _kind_of(key: str) -> ArgKind:
-    root, _, leaf = key.partition(".")
-    if root == "attr":
-        return ArgKind.ENUMERATOR
-    if leaf:
-        return _OPERAND_LEAVES.get(leaf, ArgKind.LITERAL)
-    return _NAMED_KINDS.get(key, ArgKind.LITERAL)
-
-
-def parse_call(text: str, mark: Mark, kinds: Mapping[str, ArgKind] | None) -> CallForm:
-    """``text`` as one call; ``kinds`` is the placeholders allowed there (None: any)."""
-    scanner = _Scanner(text)
-    function = scanner.name()
-    template_args: tuple[FormArg, ...] = ()
-    if scanner.peek() == "<":
-        scanner.pos += 1
-        template_args = scanner.arguments(">", kinds)
-    scanner.expect("(")
-    args = scanner.arguments(")", kinds)
-    scanner.skip()
-    if scanner.pos != len(scanner.text):
-        raise _FormError(f"{scanner.text[scanner.pos:]!r} follows the call; write exactly one call, without ';'")
-    return CallForm(function, template_args, args, text, mark)
+        out.append((op, next(iter(by_math))))
+    return tuple(out)
 
 
 def _placeholders(*names: str) -> dict[str, ArgKind]:
-    return {name: _kind_of(name) for name in names}
+    return {name: kind_of(name) for name in names}
 
 
 class _Reader:
-    """Reads the parts of the spelling document, reporting bad calls at their position."""
+    """Reads the parts of the spelling document, reporting bad calls at their position.
 
-    def __init__(self, doc: SpecDocument, sink: DiagnosticSink) -> None:
+    A call is read for every API level: a string (or ``{call, deprecated_ok}``) is the same
+    call at every level; a mapping from each level's name to one gives each level its own.
+    """
+
+    def __init__(self, doc: SpecDocument, sink: DiagnosticSink, levels: Sequence[str]) -> None:
         self.doc = doc
         self.sink = sink
+        self.levels = tuple(levels)
 
     def raw(self, path: tuple[str | int, ...]) -> Any:
         value = self.doc.data
@@ -443,94 +305,155 @@ class _Reader:
             value = value[part]
         return value
 
-    def call(self, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind]) -> CallForm:
-        text, mark = str(self.raw(path)), self.doc.mark(path)
+    def one(self, raw: Any, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind]) -> CallForm:
+        deprecated_ok = None
+        if isinstance(raw, dict):
+            deprecated_ok = " ".join(str(raw["deprecated_ok"]).split())
+            path, raw = (*path, "call"), raw["call"]
+        text, mark = str(raw), self.doc.mark(path)
         try:
-            return parse_call(text, mark, kinds)
-        except _FormError as exc:
+            form = parse_call(text, mark, kinds)
+        except FormError as exc:
             self.sink.error(mark, f"{text!r}: {exc}")
             return CallForm("", (), (), text, mark)
+        return replace(form, deprecated_ok=deprecated_ok)
 
-    def entry(self, path: tuple[str | int, ...]) -> Entry:
+    def per_level(self, path: tuple[str | int, ...], is_level_map: bool) -> dict[str, tuple[str | int, ...]] | None:
+        """The path of each level's value: the same path for every level, or one key each."""
+        if not is_level_map:
+            return {level: path for level in self.levels}
+        keys = list(self.raw(path))
+        unknown = [k for k in keys if k not in self.levels]
+        for key in unknown:
+            known = ", ".join(self.levels) or "none (no ttlgen.tt_metal_api spec)"
+            self.sink.error(self.doc.key_mark((*path, key)), f"unknown API level {key!r}{did_you_mean(key, self.levels)}; levels: {known}")
+        missing = [lv for lv in self.levels if lv not in keys]
+        if missing:
+            self.sink.error(self.doc.mark(path), f"no call for API level {', '.join(map(repr, missing))}: a per-level spelling gives every level its call")
+        if unknown or missing:
+            return None
+        return {level: (*path, level) for level in self.levels}
+
+    def call(self, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind]) -> dict[str, CallForm]:
         raw = self.raw(path)
-        return Entry(tuple(raw["begin"]), tuple(raw["end"]))
+        by_level = self.per_level(path, isinstance(raw, dict) and "call" not in raw)
+        if by_level is None:
+            return {level: CallForm("", (), (), "", self.doc.mark(path)) for level in self.levels}
+        parsed: dict[tuple[str | int, ...], CallForm] = {}
+        for level, where in by_level.items():
+            if where not in parsed:
+                parsed[where] = self.one(self.raw(where), where, kinds)
+        return {level: parsed[where] for level, where in by_level.items()}
 
     def type_form(self, path: tuple[str | int, ...]) -> TypeForm:
         text, mark = str(self.raw(path)), self.doc.mark(path)
         try:
             form = parse_call(f"{text}()", mark, {})
-        except _FormError as exc:
+        except FormError as exc:
             self.sink.error(mark, f"{text!r} is not a type name with optional template arguments ({exc})")
             return TypeForm(text, (), mark)
         return TypeForm(form.function, tuple(a for a in form.template_args if isinstance(a, Literal)), mark)
 
 
-def _kernel_calls(r: _Reader) -> KernelCalls:
+_ACCESSOR_SHAPE_KEYS = frozenset(["type", "fields", "compile_time_args", "next_offset", "construct"])
+
+
+def _kernel_calls(r: _Reader) -> dict[str, KernelCalls]:
     k = ("kernel",)
-    data = r.doc.data["kernel"]
     cb = _placeholders("cb")
-    return KernelCalls(
-        entry=r.entry((*k, "entry")),
-        include=data["include"],
-        init_include=data["init"]["include"],
-        init=r.call((*k, "init", "call"), _placeholders("srca", "srcb", "pack")),
-        reconfig_srca=r.call((*k, "reconfig_srca"), cb),
-        reconfig_srcb=r.call((*k, "reconfig_srcb"), cb),
-        reconfig_pack=r.call((*k, "reconfig_pack"), cb),
-        copy_include=data["copy"]["include"],
-        copy_init=r.call((*k, "copy", "init"), cb),
-        copy=r.call((*k, "copy", "call"), _placeholders("cb", "tile", "dst")),
-        pack=r.call((*k, "pack"), _placeholders("dst", "cb", "tile")),
-        l1_acc=r.call((*k, "l1_acc"), _placeholders("enable")),
-        dst=DstProtocol(*(r.call((*k, "dst", step), {}) for step in ("acquire", "commit", "wait", "release"))),
+    startup = _placeholders("srca", "srcb", "pack")
+    regular = r.call((*k, "startup", "regular"), startup)
+    reverse = r.call((*k, "startup", "reverse"), startup)
+    reconfig = {step: r.call((*k, step), cb) for step in ("reconfig_srca", "reconfig_srcb", "reconfig_pack")}
+    copy_init = r.call((*k, "copy", "init"), cb)
+    copy = r.call((*k, "copy", "call"), _placeholders("cb", "tile", "dst"))
+    pack = r.call((*k, "pack"), _placeholders("dst", "cb", "tile"))
+    l1_acc = r.call((*k, "l1_acc"), _placeholders("enable"))
+    dst = {step: r.call((*k, "dst", step), {}) for step in ("acquire", "commit", "wait", "release")}
+    return {
+        level: KernelCalls(
+            startup_regular=regular[level],
+            startup_reverse=reverse[level],
+            reconfig_srca=reconfig["reconfig_srca"][level],
+            reconfig_srcb=reconfig["reconfig_srcb"][level],
+            reconfig_pack=reconfig["reconfig_pack"][level],
+            copy_init=copy_init[level],
+            copy=copy[level],
+            pack=pack[level],
+            l1_acc=l1_acc[level],
+            dst=DstProtocol(*(dst[step][level] for step in ("acquire", "commit", "wait", "release"))),
+        )
+        for level in r.levels
+    }
+
+
+def _cb_calls(r: _Reader) -> dict[str, CbCalls]:
+    kinds = _placeholders("cb", "tiles")
+    steps = [r.call(("cb", step), kinds) for step in ("wait_front", "pop_front", "reserve_back", "push_back")]
+    return {level: CbCalls(*(step[level] for step in steps)) for level in r.levels}
+
+
+def _accessor(r: _Reader, path: tuple[str | int, ...]) -> Accessor:
+    raw = r.raw(path)
+    if "type" in raw:
+        fields = [GeneratorField(f) for f in raw["fields"]]  # the schema lists each once
+        return BracedAccessor(r.type_form((*path, "type")), tuple(fields))
+    level = r.levels[0] if r.levels else ""
+
+    def one(key: str, kinds: Mapping[str, ArgKind]) -> CallForm:
+        forms = r.call((*path, key), kinds)
+        return forms.get(level) or CallForm("", (), (), "", r.doc.mark(path))
+
+    return ConstructedAccessor(
+        compile_time_args=one("compile_time_args", _placeholders("offset")),
+        next_offset=one("next_offset", {}),
+        construct=one("construct", _placeholders("args", "address", "page_size")),
     )
 
 
-def _cb_calls(r: _Reader) -> CbCalls:
-    kinds = _placeholders("cb", "tiles")
-    return CbCalls(*(r.call(("cb", step), kinds) for step in ("wait_front", "pop_front", "reserve_back", "push_back")))
-
-
-def _dataflow_calls(r: _Reader) -> DataflowCalls:
+def _dataflow_calls(r: _Reader) -> dict[str, DataflowCalls]:
     d = ("dataflow",)
-    data = r.doc.data["dataflow"]
     cb = _placeholders("cb")
     page = _placeholders("page", "accessor", "l1")
-    generator = data["address_generator"]
-    fields = [GeneratorField(f) for f in generator["fields"]]  # the schema lists each once
-    return DataflowCalls(
-        entry=r.entry((*d, "entry")),
-        include=data["include"],
-        runtime_arg=r.call((*d, "runtime_arg"), _placeholders("index")),
-        tile_size=r.call((*d, "tile_size"), cb),
-        data_format=r.call((*d, "data_format"), cb),
-        read_ptr=r.call((*d, "read_ptr"), cb),
-        write_ptr=r.call((*d, "write_ptr"), cb),
-        read_page=r.call((*d, "read_page"), page),
-        read_barrier=r.call((*d, "read_barrier"), {}),
-        write_page=r.call((*d, "write_page"), page),
-        write_barrier=r.call((*d, "write_barrier"), {}),
-        address_generator=AddressGenerator(
-            r.type_form((*d, "address_generator", "type")), tuple(fields), generator["page_size"]
-        ),
-    )
+    calls = {
+        "runtime_arg": r.call((*d, "runtime_arg"), _placeholders("index")),
+        "tile_size": r.call((*d, "tile_size"), cb),
+        "data_format": r.call((*d, "data_format"), cb),
+        "read_ptr": r.call((*d, "read_ptr"), cb),
+        "write_ptr": r.call((*d, "write_ptr"), cb),
+        "read_page": r.call((*d, "read_page"), page),
+        "read_barrier": r.call((*d, "read_barrier"), {}),
+        "write_page": r.call((*d, "write_page"), page),
+        "write_barrier": r.call((*d, "write_barrier"), {}),
+    }
+    raw = r.raw((*d, "accessor"))
+    by_level = r.per_level((*d, "accessor"), not (_ACCESSOR_SHAPE_KEYS & set(raw)))
+    accessors: dict[str, Accessor] = {}
+    if by_level is not None:
+        for level, where in by_level.items():
+            accessors[level] = _accessor(_Reader(r.doc, r.sink, (level,)), where)
+    fallback = BracedAccessor(TypeForm("", (), r.doc.mark((*d, "accessor"))), ())
+    return {
+        level: DataflowCalls(**{key: forms[level] for key, forms in calls.items()}, accessor=accessors.get(level, fallback))
+        for level in r.levels
+    }
 
 
 def _op_placeholders(op: OpSemantics, attrs: Sequence[str]) -> dict[str, ArgKind]:
-    kinds = _placeholders(*_OP_PLACEHOLDERS)
+    kinds = _placeholders(*OP_PLACEHOLDERS)
     for operand in op.operands:
-        for leaf, kind in _OPERAND_LEAVES.items():
+        for leaf, kind in OPERAND_LEAVES.items():
             kinds[f"{operand.name}.{leaf}"] = kind
     for attr in attrs:
         kinds[f"attr.{attr}"] = ArgKind.ENUMERATOR
     return kinds
 
 
-def _op_spellings(r: _Reader, ops: OpsModel) -> list[Spelling]:
+def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
     doc, sink = r.doc, r.sink
     by_name = {op.name: op for op in ops.ops}
     strategy_names = {s.name for s in ops.vocabulary.strategies}
-    spellings: list[Spelling] = []
+    spellings: dict[str, list[Spelling]] = {level: [] for level in r.levels}
     for op_name, per_strategy in doc.data["ops"].items():
         op = by_name.get(op_name)
         if op is None:
@@ -563,25 +486,28 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> list[Spelling]:
                     )
             attributes = raw.get("attributes", {})
             kinds = _op_placeholders(op, list(attributes))
-            spellings.append(
-                Spelling(
-                    op=op_name,
-                    strategy=strategy,
-                    include=raw["include"],
-                    init=r.call((*path, "init"), kinds),
-                    call=r.call((*path, "call"), kinds),
-                    uninit=r.call((*path, "uninit"), kinds) if "uninit" in raw else None,
-                    unpack_srca=raw.get("unpack", {}).get("srca"),
-                    unpack_srcb=raw.get("unpack", {}).get("srcb"),
-                    attributes=tuple((name, tuple(values.items())) for name, values in sorted(attributes.items())),
-                    accumulates_in_dst=bool(raw.get("accumulates_in_dst", False)),
-                    mark=doc.key_mark(path),
+            init = r.call((*path, "init"), kinds)
+            call = r.call((*path, "call"), kinds)
+            uninit = r.call((*path, "uninit"), kinds) if "uninit" in raw else None
+            for level in r.levels:
+                spellings[level].append(
+                    Spelling(
+                        op=op_name,
+                        strategy=strategy,
+                        init=init[level],
+                        call=call[level],
+                        uninit=uninit[level] if uninit is not None else None,
+                        unpack_srca=raw.get("unpack", {}).get("srca"),
+                        unpack_srcb=raw.get("unpack", {}).get("srcb"),
+                        attributes=tuple((name, tuple(values.items())) for name, values in sorted(attributes.items())),
+                        accumulates_in_dst=bool(raw.get("accumulates_in_dst", False)),
+                        mark=doc.key_mark(path),
+                    )
                 )
-            )
     return spellings
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel) -> SpellingModel:
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, api: ApiModel) -> SpellingModel:
     docs = [d for d in documents if d.kind == KIND]
     if not docs:
         return EMPTY
@@ -589,6 +515,8 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
         sink.error(extra.mark(("spec",)), f"a second {KIND} file; spellings are declared once (first: {docs[0].file})")
     doc = docs[0]
     data = doc.data
+    if not api.levels:
+        sink.error(doc.mark(("spec",)), "no ttlgen.tt_metal_api spec declares an API level to spell kernels for")
     capacities = []
     seen_cap: set[tuple[int, str]] = set()
     for index, raw in enumerate(data["dst_capacity"]):
@@ -597,7 +525,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
             sink.error(doc.mark(("dst_capacity", index)), f"duplicate DST capacity for {key[0]}-bit {key[1]}")
         seen_cap.add(key)
         capacities.append(DstCapacity(raw["dest_width"], raw["sync"], raw["tiles"]))
-    reader = _Reader(doc, sink)
+    reader = _Reader(doc, sink, api.level_names)
     kernel = _kernel_calls(reader)
     cb = _cb_calls(reader)
     dataflow = _dataflow_calls(reader)
@@ -608,4 +536,9 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
         if element not in elements:
             sink.error(doc.key_mark(("formats", element)), f"unknown element type {element!r}; declared: {', '.join(sorted(elements))}")
         formats.append(Format(element, raw["name"], raw["tile_bytes"]))
-    return SpellingModel(data["api"], tuple(formats), tuple(capacities), kernel, cb, dataflow, tuple(spellings), doc.file)
+    levels = tuple(
+        LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level])) for level in api.level_names
+    )
+    api_names = frozenset(name for level in api.levels for name in level.names())
+    computes = _computes(levels, api, sink)
+    return SpellingModel(data["api"], tuple(formats), tuple(capacities), levels, api_names, doc.file, computes)

@@ -4,7 +4,8 @@ Built from ``ttlgen.architecture/v1``, ``ttlgen.runtime_api/v1``, ``ttlgen.relat
 and ``ttlgen.target/v1`` documents, checked against the op vocabulary. Each fact is stated
 once: an architecture states its runtime name, DFB capacity, full-fp32 support and default
 target (or why it is rejected); a runtime API states its translation, default fidelity,
-unpack-attribute rules and runtime versions; a target names one architecture and one API
+unpack-attribute rules and runtime versions (each with the tt-metal kernel API level its
+kernels are written against; a target uses its pinned version's); a target names one architecture and one API
 and gives its relations: its own rules, or a relation-set table it names with a review note
 (nothing is inherited). The model composes them into one :class:`Target` record per target
 (plus one rejected record per rejected architecture), which is all later stages read.
@@ -16,7 +17,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
 from ttlgen.model.ops import Vocabulary
 from ttlgen.spec.document import SpecDocument
 
@@ -75,6 +76,7 @@ class FullFp32Support:
 class RuntimeVersion:
     name: str
     num_circular_buffers: int
+    kernel_api: str  # the tt-metal kernel API level (ttlgen.tt_metal_api) of this version
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,11 @@ class RuntimeApi:
     versions: tuple[RuntimeVersion, ...]
     pinned_version: str
     source: str
+
+    @property
+    def kernel_api(self) -> str | None:
+        """The kernel API level of the pinned runtime version: what its kernels are written against."""
+        return next((v.kernel_api for v in self.versions if v.name == self.pinned_version), None)
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,7 @@ class Target:
     default_for_architecture: bool
     rejected: str | None
     runtime_api: str  # NO_RUNTIME_API when the target has no runtime
+    kernel_api: str | None  # the API level its kernels use; None without a runtime API
     runtime_architecture_name: str | None
     dfb_capacity: int
     dest_width: RelationTable | None
@@ -291,7 +299,7 @@ class _RuntimeApiSpec:
 
 
 def _runtime_apis(
-    docs: Sequence[SpecDocument], elements: Sequence[str], sink: DiagnosticSink
+    docs: Sequence[SpecDocument], elements: Sequence[str], api_levels: Sequence[str], sink: DiagnosticSink
 ) -> tuple[dict[str, _RuntimeApiSpec], RuntimeEnums]:
     apis: dict[str, _RuntimeApiSpec] = {}
     enums = RuntimeEnums((), ())
@@ -311,7 +319,16 @@ def _runtime_apis(
                 sink.error(doc.mark((*base, "default_math_fidelity")), f"{raw['default_math_fidelity']!r} is not one of the API's math_fidelity values")
             if raw["pinned_runtime_version"] not in raw["runtime_versions"]:
                 sink.error(doc.mark((*base, "pinned_runtime_version")), f"{raw['pinned_runtime_version']!r} is not one of the declared runtime_versions")
-            versions = tuple(RuntimeVersion(v, body["num_circular_buffers"]) for v, body in sorted(raw["runtime_versions"].items()))
+            for version, body in sorted(raw["runtime_versions"].items()):
+                if body["kernel_api"] not in api_levels:
+                    known = ", ".join(api_levels) or "none (no ttlgen.tt_metal_api spec)"
+                    sink.error(
+                        doc.mark((*base, "runtime_versions", version, "kernel_api")),
+                        f"unknown kernel API level {body['kernel_api']!r}{did_you_mean(body['kernel_api'], api_levels)}; levels: {known}",
+                    )
+            versions = tuple(
+                RuntimeVersion(v, body["num_circular_buffers"], body["kernel_api"]) for v, body in sorted(raw["runtime_versions"].items())
+            )
             api = RuntimeApi(
                 name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.file,
             )
@@ -383,6 +400,7 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         default_for_architecture=True,
         rejected=arch.rejected,
         runtime_api=NO_RUNTIME_API,
+        kernel_api=None,
         runtime_architecture_name=arch.runtime_name,
         dfb_capacity=0,
         dest_width=None,
@@ -397,11 +415,13 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
     )
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: Vocabulary) -> TargetsModel:
+def build(
+    documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: Vocabulary, api_levels: Sequence[str] = ()
+) -> TargetsModel:
     kinds = [k.name for k in vocabulary.full_fp32_kinds]
     elements = [e.name for e in vocabulary.element_types]
     shared = _relation_sets([d for d in documents if d.kind == RELATIONS_KIND], vocabulary, sink)
-    apis, enums = _runtime_apis([d for d in documents if d.kind == RUNTIME_API_KIND], elements, sink)
+    apis, enums = _runtime_apis([d for d in documents if d.kind == RUNTIME_API_KIND], elements, api_levels, sink)
     architectures = _architectures([d for d in documents if d.kind == ARCHITECTURE_KIND], kinds, sink)
     targets: dict[str, Target] = {a.name: _rejected_target(a) for a in architectures.values() if a.rejected}
     for doc in (d for d in documents if d.kind == TARGET_KIND):
@@ -455,6 +475,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
             default_for_architecture=arch is not None and arch.default_target == name,
             rejected=None,
             runtime_api=api_name,
+            kernel_api=api.api.kernel_api if api is not None else None,
             runtime_architecture_name=arch.runtime_name if arch is not None else None,
             dfb_capacity=dfb_capacity,
             dest_width=dest_width,

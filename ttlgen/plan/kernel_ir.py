@@ -2,9 +2,10 @@
 
 A kernel program (compute, reader or writer) is a tree of statements: calls of kernel-API
 functions by name with typed arguments, constant and variable declarations, loops and
-conditionals, over integer expressions. The IR holds no C++ text: function names, types,
-enumerators and entry lines come from the spelling spec (bound by :func:`bind`), the rest
-are identifiers (loop variables, CB constants) and numbers. Every call carries the
+conditionals, over integer expressions. The IR holds no C++ text: function names, types
+and enumerators come from the spelling spec (bound by :func:`bind`), headers and the entry
+point from the API spec of the kernel's level, the rest are identifiers (loop variables,
+CB constants) and numbers. Every call carries the
 :class:`Step` it performs, so passes can reason about CB and DST synchronisation, inits and
 reconfigurations without knowing their spellings, and the spelling-spec position of the
 form it was bound from, so a check of the API can point there.
@@ -19,7 +20,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import Mark
-from ttlgen.model.spelling import ArgKind, CallForm, Entry, Literal, TypeForm
+from ttlgen.model.call_forms import ArgKind, CallForm, Literal, TypeForm
+from ttlgen.model.tt_metal_api import EntryPoint
 
 # ------------------------------------------------------------------------ expressions
 
@@ -153,6 +155,9 @@ class Step(enum.Enum):
     READ_BARRIER = "read_barrier"
     WRITE_PAGE = "write_page"
     WRITE_BARRIER = "write_barrier"
+    ACCESSOR_ARGS = "accessor_args"  # a DRAM tensor accessor's compile-time arguments
+    ACCESSOR_OFFSET = "accessor_offset"  # where the next tensor's compile-time arguments start
+    ACCESSOR = "accessor"  # a DRAM tensor accessor
     HELPER = "helper"  # a function the program defines itself
 
 
@@ -168,13 +173,20 @@ class Arg:
 
 @dataclass(frozen=True)
 class Call:
-    """``function<template_args>(args)``; ``origin`` is the spelling it was bound from."""
+    """``function<template_args>(args)``; ``origin`` is the spelling it was bound from.
+
+    A member function is called on ``receiver``, a value of the API type ``member_of``;
+    a constructor is a call of the type's name with ``member_of`` naming it too.
+    ``deprecated_ok`` is the spelling's reason for calling a deprecated form."""
 
     step: Step
     function: str
     template_args: tuple[Arg, ...]
     args: tuple[Arg, ...]
     origin: Mark | None = field(default=None, compare=False)
+    receiver: Expr | None = None
+    member_of: str | None = None
+    deprecated_ok: str | None = field(default=None, compare=False)
 
     def arg(self, kind: ArgKind) -> Expr | None:
         """The first argument of ``kind``."""
@@ -196,8 +208,11 @@ def _literal(literal: Literal) -> Arg:
     return Arg(ArgKind.LITERAL, Const(number) if number is not None else Symbol(literal.text))
 
 
-def bind(step: Step, form: CallForm, values: Mapping[str, Expr]) -> Call:
-    """The call ``form`` spells, its placeholders replaced by ``values`` (by key)."""
+def bind(
+    step: Step, form: CallForm, values: Mapping[str, Expr], receiver: Expr | None = None, member_of: str | None = None
+) -> Call:
+    """The call ``form`` spells, its placeholders replaced by ``values`` (by key); a member
+    call of ``receiver`` (of API type ``member_of``), or a constructor with ``member_of``."""
     bound: list[tuple[Arg, ...]] = []
     for group in (form.template_args, form.args):
         args = []
@@ -209,7 +224,7 @@ def bind(step: Step, form: CallForm, values: Mapping[str, Expr]) -> Call:
             else:
                 raise UnboundPlaceholder(form, arg.key, list(values))
         bound.append(tuple(args))
-    return Call(step, form.function, bound[0], bound[1], form.mark)
+    return Call(step, form.function, bound[0], bound[1], form.mark, receiver, member_of, form.deprecated_ok)
 
 
 def helper(name: str, *args: tuple[ArgKind, Expr]) -> Call:
@@ -238,7 +253,12 @@ class TypeParam:
     name: str
 
 
-CType = Scalar | SpecType | TypeParam
+@dataclass(frozen=True)
+class Deduced:
+    """The type of the initialiser (a constructed accessor or its compile-time arguments)."""
+
+
+CType = Scalar | SpecType | TypeParam | Deduced
 
 
 class Storage(enum.Enum):
@@ -326,9 +346,11 @@ class Program:
     kind: ProgramKind
     includes: tuple[str, ...]
     functions: tuple[Function, ...]
-    entry: Entry
+    entry: EntryPoint
     body: tuple[Stmt, ...]
     runtime_args: tuple[str, ...] = ()  # the DRAM buffer whose address is each runtime argument
+    # The DRAM buffers whose accessor arguments are the compile-time arguments, in order.
+    compile_time_args: tuple[str, ...] = ()
 
     def calls(self) -> list[Call]:
         """Every call of the program: its functions' and its entry point's."""
@@ -342,7 +364,8 @@ def _sub_expressions(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, Binary | Compare):
         return (expr.lhs, expr.rhs)
     if isinstance(expr, CallValue):
-        return tuple(a.value for a in (*expr.call.template_args, *expr.call.args))
+        receiver = (expr.call.receiver,) if expr.call.receiver is not None else ()
+        return (*receiver, *(a.value for a in (*expr.call.template_args, *expr.call.args)))
     if isinstance(expr, Member):
         return (expr.base,)
     if isinstance(expr, Braced):
@@ -377,6 +400,8 @@ def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
     for stmt in body:
         if isinstance(stmt, Call):
             out.append(stmt)
+            if stmt.receiver is not None:
+                _value_calls(stmt.receiver, out)
             for arg in (*stmt.template_args, *stmt.args):
                 _value_calls(arg.value, out)
         elif isinstance(stmt, For):

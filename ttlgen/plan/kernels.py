@@ -5,23 +5,29 @@ it computes (:mod:`ttlgen.plan.element_types`); a kernel the resolver rejects is
 located error at the kernel spec showing the resolver's diagnostic. Lowering turns the
 block-style body into three IR programs (:mod:`ttlgen.plan.kernel_ir`): compute
 (:mod:`ttlgen.plan.lower_compute`), reader and writer (:mod:`ttlgen.plan.lower_dataflow`),
-plus the program data the runtime needs (CBs, DRAM buffers, compute config).
+plus the program data the runtime needs (CBs, DRAM buffers, compute config). The calls
+are the spelling spec's at the tt-metal API level of the kernel's target; inits and
+reconfigurations are hoisted out of loops that do not change them
+(:mod:`ttlgen.plan.hoist`), each program includes the headers declaring what it calls,
+and every call is checked against the level (:mod:`ttlgen.plan.api_check`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, SpecErrors
 from ttlgen.model import kernel_names
-from ttlgen.model.kernels import Kernel
+from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpsModel
-from ttlgen.model.spelling import SpellingModel
+from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import TargetsModel
+from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
+from ttlgen.plan import api_check, l1_accumulation, resolution
 from ttlgen.plan import kernel_ir as ir
-from ttlgen.plan import l1_accumulation, resolution
+from ttlgen.plan.hoist import hoist
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
 from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
 
@@ -50,6 +56,7 @@ class LoweredKernel:
     """A kernel's plan, its three programs and the data its runtime needs."""
 
     kernel: Kernel
+    api_level: str  # the tt-metal API level of the kernel's target
     plan_json: dict[str, Any]
     compute_config: dict[str, Any]
     dest_width: int
@@ -63,17 +70,30 @@ class LoweredKernel:
     inputs: tuple[TensorInfo, ...]
     outputs: tuple[TensorInfo, ...]
     strategies: tuple[tuple[str, str], ...]  # op id -> strategy, for the report
-    sources: tuple[str, ...]
+    sources: tuple[str, ...]  # of the compute kernel and program.json
+    dataflow_sources: tuple[str, ...]  # of the reader and writer
+    # What each op of the kernel computes (the key of its float64 reference); absent: unknown.
+    op_math: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ApiContext:
+    """The API level a kernel is lowered at: its declarations, calls and dataflow helpers."""
+
+    level: ApiLevel
+    spelling: LevelSpelling
+    helpers: DataflowHelpers
 
 
 def lower(
     kernel: Kernel,
     ops: OpsModel,
     spelling: SpellingModel,
+    api: ApiContext,
     plan: Any,
     compute_config: dict[str, Any],
-    helpers: DataflowHelpers,
     sink: DiagnosticSink,
+    hoist_inits: bool = True,
 ) -> LoweredKernel | None:
     errors_before = len(sink.diagnostics)
     acc = l1_accumulation.analyze(kernel, sink)
@@ -83,8 +103,8 @@ def lower(
     if capacity is None:
         sink.error(kernel.mark, f"{spelling.source} gives no DST capacity for {width}-bit {sync} sync")
         return None
-    assert spelling.kernel is not None and spelling.dataflow is not None
-    low = ComputeLowering(kernel, ops, spelling, plan, sink, acc, capacity)
+    level, calls = api.level, api.spelling
+    low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
     compute = low.body(kernel.body)
     cbs = []
     for d in kernel.dfbs:
@@ -107,13 +127,19 @@ def lower(
         for c in cbs
         if kernel_names.cb(c.name) in used
     ]
-    compute_program = ir.Program(
-        ir.ProgramKind.COMPUTE,
-        tuple(sorted({spelling.kernel.include, *low.includes})),
-        (),
-        spelling.kernel.entry,
-        ir.simplify((*constants, init, *compute)),
-    )
+    body = ir.simplify((*constants, init, *compute))
+    if hoist_inits:
+        body = hoist(body, api_check.effects(level, KernelKind.COMPUTE))
+    programs = [
+        ir.Program(ir.ProgramKind.COMPUTE, (), (), level.compute_entry, body),
+        dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True),
+        dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=False),
+    ]
+    compute_program, reader, writer = (replace(p, includes=api_check.includes(p, level)) for p in programs)
+    for program in (compute_program, reader, writer):
+        api_check.check(program, level, kernel.mark, sink)
+    if len(sink.diagnostics) != errors_before:
+        return None
     fmt_of = {c.name: c.format for c in cbs}
     tensors = [
         TensorInfo(d.name, d.tensor.role, fmt_of[d.name], d.tensor.shape, d.block, d.index)
@@ -122,6 +148,7 @@ def lower(
     ]
     return LoweredKernel(
         kernel=kernel,
+        api_level=level.level,
         plan_json=plan.to_json(),
         compute_config=compute_config,
         dest_width=width,
@@ -129,14 +156,20 @@ def lower(
         dst_capacity=capacity,
         subblocked=low.subblocked,
         compute=compute_program,
-        reader=dataflow_program(kernel, spelling.dataflow, helpers, reading=True),
-        writer=dataflow_program(kernel, spelling.dataflow, helpers, reading=False),
+        reader=reader,
+        writer=writer,
         cbs=tuple(cbs),
         inputs=tuple(t for t in tensors if t.role == "input"),
         outputs=tuple(t for t in tensors if t.role == "output"),
         strategies=tuple((op_id, s.value) for op_id, s in plan.strategies),
-        sources=tuple(sorted({kernel.source, spelling.source, *ops.sources})),
+        sources=tuple(sorted({kernel.source, spelling.source, level.source, *ops.sources})),
+        dataflow_sources=tuple(sorted({kernel.source, spelling.source, level.source})),
+        op_math=tuple(sorted((op, math) for op in _ops_of(kernel) if (math := spelling.math_of(op)) is not None)),
     )
+
+
+def _ops_of(kernel: Kernel) -> set[str]:
+    return {v.op for s in walk_statements(kernel.body) if isinstance(s, Store) for v in walk_values(s.value)}
 
 
 def plan_kernels(
@@ -144,21 +177,38 @@ def plan_kernels(
     ops: OpsModel,
     targets: TargetsModel,
     spelling: SpellingModel,
+    api: ApiModel,
+    hoist_inits: bool = True,
 ) -> list[LoweredKernel]:
-    """Resolve and lower every kernel; raises SpecErrors with every problem found."""
+    """Resolve and lower every kernel; raises SpecErrors with every problem found.
+
+    ``hoist_inits=False`` keeps every init and reconfiguration where the lowering puts it
+    (to measure what hoisting saves)."""
     sink = DiagnosticSink()
     if not kernels:
         return []
-    if spelling.kernel is None or spelling.cb is None or spelling.dataflow is None:
-        raise SpecErrors([Diagnostic(kernels[0].mark, "no ttlgen.op_spelling spec says how to spell kernels")])
+    if not spelling.levels:
+        raise SpecErrors([Diagnostic(kernels[0].mark, "no ttlgen.op_spelling spec (with a ttlgen.tt_metal_api level) says how to spell kernels")])
     resolver = resolution.Resolver(ops, targets)
-    helpers = dataflow_helpers(spelling.dataflow, spelling.cb)
+    contexts: dict[str, ApiContext] = {}
+    for level in api.levels:
+        calls = spelling.at(level.level)
+        if calls is not None:
+            contexts[level.level] = ApiContext(level, calls, dataflow_helpers(calls.dataflow, calls.cb))
+    by_name = {t.name: t for t in targets.targets}
     lowered = []
     for kernel in kernels:
         plan = resolver.resolve(kernel, sink)
         if plan is None:
             continue
-        result = lower(kernel, ops, spelling, plan, resolver.compute_config(plan, kernel.math_fidelity), helpers, sink)
+        target = by_name.get(kernel.target)
+        context = contexts.get(target.kernel_api or "") if target is not None else None
+        if context is None:
+            level = target.kernel_api if target is not None else None
+            why = f"uses tt-metal API level {level!r}, which no ttlgen.tt_metal_api spec declares" if level else "has no runtime API, so no tt-metal API level to write kernels for"
+            sink.error(kernel.mark, f"target {kernel.target!r} {why}")
+            continue
+        result = lower(kernel, ops, spelling, context, plan, resolver.compute_config(plan, kernel.math_fidelity), sink, hoist_inits)
         if result is not None:
             lowered.append(result)
     if sink:

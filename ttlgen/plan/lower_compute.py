@@ -11,9 +11,14 @@ Decisions made here:
   DST keeps the sum in DST across the loop (packed once, full fp32); otherwise every K
   step packs and the packer accumulates in the output format. ``strict_f32_acc`` makes
   that fallback (an accumulating 32-bit-DST kernel that needs subblocking) an error.
-* The hardware is initialised once, with the CBs of the first computation.
+* The hardware is started once, with the CBs of the first computation, in the source
+  order that computation's init takes them (``reverse`` when its first CB operand is
+  unpacked to SrcB, as a matmul's in0 is).
+* An op's uninit (reduce's packer edge masks) runs after its result is packed, or before
+  another op's init in the same computation, whichever comes first.
 
-Every call is bound from a form of the spelling spec (:func:`kernel_ir.bind`).
+Every call is bound from a form of the spelling spec at the kernel's API level
+(:func:`kernel_ir.bind`); includes are looked up afterwards from the API spec.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from ttlgen.model.kernels import (
     walk_values,
 )
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
-from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, Spelling, SpellingModel
+from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan import l1_accumulation
 from ttlgen.plan.kernel_ir import Const, Expr, Step, Stmt, Var, add, div, mod, mul
@@ -91,19 +96,29 @@ def _leaves(value: Value) -> list[str]:
     return [leaf for arg in value.args for leaf in _leaves(arg)]
 
 
+@dataclass(frozen=True)
+class FirstCompute:
+    """The CBs the first computation unpacks and packs, which the hardware start-up configures."""
+
+    srca: str
+    srcb: str
+    pack: str
+    reverse: bool  # its first CB operand is unpacked to SrcB
+
+
 @dataclass
 class ComputeLowering:
     kernel: Kernel
     ops: OpsModel
-    spelling: SpellingModel
+    spelling: LevelSpelling
     plan: Any
     sink: DiagnosticSink
     acc: l1_accumulation.AccAnalysis
     capacity: int
-    includes: set[str] = field(default_factory=set)
     subblocked: bool = False
     loop_counts: dict[str, int] = field(default_factory=dict)
-    first_compute: tuple[str, str, str] | None = None  # DFBs: SrcA, SrcB, pack
+    first_compute: FirstCompute | None = None
+    pending_uninit: list[ir.Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_name = {op.name: op for op in self.ops.ops}
@@ -112,12 +127,10 @@ class ComputeLowering:
     # -- spelling
     @property
     def calls(self) -> KernelCalls:
-        assert self.spelling.kernel is not None
         return self.spelling.kernel
 
     @property
     def cbs(self) -> CbCalls:
-        assert self.spelling.cb is not None
         return self.spelling.cb
 
     @property
@@ -167,7 +180,6 @@ class ComputeLowering:
         if spelling is None:
             self.sink.error(expr.mark, f"op {expr.op!r} has no tt-metal spelling for strategy {name or 'fixed'!r} (chosen by the plan)")
             raise Abort
-        self.includes.add(spelling.include)
         return spelling, self.semantics(expr).strategies[index].routes
 
     def shape(self, value: Value) -> tuple[int, int]:
@@ -212,11 +224,23 @@ class ComputeLowering:
                 out.append(self.bind(step, form, {"cb": values[f"{operand}.cb"]}))
         return out
 
+    def flush_uninit(self) -> list[Stmt]:
+        """The uninits still owed by ops computed so far, in the order they were computed."""
+        flushed: list[Stmt] = list(self.pending_uninit)
+        self.pending_uninit.clear()
+        return flushed
+
+    def init(self, call: ir.Call, owner: Spelling | None) -> list[Stmt]:
+        """An op's (``owner``'s; None: the copy's) init, after the uninits other ops still owe."""
+        own = owner.uninit.mark if owner is not None and owner.uninit is not None else None
+        if any(u.origin != own for u in self.pending_uninit):
+            return [*self.flush_uninit(), call]
+        return [call]
+
     def copy(self, ref: DfbRef, tile: Expr, slot: Expr) -> list[Stmt]:
         cb = self.cb(ref.dfb)
-        self.includes.add(self.calls.copy_include)
         return [
-            self.bind(Step.COPY_INIT, self.calls.copy_init, {"cb": cb}),
+            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_init, {"cb": cb}), None),
             self.bind(Step.RECONFIG_SRCA, self.calls.reconfig_srca, {"cb": cb}),
             self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}),
         ]
@@ -250,11 +274,13 @@ class ComputeLowering:
                 raise Abort
             values[f"attr.{attr}"] = ir.Symbol(spelled)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        out.append(self.bind(Step.OP_INIT, spelling.init, values, routes_given))
+        out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling))
         out.extend(self.reconfig(spelling, values, names))
         out.append(self.bind(Step.OP, spelling.call, values, routes_given))
         if spelling.uninit is not None:
-            out.append(self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given))
+            uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given)
+            if uninit not in self.pending_uninit:
+                self.pending_uninit.append(uninit)
         return out
 
     def is_matmul(self, value: Value) -> bool:
@@ -284,7 +310,7 @@ class ComputeLowering:
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         call = self.bind(Step.OP, spelling.call, values, routes_given)
         return [
-            self.bind(Step.OP_INIT, spelling.init, values, routes_given),
+            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling),
             *self.reconfig(spelling, values, ["lhs", "rhs"]),
             _for(INNER, kb, (call,)) if kb > 1 else call,
         ]
@@ -318,7 +344,20 @@ class ComputeLowering:
         matmul = self.is_matmul(store.value)
         srca = leaves[-1] if matmul and len(leaves) > 1 else (leaves[0] if leaves else store.target)
         srcb = leaves[0] if matmul else (leaves[1] if len(leaves) > 1 else srca)
-        self.first_compute = (srca, srcb, store.target)
+        self.first_compute = FirstCompute(srca, srcb, store.target, self.unpacks_first_operand_to_srcb(store.value))
+
+    def unpacks_first_operand_to_srcb(self, value: Value) -> bool:
+        """Whether the op computed first reads its first operand through SrcB (matmul's in0)."""
+        while isinstance(value, OpExpr):
+            spelling = self.spelling.spelling(value.op, self.strategy(value)[0])
+            first = next((a for a in value.args if not isinstance(a, DfbRef)), None)
+            if first is None:
+                if spelling is None:
+                    return False
+                operands = [o.name for o in self.semantics(value).operands]
+                return spelling.unpack_srcb is not None and spelling.unpack_srcb == operands[0] and spelling.unpack_srca != operands[0]
+            value = first
+        return False
 
     def store(self, store: Store) -> list[Stmt]:
         """A complete compute for one store: acquire, math, pack, release per subblock."""
@@ -355,7 +394,7 @@ class ComputeLowering:
             slot = TILE if need == 1 else mul(TILE, need)
             tile = add(mul(GROUP, group) if tiles != group else Const(0), TILE)
             math = [_for(TILE, group, self.evaluate(value, slot, 0, tile, pack_cb))]
-        body = [self.dst(Step.DST_ACQUIRE), *math, *self.packs(store.target, group, slot, tile)]
+        body = [self.dst(Step.DST_ACQUIRE), *math, *self.packs(store.target, group, slot, tile), *self.flush_uninit()]
         return [_for(GROUP, tiles // group, body)]
 
     def matmul_store(self, store: Store, value: OpExpr, m: int, n: int, pack_cb: Expr) -> list[Stmt]:
@@ -383,6 +422,7 @@ class ComputeLowering:
             body.append(_for(TILE, sh * sw, self.copy(acc, self.out_tile(n, sw, row0, col0), TILE)))
         body.extend(self.matmul_calls(value, sh, sw, row0, col0, pack_cb))
         body.extend(self.packs(store.target, sh * sw, TILE, self.out_tile(n, sw, row0, col0)))
+        body.extend(self.flush_uninit())
         return [_for(SUBBLOCK, count, body)]
 
     def check_strict(self, store: Store, subblocks: bool, m: int, n: int) -> None:
@@ -470,14 +510,16 @@ class ComputeLowering:
             self.dst(Step.DST_ACQUIRE),
             ir.For(loop.var, Const(loop.count), tuple(inner), generated=False),
             *self.packs(store.target, m * n, TILE, self.out_tile(n, n, Const(0), Const(0))),
+            *self.flush_uninit(),
         ]
 
     def hardware_init(self) -> ir.Call:
-        """The full hardware init, configured for the first computation's CBs."""
-        assert self.first_compute is not None
-        srca, srcb, pack = self.first_compute
-        self.includes.add(self.calls.init_include)
-        return self.bind(Step.HW_INIT, self.calls.init, {"srca": self.cb(srca), "srcb": self.cb(srcb), "pack": self.cb(pack)})
+        """The hardware start-up, configured for the first computation's CBs."""
+        first = self.first_compute
+        assert first is not None
+        form = self.calls.startup_reverse if first.reverse else self.calls.startup_regular
+        values = {"srca": self.cb(first.srca), "srcb": self.cb(first.srcb), "pack": self.cb(first.pack)}
+        return self.bind(Step.HW_INIT, form, values)
 
 
 def used_cbs(body: Sequence[Stmt]) -> set[str]:

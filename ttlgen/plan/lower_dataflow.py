@@ -4,9 +4,15 @@ The reader and writer mirror the body's loops and conditions: each ``wait`` of a
 DFB reads its tensor's next block, each ``push`` of an output DFB writes the next block
 (blocks in row-major order over the tensor, wrapping around). A block moves through a
 helper function of the program that reserves (or waits for) the block in the CB and moves
-it tile by tile, one DRAM page per tile, through the tensor's address generator. Every
-call comes from the spelling spec's ``cb`` and ``dataflow`` forms, which the spelling model
-allows exactly the placeholders bound here (so binding cannot fail).
+it tile by tile, one DRAM page per tile, through the tensor's accessor.
+
+A tensor's accessor is built at the top of the entry point, the way the level's spelling
+says: brace-initialised from its runtime-argument address, tile size and data format, or
+constructed from compile-time accessor arguments (the first tensor's at offset 0, each
+next one's where the previous one's end), the address and the tile size; the program then
+records which buffers' accessor arguments its compile-time arguments hold. Every call comes
+from the spelling spec's ``cb`` and ``dataflow`` forms, which the spelling model allows
+exactly the placeholders bound here (so binding cannot fail).
 """
 
 from __future__ import annotations
@@ -15,33 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ttlgen.model import kernel_names
-from ttlgen.model.kernels import If, Kernel, Loop, Statement, Sync
-from ttlgen.model.spelling import ArgKind, CbCalls, DataflowCalls, GeneratorField
+from ttlgen.model.kernels import Dfb, If, Kernel, Loop, Statement, Sync
+from ttlgen.model.spelling import ArgKind, BracedAccessor, CbCalls, DataflowCalls, GeneratorField
+from ttlgen.model.tt_metal_api import EntryPoint
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernel_ir import Binary, BinaryOp, CallValue, Const, Expr, Step, Stmt, Var
 from ttlgen.plan.lower_compute import condition
 
 U32 = ir.Scalar.U32
 ADDRESS_GENERATOR = ir.TypeParam("AddrGen")
-
-
-def dram_tensor(df: DataflowCalls) -> ir.Function:
-    """``dram_tensor(arg, cb)``: the address generator of the tensor at runtime argument ``arg``."""
-    cb = {"cb": Var("cb")}
-    value = {
-        GeneratorField.ADDRESS: CallValue(ir.bind(Step.RUNTIME_ARG, df.runtime_arg, {"index": Var("arg")})),
-        GeneratorField.PAGE_SIZE: CallValue(ir.bind(Step.TILE_SIZE, df.tile_size, cb)),
-        GeneratorField.DATA_FORMAT: CallValue(ir.bind(Step.DATA_FORMAT, df.data_format, cb)),
-    }
-    generator = df.address_generator
-    return ir.Function(
-        kernel_names.DRAM_TENSOR,
-        ir.SpecType(generator.type),
-        (ir.Param("arg", U32), ir.Param("cb", U32)),
-        (ir.Return(ir.Braced(tuple(value[f] for f in generator.fields))),),
-        inline=True,
-        comment="The DRAM tensor whose address is runtime argument `arg`, in the tiles of CB `cb`.",
-    )
 
 
 def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
@@ -81,18 +69,52 @@ def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
         const("b", Binary(BinaryOp.MOD, v("block"), Binary(BinaryOp.MUL, Binary(BinaryOp.DIV, v("tensor_rows"), v("block_rows")), v("grid_cols")))),
         const("row0", Binary(BinaryOp.MUL, Binary(BinaryOp.DIV, v("b"), v("grid_cols")), v("block_rows"))),
         const("col0", Binary(BinaryOp.MUL, Binary(BinaryOp.MOD, v("b"), v("grid_cols")), v("block_cols"))),
+        const("page_bytes", CallValue(ir.bind(Step.TILE_SIZE, df.tile_size, cb))),
         claim,
         ir.Declare("l1", U32, CallValue(l1), ir.Storage.MUTABLE),
         ir.For(
             "r",
             v("block_rows"),
-            (ir.For("c", v("block_cols"), (transfer, ir.AddTo("l1", ir.Member(v("gen"), df.address_generator.page_size))), generated=False),),
+            (ir.For("c", v("block_cols"), (transfer, ir.AddTo("l1", v("page_bytes"))), generated=False),),
             generated=False,
         ),
         barrier,
         hand_over,
     )
     return ir.Function(kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK, None, params, body)
+
+
+def _accessor(df: DataflowCalls, dfb: Dfb, arg: int, previous_args: str | None) -> list[Stmt]:
+    """The declarations that build the accessor of ``dfb``'s tensor (runtime argument ``arg``)."""
+    cb = Var(kernel_names.cb(dfb.name))
+    address = CallValue(ir.bind(Step.RUNTIME_ARG, df.runtime_arg, {"index": Const(arg)}))
+    page_size = CallValue(ir.bind(Step.TILE_SIZE, df.tile_size, {"cb": cb}))
+    name = kernel_names.tensor(dfb.name)
+    accessor = df.accessor
+    if isinstance(accessor, BracedAccessor):
+        value = {
+            GeneratorField.ADDRESS: address,
+            GeneratorField.PAGE_SIZE: page_size,
+            GeneratorField.DATA_FORMAT: CallValue(ir.bind(Step.DATA_FORMAT, df.data_format, {"cb": cb})),
+        }
+        braced = ir.Braced(tuple(value[f] for f in accessor.fields))
+        return [ir.Declare(name, ir.SpecType(accessor.type), braced, ir.Storage.CONST)]
+    args_type = accessor.compile_time_args.function
+    offset: Expr = Const(0)
+    if previous_args is not None:
+        offset = CallValue(ir.bind(Step.ACCESSOR_OFFSET, accessor.next_offset, {}, receiver=Var(previous_args), member_of=args_type))
+    args_name = kernel_names.accessor_args(dfb.name)
+    args = ir.bind(Step.ACCESSOR_ARGS, accessor.compile_time_args, {"offset": offset}, member_of=args_type)
+    construct = ir.bind(
+        Step.ACCESSOR,
+        accessor.construct,
+        {"args": Var(args_name), "address": address, "page_size": page_size},
+        member_of=accessor.construct.function,
+    )
+    return [
+        ir.Declare(args_name, ir.Deduced(), CallValue(args), ir.Storage.CONSTEXPR),
+        ir.Declare(name, ir.Deduced(), CallValue(construct), ir.Storage.CONST),
+    ]
 
 
 def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: Mapping[str, int]) -> list[Stmt]:
@@ -138,28 +160,28 @@ class DataflowHelpers:
 
 
 def dataflow_helpers(df: DataflowCalls, cbs: CbCalls) -> DataflowHelpers:
-    tensor = dram_tensor(df)
-    return DataflowHelpers((tensor, move_block(df, cbs, reading=True)), (tensor, move_block(df, cbs, reading=False)))
+    return DataflowHelpers((move_block(df, cbs, reading=True),), (move_block(df, cbs, reading=False),))
 
 
-def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers, reading: bool) -> ir.Program:
-    """The reader (``reading``) or writer program of ``kernel``."""
+def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers, entry: EntryPoint, reading: bool) -> ir.Program:
+    """The reader (``reading``) or writer program of ``kernel``; includes are added by the caller."""
     role = "input" if reading else "output"
-    generator = ir.SpecType(df.address_generator.type)
     setup: list[Stmt] = []
     tensors = [d for d in kernel.dfbs if d.tensor is not None and d.tensor.role == role]
+    previous: str | None = None
     for arg, dfb in enumerate(tensors):
-        cb = kernel_names.cb(dfb.name)
-        setup.append(ir.Declare(cb, U32, Const(dfb.index), ir.Storage.CONSTEXPR))
-        make = ir.helper(kernel_names.DRAM_TENSOR, (ArgKind.INDEX, Const(arg)), (ArgKind.CB, Var(cb)))
-        setup.append(ir.Declare(kernel_names.tensor(dfb.name), generator, CallValue(make), ir.Storage.CONST))
+        setup.append(ir.Declare(kernel_names.cb(dfb.name), U32, Const(dfb.index), ir.Storage.CONSTEXPR))
+        setup.extend(_accessor(df, dfb, arg, previous))
+        previous = kernel_names.accessor_args(dfb.name)
         setup.append(ir.Declare(kernel_names.blocks_moved(dfb.name), U32, Const(0), ir.Storage.MUTABLE))
     body = _mirror(kernel, kernel.body, reading, {})
+    constructed = not isinstance(df.accessor, BracedAccessor)
     return ir.Program(
         ir.ProgramKind.READER if reading else ir.ProgramKind.WRITER,
-        (df.include,),
+        (),
         helpers.reader if reading else helpers.writer,
-        df.entry,
+        entry,
         (*setup, *body),  # every loop is the kernel spec's: nothing to simplify
         tuple(dfb.name for dfb in tensors),
+        tuple(dfb.name for dfb in tensors) if constructed else (),
     )

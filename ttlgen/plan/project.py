@@ -20,5 +20,5 @@ def plan_project(project: Project) -> ProjectPlan:
     if not project.kernels.kernels:
         return ProjectPlan(())
     return ProjectPlan(
-        tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling))
+        tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api))
     )

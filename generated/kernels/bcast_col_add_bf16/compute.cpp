@@ -7,38 +7,41 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // bcast_col_add_bf16: out = bcast_col(x) + y; the broadcast result lives in DST, so the add runs
 // on the SFPU.
 // Plan: 16-bit DST, double_buffered sync (8 tiles), op2 sfpu.
-#include "compute_kernel_api/bcast.h"
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/eltwise_binary_sfpu.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/bcast.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/eltwise_binary_sfpu.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_y = 1;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_x, cb_y, cb_out);
+    compute_kernel_hw_startup(cb_x, cb_y, cb_out);
+    add_binary_tile_init();
+    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_x, 1);
         cb_wait_front(cb_y, 1);
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
-        unary_bcast_init<BroadcastType::COL>(cb_x, cb_out);
+        unary_bcast_init<BroadcastType::COL>(cb_x);
         reconfig_data_format_srca(cb_x);
         unary_bcast<BroadcastType::COL>(cb_x, 0, 0);
-        copy_tile_to_dst_init_short(cb_y);
+        copy_init(cb_y, 0, 0);
         reconfig_data_format_srca(cb_y);
         copy_tile(cb_y, 0, 1);
-        add_binary_tile_init();
         add_binary_tile(0, 1, 0);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         pack_tile<true>(0, cb_out, 0);
         tile_regs_release();
         cb_pop_front(cb_x, 1);
@@ -46,4 +49,3 @@ void MAIN {
         cb_push_back(cb_out, 1);
     }
 }
-} // namespace NAMESPACE

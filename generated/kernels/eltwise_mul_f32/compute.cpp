@@ -7,27 +7,31 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // eltwise_mul_f32: out = a * b over f32 tiles through the FPU (HiFi4 multiplies all SrcA/SrcB
 // bits).
 // Plan: 32-bit DST, double_buffered sync (4 tiles), op1 fpu.
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_a, cb_b, cb_out);
+    compute_kernel_hw_startup(cb_a, cb_b, cb_out);
     cb_wait_front(cb_a, 2);
     cb_wait_front(cb_b, 2);
     cb_reserve_back(cb_out, 2);
     tile_regs_acquire();
+    mul_init(cb_a, cb_b);
+    reconfig_data_format_srca(cb_a);
+    reconfig_data_format_srcb(cb_b);
     for (uint32_t t_ = 0; t_ < 2; ++t_) {
-        mul_tiles_init(cb_a, cb_b);
-        reconfig_data_format_srca(cb_a);
-        reconfig_data_format_srcb(cb_b);
         mul_tiles(cb_a, cb_b, t_, t_, t_);
     }
     tile_regs_commit();
@@ -41,4 +45,3 @@ void MAIN {
     cb_pop_front(cb_b, 2);
     cb_push_back(cb_out, 2);
 }
-} // namespace NAMESPACE

@@ -7,32 +7,36 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // eltwise_sub_bf16: out = a - b over bf16 tiles, 2x2-tile blocks.
 // Plan: 16-bit DST, double_buffered sync (8 tiles), op1 fpu.
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/eltwise_binary.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_a, cb_b, cb_out);
+    compute_kernel_hw_startup(cb_a, cb_b, cb_out);
+    sub_init(cb_a, cb_b);
+    reconfig_data_format_srca(cb_a);
+    reconfig_data_format_srcb(cb_b);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_a, 4);
         cb_wait_front(cb_b, 4);
         cb_reserve_back(cb_out, 4);
         tile_regs_acquire();
         for (uint32_t t_ = 0; t_ < 4; ++t_) {
-            sub_tiles_init(cb_a, cb_b);
-            reconfig_data_format_srca(cb_a);
-            reconfig_data_format_srcb(cb_b);
             sub_tiles(cb_a, cb_b, t_, t_, t_);
         }
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         for (uint32_t t_ = 0; t_ < 4; ++t_) {
             pack_tile<true>(t_, cb_out, t_);
         }
@@ -42,4 +46,3 @@ void MAIN {
         cb_push_back(cb_out, 4);
     }
 }
-} // namespace NAMESPACE

@@ -7,35 +7,38 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // l1_acc_consecutive_loops: Scenario 1: two consecutive '+=' loops into one reservation keep
 // accumulating (K1 = 2, K2 = 3).
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/matmul.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/matmul.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a1 = 0;
     constexpr uint32_t cb_b1 = 1;
     constexpr uint32_t cb_a2 = 2;
     constexpr uint32_t cb_b2 = 3;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_b1, cb_a1, cb_out);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_a1, cb_b1, cb_out);
     cb_reserve_back(cb_out, 4);
     pack_reconfig_l1_acc(0);
+    matmul_block_init(cb_a1, cb_b1, 0, 2, 2, 1);
+    reconfig_data_format_srca(cb_b1);
+    reconfig_data_format_srcb(cb_a1);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t k1 = 0; k1 < 2; ++k1) {
         cb_wait_front(cb_a1, 2);
         cb_wait_front(cb_b1, 2);
         tile_regs_acquire();
-        mm_block_init_short(cb_a1, cb_b1, 0, 2, 2, 1);
-        reconfig_data_format_srca(cb_b1);
-        reconfig_data_format_srcb(cb_a1);
         matmul_block(cb_a1, cb_b1, 0, 0, 0, 0, 2, 2, 1);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         for (uint32_t t_ = 0; t_ < 4; ++t_) {
             pack_tile<true>(t_, cb_out, t_);
         }
@@ -47,17 +50,17 @@ void MAIN {
         }
     }
     pack_reconfig_l1_acc(1);
+    matmul_block_init(cb_a2, cb_b2, 0, 2, 2, 1);
+    reconfig_data_format_srca(cb_b2);
+    reconfig_data_format_srcb(cb_a2);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t k2 = 0; k2 < 3; ++k2) {
         cb_wait_front(cb_a2, 2);
         cb_wait_front(cb_b2, 2);
         tile_regs_acquire();
-        mm_block_init_short(cb_a2, cb_b2, 0, 2, 2, 1);
-        reconfig_data_format_srca(cb_b2);
-        reconfig_data_format_srcb(cb_a2);
         matmul_block(cb_a2, cb_b2, 0, 0, 0, 0, 2, 2, 1);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         for (uint32_t t_ = 0; t_ < 4; ++t_) {
             pack_tile<true>(t_, cb_out, t_);
         }
@@ -68,4 +71,3 @@ void MAIN {
     pack_reconfig_l1_acc(0);
     cb_push_back(cb_out, 4);
 }
-} // namespace NAMESPACE

@@ -7,32 +7,35 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // l1_acc_sum_reduction: Scenario 3: '+=' of input blocks themselves (no matmul): out = x_0 + x_1 +
 // x_2 + x_3, passthrough copies packed with L1 accumulation.
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_x, cb_x, cb_out);
+    compute_kernel_hw_startup(cb_x, cb_x, cb_out);
     cb_reserve_back(cb_out, 4);
     pack_reconfig_l1_acc(0);
+    copy_init(cb_x, 0, 0);
+    reconfig_data_format_srca(cb_x);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t k = 0; k < 4; ++k) {
         cb_wait_front(cb_x, 4);
         tile_regs_acquire();
         for (uint32_t t_ = 0; t_ < 4; ++t_) {
-            copy_tile_to_dst_init_short(cb_x);
-            reconfig_data_format_srca(cb_x);
             copy_tile(cb_x, t_, t_);
         }
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         for (uint32_t t_ = 0; t_ < 4; ++t_) {
             pack_tile<true>(t_, cb_out, t_);
         }
@@ -45,4 +48,3 @@ void MAIN {
     pack_reconfig_l1_acc(0);
     cb_push_back(cb_out, 4);
 }
-} // namespace NAMESPACE

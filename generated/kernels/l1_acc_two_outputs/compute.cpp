@@ -7,23 +7,26 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // l1_acc_two_outputs: Scenario 4: two '+=' targets in one loop; L1 accumulation is enabled only
 // after both of the first iteration's packs.
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/matmul.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/matmul.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_c = 2;
     constexpr uint32_t cb_d = 3;
     constexpr uint32_t cb_out_ab = 16;
     constexpr uint32_t cb_out_cd = 17;
-    binary_op_init_common(cb_b, cb_a, cb_out_ab);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_a, cb_b, cb_out_ab);
     cb_reserve_back(cb_out_ab, 2);
     cb_reserve_back(cb_out_cd, 2);
     pack_reconfig_l1_acc(0);
@@ -31,7 +34,7 @@ void MAIN {
         cb_wait_front(cb_a, 1);
         cb_wait_front(cb_b, 2);
         tile_regs_acquire();
-        mm_block_init_short(cb_a, cb_b, 0, 2, 1, 1);
+        matmul_block_init(cb_a, cb_b, 0, 2, 1, 1);
         reconfig_data_format_srca(cb_b);
         reconfig_data_format_srcb(cb_a);
         matmul_block(cb_a, cb_b, 0, 0, 0, 0, 2, 1, 1);
@@ -45,7 +48,7 @@ void MAIN {
         cb_wait_front(cb_c, 2);
         cb_wait_front(cb_d, 1);
         tile_regs_acquire();
-        mm_block_init_short(cb_c, cb_d, 0, 1, 2, 1);
+        matmul_block_init(cb_c, cb_d, 0, 1, 2, 1);
         reconfig_data_format_srca(cb_d);
         reconfig_data_format_srcb(cb_c);
         matmul_block(cb_c, cb_d, 0, 0, 0, 0, 1, 2, 1);
@@ -68,4 +71,3 @@ void MAIN {
     cb_push_back(cb_out_ab, 2);
     cb_push_back(cb_out_cd, 2);
 }
-} // namespace NAMESPACE

@@ -7,29 +7,32 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // matmul_dst_roundtrip: K accumulation by DST round-trip (prev + a @ b); the partial sum goes back
 // to DST each K step.
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/matmul.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/matmul.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
     constexpr uint32_t cb_acc = 24;
-    binary_op_init_common(cb_b, cb_a, cb_acc);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_a, cb_b, cb_acc);
     for (uint32_t k = 0; k < 4; ++k) {
         cb_wait_front(cb_a, 2);
         cb_wait_front(cb_b, 2);
         if (k == 0) {
             cb_reserve_back(cb_acc, 4);
             tile_regs_acquire();
-            mm_block_init_short(cb_a, cb_b, 0, 2, 2, 1);
+            matmul_block_init(cb_a, cb_b, 0, 2, 2, 1);
             reconfig_data_format_srca(cb_b);
             reconfig_data_format_srcb(cb_a);
             matmul_block(cb_a, cb_b, 0, 0, 0, 0, 2, 2, 1);
@@ -45,12 +48,12 @@ void MAIN {
             cb_wait_front(cb_acc, 4);
             cb_reserve_back(cb_acc, 4);
             tile_regs_acquire();
+            copy_init(cb_acc, 0, 0);
+            reconfig_data_format_srca(cb_acc);
             for (uint32_t t_ = 0; t_ < 4; ++t_) {
-                copy_tile_to_dst_init_short(cb_acc);
-                reconfig_data_format_srca(cb_acc);
                 copy_tile(cb_acc, t_, t_);
             }
-            mm_block_init_short(cb_a, cb_b, 0, 2, 2, 1);
+            matmul_block_init(cb_a, cb_b, 0, 2, 2, 1);
             reconfig_data_format_srca(cb_b);
             reconfig_data_format_srcb(cb_a);
             matmul_block(cb_a, cb_b, 0, 0, 0, 0, 2, 2, 1);
@@ -70,9 +73,9 @@ void MAIN {
     cb_wait_front(cb_acc, 4);
     cb_reserve_back(cb_out, 4);
     tile_regs_acquire();
+    copy_init(cb_acc, 0, 0);
+    reconfig_data_format_srca(cb_acc);
     for (uint32_t t_ = 0; t_ < 4; ++t_) {
-        copy_tile_to_dst_init_short(cb_acc);
-        reconfig_data_format_srca(cb_acc);
         copy_tile(cb_acc, t_, t_);
     }
     tile_regs_commit();
@@ -85,4 +88,3 @@ void MAIN {
     cb_pop_front(cb_acc, 4);
     cb_push_back(cb_out, 4);
 }
-} // namespace NAMESPACE

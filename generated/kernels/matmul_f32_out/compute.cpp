@@ -7,24 +7,27 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // matmul_f32_out: A single-block matmul of bf16 inputs into an f32 output (fp32 DST, fp32 pack).
 // Plan: 32-bit DST, double_buffered sync (4 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/matmul.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/matmul.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_b, cb_a, cb_out);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_a, cb_b, cb_out);
     cb_wait_front(cb_a, 4);
     cb_wait_front(cb_b, 4);
     cb_reserve_back(cb_out, 4);
     tile_regs_acquire();
-    mm_block_init_short(cb_a, cb_b, 0, 2, 2, 2);
+    matmul_block_init(cb_a, cb_b, 0, 2, 2, 2);
     reconfig_data_format_srca(cb_b);
     reconfig_data_format_srcb(cb_a);
     for (uint32_t kk_ = 0; kk_ < 2; ++kk_) {
@@ -41,4 +44,3 @@ void MAIN {
     cb_pop_front(cb_b, 4);
     cb_push_back(cb_out, 4);
 }
-} // namespace NAMESPACE

@@ -7,28 +7,31 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // matmul_full_sync: Full DST sync doubles the 32-bit DST to 8 tiles, so a 2x4-tile += block stays
 // in DST over K = 3 (double-buffered sync would subblock it).
 // Plan: 32-bit DST, full sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/matmul.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/matmul.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_b, cb_a, cb_out);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_a, cb_b, cb_out);
     cb_reserve_back(cb_out, 8);
     tile_regs_acquire();
+    matmul_block_init(cb_a, cb_b, 0, 4, 2, 1);
+    reconfig_data_format_srca(cb_b);
+    reconfig_data_format_srcb(cb_a);
     for (uint32_t k = 0; k < 3; ++k) {
         cb_wait_front(cb_a, 2);
         cb_wait_front(cb_b, 4);
-        mm_block_init_short(cb_a, cb_b, 0, 4, 2, 1);
-        reconfig_data_format_srca(cb_b);
-        reconfig_data_format_srcb(cb_a);
         matmul_block(cb_a, cb_b, 0, 0, 0, 0, 4, 2, 1);
         cb_pop_front(cb_a, 2);
         cb_pop_front(cb_b, 4);
@@ -42,4 +45,3 @@ void MAIN {
     tile_regs_release();
     cb_push_back(cb_out, 8);
 }
-} // namespace NAMESPACE

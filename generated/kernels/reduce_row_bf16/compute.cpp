@@ -7,38 +7,40 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // reduce_row_bf16: Row sums of each bf16 tile (column 0 of the result), scaled by a ones scaler
 // tile.
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/reduce.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reduce.h"
+#include "api/compute/reg_api.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_scaler = 2;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_x, cb_scaler, cb_out);
+    compute_kernel_hw_startup(cb_x, cb_scaler, cb_out);
     cb_wait_front(cb_scaler, 1);
+    reduce_init<PoolType::SUM, ReduceDim::REDUCE_ROW>(cb_x, cb_scaler, cb_out);
+    reconfig_data_format_srca(cb_x);
+    reconfig_data_format_srcb(cb_scaler);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_x, 1);
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
-        reduce_init<PoolType::SUM, ReduceDim::REDUCE_ROW>(cb_x, cb_scaler, cb_out);
-        reconfig_data_format_srca(cb_x);
-        reconfig_data_format_srcb(cb_scaler);
         reduce_tile<PoolType::SUM, ReduceDim::REDUCE_ROW>(cb_x, cb_scaler, 0, 0, 0);
-        reduce_uninit();
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         pack_tile<true>(0, cb_out, 0);
         tile_regs_release();
         cb_pop_front(cb_x, 1);
         cb_push_back(cb_out, 1);
     }
+    reduce_uninit();
     cb_pop_front(cb_scaler, 1);
 }
-} // namespace NAMESPACE

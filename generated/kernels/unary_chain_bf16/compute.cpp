@@ -7,29 +7,33 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // unary_chain_bf16: out = sqrt(exp(-|x|)) over bf16 tiles, four chained SFPU unaries.
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/eltwise_unary/abs.h"
-#include "compute_kernel_api/eltwise_unary/exp.h"
-#include "compute_kernel_api/eltwise_unary/negative.h"
-#include "compute_kernel_api/eltwise_unary/sqrt.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/eltwise_unary/exp.h"
+#include "api/compute/eltwise_unary/negative.h"
+#include "api/compute/eltwise_unary/sqrt.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_x, cb_x, cb_out);
+    compute_kernel_hw_startup(cb_x, cb_x, cb_out);
+    copy_init(cb_x, 0, 0);
+    reconfig_data_format_srca(cb_x);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_x, 2);
         cb_reserve_back(cb_out, 2);
         tile_regs_acquire();
         for (uint32_t t_ = 0; t_ < 2; ++t_) {
-            copy_tile_to_dst_init_short(cb_x);
-            reconfig_data_format_srca(cb_x);
             copy_tile(cb_x, t_, t_);
             abs_tile_init();
             abs_tile(t_);
@@ -42,7 +46,6 @@ void MAIN {
         }
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         for (uint32_t t_ = 0; t_ < 2; ++t_) {
             pack_tile<true>(t_, cb_out, t_);
         }
@@ -51,4 +54,3 @@ void MAIN {
         cb_push_back(cb_out, 2);
     }
 }
-} // namespace NAMESPACE

@@ -7,28 +7,31 @@
 //   specs/ops/reshape.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // unary_chain_f32: out = -log(sigmoid(x)) (softplus of -x) over f32 tiles; unpack-to-DST keeps
 // fp32 throughout.
 // Plan: 32-bit DST, double_buffered sync (4 tiles).
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/eltwise_unary/log.h"
-#include "compute_kernel_api/eltwise_unary/negative.h"
-#include "compute_kernel_api/eltwise_unary/sigmoid.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/eltwise_unary/negative.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_x, cb_x, cb_out);
+    compute_kernel_hw_startup(cb_x, cb_x, cb_out);
+    copy_init(cb_x, 0, 0);
+    reconfig_data_format_srca(cb_x);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_x, 1);
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
-        copy_tile_to_dst_init_short(cb_x);
-        reconfig_data_format_srca(cb_x);
         copy_tile(cb_x, 0, 0);
         sigmoid_tile_init();
         sigmoid_tile(0);
@@ -38,11 +41,9 @@ void MAIN {
         negative_tile(0);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         pack_tile<true>(0, cb_out, 0);
         tile_regs_release();
         cb_pop_front(cb_x, 1);
         cb_push_back(cb_out, 1);
     }
 }
-} // namespace NAMESPACE

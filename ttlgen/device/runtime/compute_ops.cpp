@@ -238,42 +238,10 @@ void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t
     }
 }
 
-void sfpu_unary(Sfpu1 op, uint32_t dst) {
+void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst) {
     float* d = dst_math(dst, "sfpu unary op");
-    for (int i = 0; i < kTileElems; ++i) {
-        const float x = d[i];
-        float r = x;
-        switch (op) {
-        case Sfpu1::Exp:
-            r = std::exp(x);
-            break;
-        case Sfpu1::Log:
-            r = std::log(x);
-            break;
-        case Sfpu1::Sqrt:
-            r = std::sqrt(x);
-            break;
-        case Sfpu1::Rsqrt:
-            r = 1.0f / std::sqrt(x);
-            break;
-        case Sfpu1::Tanh:
-            r = std::tanh(x);
-            break;
-        case Sfpu1::Sigmoid:
-            r = 1.0f / (1.0f + std::exp(-x));
-            break;
-        case Sfpu1::Neg:
-            r = -x;
-            break;
-        case Sfpu1::Abs:
-            r = std::fabs(x);
-            break;
-        case Sfpu1::Relu:
-            r = x > 0.0f ? x : 0.0f;
-            break;
-        }
-        d[i] = store_sfpu(r);
-    }
+    for (int i = 0; i < kTileElems; ++i)
+        d[i] = store_sfpu(math::sfpu_unary::evaluate(op, d[i]));
 }
 
 void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {

@@ -1,11 +1,13 @@
-// Declarations shared by the compute and dataflow headers of the host emulator.
-// Kernels include only the tt-metal-named headers; this file is the seam to the
-// runtime in ttlgen/device/runtime, which owns all state.
+// Declarations shared by the emulator's compute and dataflow glue. Kernels include only
+// the kernel-API headers generated from the API specs (generated/emulator/<level>/), whose
+// bodies call the glue in ttlemu/compute.hpp and ttlemu/dataflow.hpp; this file is the seam
+// to the runtime in ttlgen/device/runtime, which owns all state.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+namespace ttlemu::types {
 // Values as in tt-metal's tt::DataFormat so kernels comparing against them agree.
 enum class DataFormat : uint8_t {
     Float32 = 0,
@@ -23,6 +25,7 @@ enum class DataFormat : uint8_t {
     UInt8 = 30,
     Invalid = 0xff,
 };
+} // namespace ttlemu::types
 
 #ifndef tt_l1_ptr
 #define tt_l1_ptr
@@ -34,7 +37,8 @@ enum class DataFormat : uint8_t {
 #define FORCE_INLINE inline __attribute__((always_inline))
 #endif
 
-// Compile-time args: the harness passes -DKERNEL_COMPILE_TIME_ARGS=a,b,c per kernel.
+// Compile-time args: the harness passes -DKERNEL_COMPILE_TIME_ARGS=a,b,c per kernel, as
+// tt-metal's kernel build does.
 #ifdef KERNEL_COMPILE_TIME_ARGS
 constexpr uint32_t kernel_compile_time_args[] = {KERNEL_COMPILE_TIME_ARGS};
 #else
@@ -43,6 +47,8 @@ constexpr uint32_t kernel_compile_time_args[] = {0};
 #define get_compile_time_arg_val(arg_idx) (kernel_compile_time_args[(arg_idx)])
 
 namespace ttlemu {
+using types::DataFormat;
+
 void cb_wait_front(uint32_t cb, uint32_t pages);
 void cb_pop_front(uint32_t cb, uint32_t pages);
 void cb_reserve_back(uint32_t cb, uint32_t pages);
@@ -55,26 +61,10 @@ DataFormat cb_format(uint32_t cb);
 // Copies between emulated DRAM and L1; both ranges are bounds-checked.
 void noc_read(uint64_t src_addr, uint32_t l1_addr, uint32_t size, const char* call);
 void noc_write(uint32_t l1_addr, uint64_t dst_addr, uint32_t size, const char* call);
+// A kernel used an API feature the emulator does not model: ends the run with a config error.
+[[noreturn]] void unsupported(const char* call, const char* what);
+
+namespace api {
+inline void no_op() {}
+} // namespace api
 } // namespace ttlemu
-
-template <typename T>
-inline T get_arg_val(int arg_idx) {
-    static_assert(sizeof(T) == 4, "runtime args are 32-bit words");
-    const uint32_t word = ttlemu::runtime_arg(static_cast<uint32_t>(arg_idx));
-    T value;
-    std::memcpy(&value, &word, sizeof(T));
-    return value;
-}
-
-inline void cb_wait_front(uint32_t cb, uint32_t pages) {
-    ttlemu::cb_wait_front(cb, pages);
-}
-inline void cb_pop_front(uint32_t cb, uint32_t pages) {
-    ttlemu::cb_pop_front(cb, pages);
-}
-inline void cb_reserve_back(uint32_t cb, uint32_t pages) {
-    ttlemu::cb_reserve_back(cb, pages);
-}
-inline void cb_push_back(uint32_t cb, uint32_t pages) {
-    ttlemu::cb_push_back(cb, pages);
-}

@@ -1,13 +1,22 @@
-// Compute-kernel entry points implemented by the runtime (runtime/compute_ops.cpp,
-// runtime/matmul.cpp, runtime/packer.cpp). The tt-metal-named headers are thin
-// inline wrappers over these so that per-kernel compiles stay fast.
+// The compute side of the emulator's glue. The generated kernel-API headers call:
+// - ttlemu::compute::*, implemented by the runtime (runtime/compute_ops.cpp,
+//   runtime/matmul.cpp, the packer); thin entry points so per-kernel compiles stay fast;
+// - ttlemu::api::*, inline adapters from an API call's arguments (its enums, overload
+//   shapes, kernel-held state) to those entry points;
+// - ttlemu::math::<routine>::<name>, the math a routine computes (math.hpp for SFPU unaries).
 #pragma once
 #include "ttlemu/api.hpp"
+#include "ttlemu/math.hpp"
+
+// One host thread runs the statements of all three TRISCs; the runtime's DST state
+// machine enforces the hand-over order they would.
+#define UNPACK(x) x
+#define MATH(x)   x
+#define PACK(x)   x
 
 namespace ttlemu::compute {
 enum class Fpu2 { Add, Sub, Mul };
 enum class Sfpu2 { Add, Sub, Mul, Max, Min };
-enum class Sfpu1 { Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Neg, Abs, Relu };
 
 void regs_acquire();
 void regs_commit();
@@ -22,7 +31,7 @@ void set_binary_acc(bool acc_to_dest);
 void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst);
 void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                 uint32_t dst);
-void sfpu_unary(Sfpu1 op, uint32_t dst);
+void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst);
 void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out);
 void fill(uint32_t dst, float value);
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
@@ -34,3 +43,100 @@ void transpose(uint32_t in, uint32_t tile, uint32_t dst);
 void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile);
 void set_l1_acc(uint32_t enable);
 } // namespace ttlemu::compute
+
+namespace ttlemu::math::fpu_binary {
+constexpr compute::Fpu2 add = compute::Fpu2::Add;
+constexpr compute::Fpu2 sub = compute::Fpu2::Sub;
+constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
+} // namespace ttlemu::math::fpu_binary
+
+namespace ttlemu::math::sfpu_binary {
+constexpr compute::Sfpu2 add = compute::Sfpu2::Add;
+constexpr compute::Sfpu2 sub = compute::Sfpu2::Sub;
+constexpr compute::Sfpu2 mul = compute::Sfpu2::Mul;
+constexpr compute::Sfpu2 max = compute::Sfpu2::Max;
+constexpr compute::Sfpu2 min = compute::Sfpu2::Min;
+} // namespace ttlemu::math::sfpu_binary
+
+namespace ttlemu::api {
+// SrcOrder::Regular: icb0 -> SrcA, icb1 -> SrcB; Reverse swaps them (matmul's in0 -> SrcB).
+inline void hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb) {
+    compute::configure("hw_startup", icb0, icb1, ocb);
+}
+template <typename Order>
+inline void hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb, Order order) {
+    const bool reverse = order == Order::Reverse;
+    compute::configure("hw_startup", reverse ? icb1 : icb0, reverse ? icb0 : icb1, ocb);
+}
+inline void reconfig_sources(uint32_t srca, uint32_t srcb) {
+    compute::reconfig_srca(srca);
+    compute::reconfig_srcb(srcb);
+}
+template <typename Order>
+inline void reconfig_sources(uint32_t icb0, uint32_t icb1, Order order) {
+    const bool reverse = order == Order::Reverse;
+    reconfig_sources(reverse ? icb1 : icb0, reverse ? icb0 : icb1);
+}
+inline void release_dst() {
+    compute::regs_commit();
+    compute::regs_wait();
+    compute::regs_release();
+}
+inline void pack_block(uint32_t dst, uint32_t cb, uint32_t ntiles) {
+    for (uint32_t i = 0; i < ntiles; ++i)
+        compute::pack(dst + i, cb, false, 0);
+}
+inline void copy_init(uint32_t transpose, uint32_t transpose_within_16x16_face) {
+    if (transpose != 0 || transpose_within_16x16_face != 0)
+        unsupported("copy init", "a transposing copy is not emulated");
+}
+inline void copy_init_with_dt(uint32_t new_cb, uint32_t transpose) {
+    copy_init(transpose, 0);
+    compute::reconfig_srca(new_cb);
+}
+inline void copy_block(uint32_t cb, uint32_t first_tile, uint32_t first_dst, uint32_t ntiles) {
+    for (uint32_t i = 0; i < ntiles; ++i)
+        compute::copy_tile(cb, first_tile + i, first_dst + i);
+}
+template <typename Broadcast>
+inline void bcast(Broadcast type, uint32_t icb, uint32_t tile, uint32_t dst) {
+    const int code = type == Broadcast::ROW      ? 1
+                     : type == Broadcast::COL    ? 2
+                     : type == Broadcast::SCALAR ? 3
+                                                 : 0;
+    compute::bcast(code, icb, tile, dst);
+}
+template <typename Pool>
+inline void reduce_init(Pool pool) {
+    if (pool == Pool::MAX)
+        unsupported("reduce init", "reduce MAX is not emulated");
+}
+template <typename Pool, typename Dim>
+inline void reduce(Pool pool, Dim dim, uint32_t icb, uint32_t icb_scaler, uint32_t tile,
+                   uint32_t scaler_tile, uint32_t dst) {
+    reduce_init(pool);
+    const int pool_code = pool == Pool::AVG ? 1 : 0;
+    const int dim_code = dim == Dim::REDUCE_COL ? 1 : dim == Dim::REDUCE_SCALAR ? 2 : 0;
+    compute::reduce(pool_code, dim_code, icb, icb_scaler, tile, scaler_tile, dst);
+}
+// The current matmul inits carry the transpose flag the later matmul_tiles calls use.
+inline bool matmul_transpose = false;
+inline void matmul_init(uint32_t transpose) {
+    matmul_transpose = transpose != 0;
+}
+inline void mm_init(uint32_t in0, uint32_t in1, uint32_t out, uint32_t transpose) {
+    compute::configure("mm_init", in1, in0, out); // in0 unpacks to SrcB, in1 to SrcA
+    matmul_init(transpose);
+}
+inline void matmul_init_with_dt(uint32_t in1, uint32_t transpose) {
+    compute::reconfig_srca(in1);
+    matmul_init(transpose);
+}
+inline void matmul_tiles(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
+                         uint32_t transpose) {
+    compute::matmul(in0, in1, tile0, tile1, dst, transpose != 0, 1, 1, 1);
+}
+inline void matmul_tiles(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst) {
+    compute::matmul(in0, in1, tile0, tile1, dst, matmul_transpose, 1, 1, 1);
+}
+} // namespace ttlemu::api

@@ -1,0 +1,41 @@
+// The emulator's math library: the host functions its SFPU unary routine evaluates, in
+// one table. An API function computes one of them when the emulation spec binds it as
+// {computes: <name>, call: "compute::sfpu_unary(function, ...)"}: `function` is then
+// ttlemu::math::sfpu_unary::<name>. ttlgen/run.py MATH holds each name's float64 reference
+// (a test keeps the two lists equal), so a new SFPU unary whose math is here is a spec
+// edit only. Every function computes in fp32 on a DST value (NUMERICS.md).
+#pragma once
+#include <cmath>
+
+// X(name, expression of float x)
+#define TTLEMU_SFPU_UNARY(X)                                                                       \
+    X(exp, std::exp(x))                                                                            \
+    X(log, std::log(x))                                                                            \
+    X(sqrt, std::sqrt(x))                                                                          \
+    X(rsqrt, 1.0f / std::sqrt(x))                                                                  \
+    X(tanh, std::tanh(x))                                                                          \
+    X(sigmoid, 1.0f / (1.0f + std::exp(-x)))                                                       \
+    X(silu, x / (1.0f + std::exp(-x)))                                                             \
+    X(square, x* x)                                                                                \
+    X(negative, -x)                                                                                \
+    X(abs, std::fabs(x))                                                                           \
+    X(relu, x > 0.0f ? x : 0.0f)
+
+namespace ttlemu::math::sfpu_unary {
+enum Function : int {
+#define TTLEMU_NAME(name, expression) name,
+    TTLEMU_SFPU_UNARY(TTLEMU_NAME)
+#undef TTLEMU_NAME
+};
+
+inline float evaluate(Function f, float x) {
+    switch (f) {
+#define TTLEMU_CASE(name, expression)                                                              \
+    case name:                                                                                     \
+        return expression;
+        TTLEMU_SFPU_UNARY(TTLEMU_CASE)
+#undef TTLEMU_CASE
+    }
+    return x;
+}
+} // namespace ttlemu::math::sfpu_unary

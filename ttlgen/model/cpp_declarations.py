@@ -1,0 +1,274 @@
+"""C++ function declarations as the API specs write them, parsed into typed signatures.
+
+A declaration is ``[template <params>] [constexpr] <type> <name>(<params>) [const]`` (a
+constructor has no return type). Types are ``[const] name[<arguments>][&|*]``; default
+values are kept as the spec writes them and checked by the caller, which knows the names
+in scope. Only what tt-metal's kernel API uses is accepted: no function pointers, arrays or
+variadic templates. A malformed declaration raises :class:`DeclarationError` with a
+message saying where it stopped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# C++'s own types (and the fixed-width ones every kernel header has): never an API type.
+BUILTIN_TYPES = frozenset(
+    ["void", "bool", "int", "unsigned", "float", "double", "char", "size_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"]
+)
+_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>[<>(),=&*\-]))")
+
+
+class DeclarationError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A type as written: ``const InterleavedAddrGenFast<DRAM, tile_hw>&``."""
+
+    name: str
+    args: tuple[str, ...]  # template arguments as written
+    const: bool
+    reference: bool
+    pointer: bool
+
+    @property
+    def text(self) -> str:
+        args = f"<{', '.join(self.args)}>" if self.args else ""
+        return f"{'const ' if self.const else ''}{self.name}{args}{'&' if self.reference else ''}{'*' if self.pointer else ''}"
+
+    def mentions(self, name: str) -> bool:
+        """Whether the type is, or has a template argument, ``name`` (deduction of a parameter)."""
+        return self.name == name or name in self.args
+
+
+@dataclass(frozen=True)
+class TemplateParam:
+    name: str
+    type: TypeRef | None  # None: a type parameter (typename / class)
+    default: str | None
+
+    @property
+    def text(self) -> str:
+        head = f"typename {self.name}" if self.type is None else f"{self.type.text} {self.name}"
+        return head if self.default is None else f"{head} = {self.default}"
+
+
+@dataclass(frozen=True)
+class Param:
+    type: TypeRef
+    name: str | None
+    default: str | None
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    returns: TypeRef | None  # None: a constructor
+    template: tuple[TemplateParam, ...]
+    params: tuple[Param, ...]
+    constexpr: bool = False
+    const: bool = False
+
+    @property
+    def required_args(self) -> int:
+        return sum(1 for p in self.params if p.default is None)
+
+    def deducible(self, param: TemplateParam) -> bool:
+        """A template parameter the call's arguments determine."""
+        return any(p.type.mentions(param.name) for p in self.params)
+
+    def accepts_template_args(self, count: int) -> bool:
+        """Whether ``count`` explicit template arguments leave every other parameter defaulted or deduced."""
+        if count > len(self.template):
+            return False
+        return all(p.default is not None or self.deducible(p) for p in self.template[count:])
+
+    def accepts_args(self, count: int) -> bool:
+        return self.required_args <= count <= len(self.params)
+
+    @property
+    def shape(self) -> str:
+        """The declaration without names or defaults' text, for messages: ``f<2 template>(3..5)``."""
+        required = self.required_args
+        arity = str(len(self.params)) if required == len(self.params) else f"{required} to {len(self.params)}"
+        template = f"<{len(self.template)} template arguments>" if self.template else ""
+        return f"{self.name}{template}({arity} arguments)"
+
+    def names(self) -> Iterator[str]:
+        """The parameter and template-parameter names, in scope in a body."""
+        for t in self.template:
+            yield t.name
+        for p in self.params:
+            if p.name is not None:
+                yield p.name
+
+
+class _Tokens:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.items: list[tuple[str, str]] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            match = _TOKEN.match(text, pos)
+            if match is None:
+                raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")
+            kind = match.lastgroup
+            assert kind is not None
+            self.items.append((kind, match.group(kind)))
+            pos = match.end()
+        self.index = 0
+
+    def peek(self, offset: int = 0) -> str:
+        i = self.index + offset
+        return self.items[i][1] if i < len(self.items) else ""
+
+    def kind(self) -> str:
+        return self.items[self.index][0] if self.index < len(self.items) else ""
+
+    def take(self) -> str:
+        if self.index >= len(self.items):
+            raise DeclarationError("unexpected end of the declaration")
+        self.index += 1
+        return self.items[self.index - 1][1]
+
+    def expect(self, value: str) -> None:
+        found = self.peek() or "the end"
+        if self.peek() != value:
+            raise DeclarationError(f"expected {value!r}, found {found!r}")
+        self.index += 1
+
+    def name(self, what: str) -> str:
+        if self.kind() != "name":
+            raise DeclarationError(f"expected {what}, found {self.peek() or 'the end'!r}")
+        return self.take()
+
+    def until(self, stops: str) -> str:
+        """The tokens up to a stop character at depth 0, joined as an expression."""
+        depth = 0
+        words: list[str] = []
+        while self.peek() and not (depth == 0 and self.peek() in stops):
+            token = self.take()
+            depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
+            words.append(token)
+        if not words:
+            raise DeclarationError(f"expected a value, found {self.peek() or 'the end'!r}")
+        text = ""
+        for word in words:
+            joined = word in "<>(),&*" or (text and text[-1] in "<(-")
+            text += word if joined or not text else f" {word}"
+        return text.replace(",", ", ")
+
+
+def _type(tokens: _Tokens) -> TypeRef:
+    const = False
+    if tokens.peek() == "const":
+        tokens.take()
+        const = True
+    name = tokens.name("a type")
+    args: list[str] = []
+    if tokens.peek() == "<":
+        tokens.take()
+        while True:
+            args.append(tokens.until(",>"))
+            if tokens.peek() == ",":
+                tokens.take()
+                continue
+            tokens.expect(">")
+            break
+    reference = pointer = False
+    if tokens.peek() == "&":
+        tokens.take()
+        reference = True
+    elif tokens.peek() == "*":
+        tokens.take()
+        pointer = True
+    return TypeRef(name, tuple(args), const, reference, pointer)
+
+
+def template_params(text: str) -> tuple[TemplateParam, ...]:
+    """``bool DRAM, uint32_t tile_hw = 1024``: a class template's parameters."""
+    tokens = _Tokens(text)
+    params = _template_params(tokens, end="")
+    if tokens.peek():
+        raise DeclarationError(f"{tokens.peek()!r} follows the template parameters")
+    return params
+
+
+def _template_params(tokens: _Tokens, end: str) -> tuple[TemplateParam, ...]:
+    params: list[TemplateParam] = []
+    while True:
+        if tokens.peek() in ("typename", "class"):
+            tokens.take()
+            param = TemplateParam(tokens.name("a template parameter name"), None, None)
+        else:
+            kind = _type(tokens)
+            param = TemplateParam(tokens.name("a template parameter name"), kind, None)
+        if tokens.peek() == "=":
+            tokens.take()
+            param = TemplateParam(param.name, param.type, tokens.until("," + end))
+        params.append(param)
+        if tokens.peek() == ",":
+            tokens.take()
+            continue
+        return tuple(params)
+
+
+def parse_declaration(text: str) -> Signature:
+    """One C++ function (or constructor) declaration."""
+    tokens = _Tokens(text)
+    template: tuple[TemplateParam, ...] = ()
+    if tokens.peek() == "template":
+        tokens.take()
+        tokens.expect("<")
+        template = _template_params(tokens, end=">")
+        tokens.expect(">")
+    constexpr = tokens.peek() == "constexpr"
+    if constexpr:
+        tokens.take()
+    returns: TypeRef | None = None
+    if tokens.peek(1) == "(":  # a constructor: the name is the class
+        name = tokens.name("the function name")
+    else:
+        returns = _type(tokens)
+        name = tokens.name("the function name")
+    tokens.expect("(")
+    params: list[Param] = []
+    if tokens.peek() == ")":
+        tokens.take()
+    else:
+        while True:
+            kind = _type(tokens)
+            pname = tokens.take() if tokens.kind() == "name" else None
+            default = None
+            if tokens.peek() == "=":
+                tokens.take()
+                default = tokens.until(",)")
+            if params and params[-1].default is not None and default is None:
+                raise DeclarationError(f"parameter {pname or len(params) + 1!r} has no default after one that has")
+            params.append(Param(kind, pname, default))
+            if tokens.peek() == ",":
+                tokens.take()
+                continue
+            tokens.expect(")")
+            break
+    const = tokens.peek() == "const"
+    if const:
+        tokens.take()
+    if tokens.peek():
+        raise DeclarationError(f"{tokens.peek()!r} follows the declaration; write one declaration")
+    if "::" in name:
+        raise DeclarationError(f"declare {name!r} without a qualifier (its header gives the namespace)")
+    return Signature(name, returns, template, tuple(params), constexpr, const)
+
+
+def identifiers(expression: str) -> Iterator[str]:
+    """The names an expression (a default argument) uses."""
+    for match in _TOKEN.finditer(expression):
+        if match.lastgroup == "name":
+            yield match.group("name")

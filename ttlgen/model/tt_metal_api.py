@@ -1,0 +1,639 @@
+"""The tt-metal kernel API per level (``ttlgen.tt_metal_api/v1``) and its emulation
+(``ttlgen.tt_metal_emulation/v1``).
+
+An API level is one file: the headers kernels include, per header the functions it
+declares as C++ signatures (overloads are separate forms; a form may be deprecated, with
+upstream's message, and says which hardware state it configures), the types and defines
+the signatures use, the entry point of compute and dataflow kernels, which functions start
+a compute kernel (the init protocol), and the functions the level removed. Kernels are
+checked against their target's level (:meth:`ApiLevel.check_call`), take their includes
+from it (:meth:`ApiLevel.header_of`) and print their entry point from it.
+
+The emulation file binds each API function to a routine of the host emulator's glue
+(`ttlgen/device/include/ttlemu/`): the generated emulator headers declare a level's forms
+with these bodies, and ``computes`` names the math a call performs, which is also the
+float64 reference ``ttlgen run`` compares with. Every declared form of a bound function
+must have a binding that applies to it, every opaque type and define of a level must be
+provided, so a generated header never fails to compile for want of data.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model.cpp_declarations import (
+    BUILTIN_TYPES,
+    DeclarationError,
+    Signature,
+    TemplateParam,
+    TypeRef,
+    identifiers,
+    parse_declaration,
+    template_params,
+)
+from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call
+from ttlgen.spec.document import SpecDocument
+
+KIND = "ttlgen.tt_metal_api"
+EMULATION_KIND = "ttlgen.tt_metal_emulation"
+
+# Names any default argument may use besides the ones in scope.
+_LITERALS = frozenset(["true", "false", "nullptr"])
+# A binding argument that passes the API function's own name (for the emulator's messages).
+FUNCTION_NAME = "__func__"
+# A binding argument that stands for the math the call computes.
+MATH_FUNCTION = "function"
+
+
+class KernelKind(enum.Enum):
+    COMPUTE = "compute"
+    DATAFLOW = "dataflow"
+
+
+class State(enum.Enum):
+    """Hardware state an init or reconfiguration sets (what a later call relies on)."""
+
+    HARDWARE = "hardware"  # everything: unpacker, math, packer, data formats
+    FPU = "fpu"  # the unpacker and FPU math set up for one op
+    SFPU = "sfpu"  # the SFPU set up for one op
+    SRCA_FORMAT = "srca_format"
+    SRCB_FORMAT = "srcb_format"
+    PACK_FORMAT = "pack_format"
+    PACKER_L1_ACC = "packer_l1_acc"
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    message: str
+    source: str
+
+
+@dataclass(frozen=True)
+class FunctionForm:
+    """One declared overload of an API function, in the header that declares it."""
+
+    signature: Signature
+    header: str
+    kernel: KernelKind
+    namespace: str | None
+    configures: frozenset[State]
+    deprecated: Deprecation | None
+    mark: Mark = field(compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.signature.name
+
+    def sets(self) -> frozenset[State]:
+        """The states the call changes (hardware stands for all of them)."""
+        return frozenset(State) if State.HARDWARE in self.configures else self.configures
+
+
+@dataclass(frozen=True)
+class Header:
+    path: str
+    kernel: KernelKind
+    namespace: str | None
+    forms: tuple[FunctionForm, ...]
+    mark: Mark = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Enumerator:
+    name: str
+    value: int | None  # None: not re-read upstream (the position is used)
+
+
+@dataclass(frozen=True)
+class TypeDecl:
+    """An enumeration, or a class with its template parameters, constructors, members, fields."""
+
+    name: str
+    enumerators: tuple[Enumerator, ...] | None
+    scoped: bool
+    underlying: str | None
+    template: tuple[TemplateParam, ...]
+    constructors: tuple[Signature, ...]
+    members: tuple[Signature, ...]
+    fields: tuple[tuple[TypeRef, str], ...]
+    mark: Mark = field(compare=False)
+
+    @property
+    def is_enum(self) -> bool:
+        return self.enumerators is not None
+
+    def has_enumerator(self, name: str) -> bool:
+        return any(e.name == name for e in self.enumerators or ())
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """``void function()``, or ``namespace N { void M { ... } }`` with both names macros."""
+
+    function: str
+    namespace_macro: str | None = None
+
+    @property
+    def uses_macros(self) -> bool:
+        return self.namespace_macro is not None
+
+
+@dataclass(frozen=True)
+class Removal:
+    by: str
+    use: str
+    mark: Mark = field(compare=False)
+
+
+@dataclass(frozen=True)
+class CallProblem:
+    """Why a call does not fit a level: what is wrong, at the call's spelling."""
+
+    message: str
+    deprecated: Deprecation | None = None  # set when the only problem is a deprecated form
+
+
+@dataclass(frozen=True)
+class ApiLevel:
+    level: str
+    summary: str
+    compute_entry: EntryPoint
+    dataflow_entry: EntryPoint
+    startup: tuple[str, ...]
+    defines: tuple[tuple[str, str], ...]
+    types: tuple[TypeDecl, ...]
+    headers: tuple[Header, ...]
+    removed: tuple[tuple[str, Removal], ...]
+    source: str
+    mark: Mark = field(compare=False)
+
+    def entry(self, kernel: KernelKind) -> EntryPoint:
+        return self.compute_entry if kernel is KernelKind.COMPUTE else self.dataflow_entry
+
+    def all_forms(self) -> Iterator[FunctionForm]:
+        for header in self.headers:
+            yield from header.forms
+
+    def forms(self, name: str, kernel: KernelKind) -> tuple[FunctionForm, ...]:
+        return tuple(f for f in self.all_forms() if f.name == name and f.kernel is kernel)
+
+    def type(self, name: str) -> TypeDecl | None:
+        return next((t for t in self.types if t.name == name), None)
+
+    def header_of(self, name: str, kernel: KernelKind) -> str | None:
+        """The header that declares function ``name`` for ``kernel`` (the include a call needs)."""
+        forms = self.forms(name, kernel)
+        return forms[0].header if forms else None
+
+    def removal(self, name: str) -> Removal | None:
+        return next((r for n, r in self.removed if n == name), None)
+
+    @property
+    def header_paths(self) -> frozenset[str]:
+        return frozenset(h.path for h in self.headers)
+
+    def names(self) -> Iterator[str]:
+        """Every function, type and entry-point name the level declares."""
+        for form in self.all_forms():
+            yield form.name
+        for kind in self.types:
+            yield kind.name
+            for member in kind.members:
+                yield member.name
+        for entry in (self.compute_entry, self.dataflow_entry):
+            yield entry.function
+            if entry.namespace_macro:
+                yield entry.namespace_macro
+
+    def check_call(
+        self,
+        name: str,
+        kernel: KernelKind,
+        template_args: Sequence[str | None],
+        arg_count: int,
+        member_of: str | None = None,
+    ) -> tuple[FunctionForm | Signature | None, CallProblem | None]:
+        """The form a call binds to, or the problem. ``template_args`` holds each explicit
+        template argument's literal text (None for a computed value); ``member_of`` names the
+        class whose member function (or, with ``name`` equal to it, constructor) is called."""
+        if member_of is not None:
+            return self._check_member(name, member_of, template_args, arg_count)
+        forms = self.forms(name, kernel)
+        if not forms:
+            kind = self.type(name)
+            if kind is not None and not kind.is_enum:
+                return self._check_member(name, name, template_args, arg_count)
+            return None, CallProblem(self._unknown(name, kernel))
+        fitting = [f for f in forms if self._fits(f.signature, template_args, arg_count)]
+        if not fitting:
+            shapes = "; ".join(f.signature.shape for f in forms)
+            got = f"{len(template_args)} template arguments and " if template_args else ""
+            return None, CallProblem(f"no form of {name!r} at API level {self.level!r} takes {got}{arg_count} arguments; declared: {shapes} ({forms[0].header})")
+        current = [f for f in fitting if f.deprecated is None]
+        if current:
+            return current[0], None
+        form = fitting[0]
+        assert form.deprecated is not None
+        return form, CallProblem(
+            f"{name!r} (this form) is deprecated at API level {self.level!r}: {form.deprecated.message} ({form.deprecated.source})",
+            form.deprecated,
+        )
+
+    def _check_member(
+        self, name: str, owner: str, template_args: Sequence[str | None], arg_count: int
+    ) -> tuple[Signature | None, CallProblem | None]:
+        kind = self.type(owner)
+        if kind is None:
+            return None, CallProblem(f"unknown type {owner!r} at API level {self.level!r}{did_you_mean(owner, [t.name for t in self.types])}")
+        if name == owner:
+            if template_args and len(template_args) > len(kind.template):
+                return None, CallProblem(f"{owner!r} takes {len(kind.template)} template arguments, got {len(template_args)}")
+            candidates = kind.constructors
+            fits = [c for c in candidates if c.accepts_args(arg_count)]
+        else:
+            candidates = tuple(m for m in kind.members if m.name == name)
+            fits = [m for m in candidates if self._fits(m, template_args, arg_count)]
+        if not candidates:
+            members = [m.name for m in kind.members]
+            return None, CallProblem(f"{owner!r} has no member function {name!r} at API level {self.level!r}{did_you_mean(name, members)}")
+        if not fits:
+            shapes = "; ".join(c.shape for c in candidates)
+            return None, CallProblem(f"no form of {owner}::{name} takes {arg_count} arguments; declared: {shapes}")
+        return fits[0], None
+
+    def _fits(self, signature: Signature, template_args: Sequence[str | None], arg_count: int) -> bool:
+        if not signature.accepts_template_args(len(template_args)) or not signature.accepts_args(arg_count):
+            return False
+        return all(
+            text is None or self.template_arg_fits(param, text)
+            for param, text in zip(signature.template, template_args, strict=False)
+        )
+
+    def template_arg_fits(self, param: TemplateParam, text: str) -> bool:
+        """Whether a literal template argument can bind ``param`` (an enumerator of its enum,
+        true/false for bool, an integer for an integer parameter; a type for a type parameter)."""
+        if param.type is None:
+            return not text[:1].isdigit()
+        kind = self.type(param.type.name)
+        if kind is not None and kind.is_enum:
+            scope, _, leaf = text.rpartition("::")
+            if scope and scope != kind.name:
+                return False
+            if not scope and kind.scoped:
+                return False
+            return kind.has_enumerator(leaf)
+        if param.type.name == "bool":
+            return text in ("true", "false", "0", "1")
+        return text[:1].isdigit()
+
+    def _unknown(self, name: str, kernel: KernelKind) -> str:
+        removal = self.removal(name)
+        if removal is not None:
+            return f"{name!r} was removed from tt-metal by {removal.by} (API level {self.level!r}); use {removal.use}"
+        other = KernelKind.DATAFLOW if kernel is KernelKind.COMPUTE else KernelKind.COMPUTE
+        elsewhere = self.forms(name, other)
+        if elsewhere:
+            return f"{name!r} is declared for {other.value} kernels ({elsewhere[0].header}), not {kernel.value} kernels, at API level {self.level!r}"
+        known = [f.name for f in self.all_forms() if f.kernel is kernel]
+        return f"unknown function {name!r} at API level {self.level!r}{did_you_mean(name, known)}"
+
+
+@dataclass(frozen=True)
+class Binding:
+    """An API function's body in the emulator: one glue routine call."""
+
+    computes: str | None  # the math the call performs (its reference), if any
+    call: CallForm
+    mark: Mark = field(compare=False)
+
+    def names(self) -> Iterator[str]:
+        """The argument names the binding needs in scope (parameters of the form)."""
+        for arg in (*self.call.template_args, *self.call.args):
+            if isinstance(arg, Literal) and arg.integer is None and "::" not in arg.text:
+                if arg.text not in _LITERALS and arg.text not in (FUNCTION_NAME, MATH_FUNCTION):
+                    yield arg.text
+
+    def applies_to(self, signature: Signature) -> bool:
+        return set(self.names()) <= set(signature.names())
+
+
+@dataclass(frozen=True)
+class Emulation:
+    namespace: str  # the glue's; bindings name routines relative to it
+    glue: tuple[tuple[KernelKind, str], ...]
+    types: tuple[str, ...]  # opaque API types the glue implements
+    defines: tuple[tuple[str, str], ...]
+    entry_namespace: str
+    entry_function: str
+    bindings: tuple[tuple[str, tuple[Binding, ...]], ...]
+    source: str
+
+    def glue_header(self, kernel: KernelKind) -> str:
+        return dict(self.glue)[kernel]
+
+    def binding(self, form: FunctionForm | Signature) -> Binding | None:
+        """The first binding of the function whose names the form has."""
+        signature = form.signature if isinstance(form, FunctionForm) else form
+        for name, bindings in self.bindings:
+            if name == signature.name:
+                return next((b for b in bindings if b.applies_to(signature)), None)
+        return None
+
+    def computes(self, function: str) -> str | None:
+        """The math function ``function`` computes (the same for all its bindings)."""
+        for name, bindings in self.bindings:
+            if name == function:
+                return next((b.computes for b in bindings if b.computes), None)
+        return None
+
+
+@dataclass(frozen=True)
+class ApiModel:
+    levels: tuple[ApiLevel, ...]  # sorted by name
+    emulation: Emulation | None
+
+    def level(self, name: str) -> ApiLevel | None:
+        return next((lv for lv in self.levels if lv.level == name), None)
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        return tuple(lv.level for lv in self.levels)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        found = {lv.source for lv in self.levels}
+        if self.emulation is not None:
+            found.add(self.emulation.source)
+        return tuple(sorted(found))
+
+
+EMPTY = ApiModel((), None)
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+class _LevelReader:
+    def __init__(self, doc: SpecDocument, sink: DiagnosticSink) -> None:
+        self.doc = doc
+        self.sink = sink
+        self.types: dict[str, TypeDecl] = {}
+        self.defines = dict(doc.data.get("defines", {}))
+
+    def signature(self, text: str, path: tuple[str | int, ...]) -> Signature | None:
+        try:
+            return parse_declaration(text)
+        except DeclarationError as exc:
+            self.sink.error(self.doc.mark(path), f"{text!r} is not a declaration this spec reads: {exc}")
+            return None
+
+    def read_types(self) -> None:
+        for name, raw in self.doc.data.get("types", {}).items():
+            path: tuple[str | int, ...] = ("types", name)
+            enumerators: tuple[Enumerator, ...] | None = None
+            if "enum" in raw:
+                values = raw["enum"]
+                items = values.items() if isinstance(values, dict) else ((v, None) for v in values)
+                enumerators = tuple(Enumerator(n, v) for n, v in items)
+                for key in ("template", "constructors", "members", "fields"):
+                    if key in raw:
+                        self.sink.error(self.doc.key_mark((*path, key)), f"an enumeration has no {key}")
+            elif "scoped" in raw or "underlying" in raw:
+                key = "scoped" if "scoped" in raw else "underlying"
+                self.sink.error(self.doc.key_mark((*path, key)), f"{key} belongs to an enumeration (give `enum`)")
+            template: tuple[TemplateParam, ...] = ()
+            if "template" in raw:
+                try:
+                    template = template_params(raw["template"])
+                except DeclarationError as exc:
+                    self.sink.error(self.doc.mark((*path, "template")), f"{raw['template']!r} is not a template parameter list: {exc}")
+            constructors = []
+            for index, text in enumerate(raw.get("constructors", ())):
+                sig = self.signature(text, (*path, "constructors", index))
+                if sig is not None and (sig.returns is not None or sig.name != name):
+                    self.sink.error(self.doc.mark((*path, "constructors", index)), f"a constructor of {name!r} is declared `{name}(...)`")
+                elif sig is not None:
+                    constructors.append(sig)
+            members = [s for i, t in enumerate(raw.get("members", ())) if (s := self.signature(t, (*path, "members", i))) is not None]
+            fields = []
+            for index, text in enumerate(raw.get("fields", ())):
+                kind_text, _, fname = text.rpartition(" ")
+                try:
+                    sig = parse_declaration(f"void f({kind_text} {fname})")
+                except DeclarationError as exc:
+                    self.sink.error(self.doc.mark((*path, "fields", index)), f"{text!r} is not `<type> <name>`: {exc}")
+                    continue
+                fields.append((sig.params[0].type, fname))
+            self.types[name] = TypeDecl(
+                name, enumerators, bool(raw.get("scoped", False)), raw.get("underlying"), template,
+                tuple(constructors), tuple(members), tuple(fields), self.doc.key_mark(path),
+            )
+        for name, kind in self.types.items():
+            path = ("types", name)
+            for index, sig in enumerate(kind.constructors):
+                self.check_signature(sig, (*path, "constructors", index), kind.template)
+            for index, sig in enumerate(kind.members):
+                self.check_signature(sig, (*path, "members", index), kind.template)
+            for index, (ref, _) in enumerate(kind.fields):
+                self.check_type(ref, (*path, "fields", index), kind.template)
+
+    def check_type(self, ref: TypeRef, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
+        names = {p.name for p in scope}
+        if ref.name in BUILTIN_TYPES or ref.name in names or ref.name in self.types:
+            kind = self.types.get(ref.name)
+            if kind is not None and ref.args and len(ref.args) > len(kind.template):
+                self.sink.error(self.doc.mark(path), f"{ref.text!r}: {ref.name} takes {len(kind.template)} template arguments")
+            return
+        known = sorted({*self.types, *names})
+        self.sink.error(self.doc.mark(path), f"unknown type {ref.name!r} in {ref.text!r}; declare it under `types`{did_you_mean(ref.name, known)}")
+
+    def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
+        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines)
+        for name in identifiers(text):
+            scope_name, _, leaf = name.rpartition("::")
+            if name in in_scope:
+                continue
+            kind = self.types.get(scope_name) if scope_name else None
+            if kind is not None and kind.has_enumerator(leaf):
+                continue
+            if not scope_name and any(not t.scoped and t.has_enumerator(name) for t in self.types.values()):
+                continue
+            self.sink.error(self.doc.mark(path), f"default value {text!r} names {name!r}, which is no enumerator, define (`defines`) or template parameter in scope")
+
+    def check_signature(self, sig: Signature, path: tuple[str | int, ...], outer: Sequence[TemplateParam] = ()) -> None:
+        scope: list[TemplateParam] = list(outer)
+        for param in sig.template:
+            if param.type is not None:
+                self.check_type(param.type, path, scope)
+            if param.default is not None:
+                self.check_default(param.default, path, scope)
+            scope.append(param)
+        if sig.returns is not None:
+            self.check_type(sig.returns, path, scope)
+        for param in sig.params:
+            self.check_type(param.type, path, scope)
+            if param.default is not None:
+                self.check_default(param.default, path, scope)
+
+    def read_headers(self) -> tuple[Header, ...]:
+        headers = []
+        seen: dict[tuple[str, KernelKind, tuple[str, ...], tuple[str, ...]], Mark] = {}
+        for path_name, raw in self.doc.data["headers"].items():
+            kernel = KernelKind(raw["kernel"])
+            namespace = raw.get("namespace")
+            forms = []
+            for index, item in enumerate(raw["functions"]):
+                path: tuple[str | int, ...] = ("headers", path_name, "functions", index)
+                entry = item if isinstance(item, dict) else {"signature": item}
+                sig_path = (*path, "signature") if isinstance(item, dict) else path
+                sig = self.signature(entry["signature"], sig_path)
+                if sig is None:
+                    continue
+                if sig.returns is None:
+                    self.sink.error(self.doc.mark(sig_path), f"{entry['signature']!r} has no return type (constructors belong to a type)")
+                    continue
+                self.check_signature(sig, sig_path)
+                key = (sig.name, kernel, tuple(p.type.text for p in sig.params), tuple(t.type.text if t.type else 'typename' for t in sig.template))
+                mark = self.doc.mark(sig_path)
+                if key in seen:
+                    self.sink.error(mark, f"{sig.name!r} is declared twice with the same parameter types (first at {seen[key]})")
+                seen.setdefault(key, mark)
+                deprecated = entry.get("deprecated")
+                forms.append(
+                    FunctionForm(
+                        sig, path_name, kernel, namespace,
+                        frozenset(State(s) for s in entry.get("configures", ())),
+                        Deprecation(" ".join(deprecated["message"].split()), deprecated["source"]) if deprecated else None,
+                        mark,
+                    )
+                )
+            if kernel is KernelKind.DATAFLOW and namespace is not None:
+                self.sink.error(self.doc.key_mark(("headers", path_name, "namespace")), "dataflow kernels call their API at global scope; a dataflow header has no namespace")
+            headers.append(Header(path_name, kernel, namespace, tuple(forms), self.doc.key_mark(("headers", path_name))))
+        return tuple(headers)
+
+
+def _entry(raw: Mapping[str, str]) -> EntryPoint:
+    if "function" in raw:
+        return EntryPoint(raw["function"])
+    return EntryPoint(raw["function_macro"], raw["namespace"])
+
+
+def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
+    reader = _LevelReader(doc, sink)
+    reader.read_types()
+    headers = reader.read_headers()
+    data = doc.data
+    level = ApiLevel(
+        level=data["level"],
+        summary=" ".join(data["summary"].split()),
+        compute_entry=_entry(data["entry"]["compute"]),
+        dataflow_entry=_entry(data["entry"]["dataflow"]),
+        startup=tuple(data["startup"]),
+        defines=tuple(sorted(data.get("defines", {}).items())),
+        types=tuple(reader.types[n] for n in sorted(reader.types)),
+        headers=headers,
+        removed=tuple(
+            (name, Removal(raw["by"], raw["use"], doc.key_mark(("removed", name))))
+            for name, raw in sorted(data.get("removed", {}).items())
+        ),
+        source=doc.file,
+        mark=doc.mark(("level",)),
+    )
+    for index, name in enumerate(level.startup):
+        forms = level.forms(name, KernelKind.COMPUTE)
+        if not forms:
+            sink.error(doc.mark(("startup", index)), f"{name!r} is no function of this level's compute headers{did_you_mean(name, [f.name for f in level.all_forms()])}")
+        elif not all(State.HARDWARE in f.configures for f in forms):
+            sink.error(doc.mark(("startup", index)), f"{name!r} starts a kernel, so every form of it configures [hardware] ({forms[0].mark})")
+    for name, removal in level.removed:
+        declared = [f for f in level.all_forms() if f.name == name]
+        if declared:
+            sink.error(removal.mark, f"{name!r} is listed as removed but declared at {declared[0].mark}")
+    return level
+
+
+def _binding(raw: str | Mapping[str, str], mark: Mark, sink: DiagnosticSink) -> Binding | None:
+    text = raw if isinstance(raw, str) else raw["call"]
+    computes = None if isinstance(raw, str) else raw["computes"]
+    try:
+        call = parse_call(text, mark, {})
+    except FormError as exc:
+        sink.error(mark, f"{text!r}: {exc}")
+        return None
+    uses_function = any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in call.args)
+    if uses_function and computes is None:
+        sink.error(mark, f"{text!r} passes `{MATH_FUNCTION}`, the math the call computes: write {{computes: <math function>, call: ...}}")
+    return Binding(computes, call, mark)
+
+
+def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> Emulation:
+    data = doc.data
+    bindings: list[tuple[str, tuple[Binding, ...]]] = []
+    declared: dict[str, list[tuple[ApiLevel, FunctionForm]]] = {}
+    for level in levels:
+        for form in level.all_forms():
+            declared.setdefault(form.name, []).append((level, form))
+    for name, raw in data["functions"].items():
+        path = ("functions", name)
+        items = raw if isinstance(raw, list) else [raw]
+        found = tuple(
+            b for i, item in enumerate(items)
+            if (b := _binding(item, doc.mark((*path, i) if isinstance(raw, list) else path), sink)) is not None
+        )
+        bindings.append((name, found))
+        forms = declared.get(name)
+        if not forms:
+            sink.error(doc.key_mark(path), f"no API level declares {name!r}{did_you_mean(name, declared)}")
+            continue
+        computed = {b.computes for b in found if b.computes}
+        if len(computed) > 1:
+            sink.error(doc.key_mark(path), f"the bindings of {name!r} compute different functions: {', '.join(sorted(computed))}")
+        for binding in found:
+            if not any(binding.applies_to(f.signature) for _, f in forms):
+                names = ", ".join(sorted(set(binding.names()) - {n for _, f in forms for n in f.signature.names()}))
+                sink.error(binding.mark, f"no form of {name!r} has {names}: the binding applies to none of them")
+        for level, form in forms:
+            if not any(b.applies_to(form.signature) for b in found):
+                sink.error(doc.key_mark(path), f"no binding of {name!r} applies to its form at level {level.level!r} ({form.mark}); its parameters: {', '.join(form.signature.names()) or 'none'}")
+    glue = tuple((KernelKind(kind), header) for kind, header in sorted(data["glue"].items()))
+    types = tuple(data["types"])
+    for level in levels:
+        for kind in level.types:
+            if not kind.is_enum and kind.name not in types:
+                sink.error(doc.mark(("types",)), f"type {kind.name!r} of level {level.level!r} ({kind.mark}) is opaque there: list it here as implemented by the glue")
+        for define, _ in level.defines:
+            if define not in data["defines"]:
+                sink.error(doc.mark(("defines",)), f"define {define!r} of level {level.level!r} has no value here")
+    for index, name in enumerate(types):
+        if not any(level.type(name) is not None for level in levels):
+            sink.error(doc.mark(("types", index)), f"no API level declares type {name!r}")
+    return Emulation(
+        namespace=data["namespace"],
+        glue=glue,
+        types=types,
+        defines=tuple(sorted(data["defines"].items())),
+        entry_namespace=data["entry"]["namespace"],
+        entry_function=data["entry"]["function"],
+        bindings=tuple(bindings),
+        source=doc.file,
+    )
+
+
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> ApiModel:
+    levels: dict[str, ApiLevel] = {}
+    for doc in (d for d in documents if d.kind == KIND):
+        level = _level(doc, sink)
+        if level.level in levels:
+            sink.error(level.mark, f"API level {level.level!r} is declared twice (first in {levels[level.level].source})")
+            continue
+        levels[level.level] = level
+    ordered = tuple(levels[n] for n in sorted(levels))
+    emulations = [d for d in documents if d.kind == EMULATION_KIND]
+    for extra in emulations[1:]:
+        sink.error(extra.mark(("spec",)), f"a second {EMULATION_KIND} file; the emulation is declared once (first: {emulations[0].file})")
+    emulation = _emulation(emulations[0], ordered, sink) if emulations else None
+    return ApiModel(ordered, emulation)

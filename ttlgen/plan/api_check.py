@@ -1,0 +1,113 @@
+"""Every call a kernel program makes, checked against the tt-metal API level of its target.
+
+A call must name a function (or a constructor or member function of a type) the level
+declares for the program's kind of kernel, with as many arguments and template arguments
+as one of its forms takes (defaults and deduced template parameters respected), with
+enumerator template arguments of the right enumeration. A removed function, or a form the
+level deprecates, is an error unless the spelling spec says why the deprecated form is
+still used. The compute program starts with exactly one of the level's start-up calls,
+outside any loop (the init protocol). Errors point at the spelling-spec line the call
+was bound from (``Call.origin``). The headers a program includes are the ones declaring
+the functions it calls (:func:`includes`); an include the level does not list is an error.
+"""
+
+from __future__ import annotations
+
+from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, State
+from ttlgen.plan import kernel_ir as ir
+from ttlgen.plan.hoist import Effects
+
+_KINDS = {
+    ir.ProgramKind.COMPUTE: KernelKind.COMPUTE,
+    ir.ProgramKind.READER: KernelKind.DATAFLOW,
+    ir.ProgramKind.WRITER: KernelKind.DATAFLOW,
+}
+
+
+def kernel_kind(program: ir.Program) -> KernelKind:
+    return _KINDS[program.kind]
+
+
+def _literal(arg: ir.Arg) -> str | None:
+    """A template argument's text when it is written in the spec (a number or a symbol)."""
+    if isinstance(arg.value, ir.Const):
+        return str(arg.value.value)
+    if isinstance(arg.value, ir.Symbol):
+        return arg.value.text
+    return None
+
+
+def _api_calls(program: ir.Program) -> list[ir.Call]:
+    return [c for c in program.calls() if c.step is not ir.Step.HELPER]
+
+
+def form_of(level: ApiLevel, call: ir.Call, kernel: KernelKind) -> FunctionForm | None:
+    """The declared form a (valid) call binds to; None for constructors and member calls."""
+    found, _ = level.check_call(call.function, kernel, [_literal(a) for a in call.template_args], len(call.args), call.member_of)
+    return found if isinstance(found, FunctionForm) else None
+
+
+def effects(level: ApiLevel, kernel: KernelKind) -> Effects:
+    """What each call of a program at ``level`` configures (for the hoisting pass)."""
+
+    def of(call: ir.Call) -> frozenset[State]:
+        form = form_of(level, call, kernel)
+        return form.sets() if form is not None else frozenset()
+
+    return of
+
+
+def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
+    """The headers declaring the functions ``program`` calls, sorted."""
+    kind = kernel_kind(program)
+    found = set()
+    for call in _api_calls(program):
+        if call.member_of is not None:
+            continue
+        header = level.header_of(call.function, kind)
+        if header is not None:
+            found.add(header)
+    return tuple(sorted(found))
+
+
+def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
+    """Report every call of ``program`` that does not fit ``level`` (``where``: the kernel, for
+    problems that belong to no call)."""
+    kind = kernel_kind(program)
+    for call in _api_calls(program):
+        mark = call.origin or where
+        found, problem = level.check_call(call.function, kind, [_literal(a) for a in call.template_args], len(call.args), call.member_of)
+        if problem is not None and not (problem.deprecated is not None and call.deprecated_ok):
+            sink.error(mark, problem.message)
+        elif problem is None and call.deprecated_ok and isinstance(found, FunctionForm):
+            sink.error(mark, f"deprecated_ok, but {call.function!r} is not deprecated at API level {level.level!r}: write the call alone")
+    for header in program.includes:
+        if header not in level.header_paths:
+            sink.error(where, f"{program.kind.value} includes {header!r}, which API level {level.level!r} does not list{_headers_hint(level, kind)}")
+        elif next(h for h in level.headers if h.path == header).kernel is not kind:
+            sink.error(where, f"{program.kind.value} includes {header!r}, a header of {next(h for h in level.headers if h.path == header).kernel.value} kernels")
+    if kind is KernelKind.COMPUTE:
+        _check_startup(program, level, where, sink)
+
+
+def _headers_hint(level: ApiLevel, kind: KernelKind) -> str:
+    paths = sorted(h.path for h in level.headers if h.kernel is kind)
+    return f"; its {kind.value} headers: {', '.join(paths)}" if paths else ""
+
+
+def _check_startup(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
+    """The init protocol: exactly one start-up call, the program's first call, at top level."""
+    calls = _api_calls(program)
+    startups = [c for c in calls if c.function in level.startup]
+    names = ", ".join(level.startup)
+    if not startups:
+        sink.error(where, f"the compute kernel never starts the hardware: API level {level.level!r} starts a kernel with one of {names}")
+        return
+    first = startups[0]
+    if calls[0] is not first:
+        sink.error(first.origin or where, f"{first.function!r} must be the compute kernel's first call (API level {level.level!r}); {calls[0].function!r} comes before it")
+    if first not in program.body:
+        sink.error(first.origin or where, f"{first.function!r} runs once at kernel start (API level {level.level!r}), not inside a loop or condition")
+    for again in startups[1:]:
+        sink.error(again.origin or where, f"{again.function!r} starts the kernel once; API level {level.level!r} configures later ops with their short inits")

@@ -1,0 +1,103 @@
+"""Move inits and data-format reconfigurations out of loops that do not change their state.
+
+An op init, the copy init, an uninit or a reconfiguration (by its :class:`~ttlgen.plan.
+kernel_ir.Step`) sets some hardware state (what the API spec says its form ``configures``).
+Inside a loop it is moved before the loop when nothing in the loop sets any of that state
+differently: every call in the loop's body that touches it is this same call, unconditional
+at the loop's top level, with arguments that do not depend on the loop (its variable or
+anything declared inside). Then every iteration finds the state as the first one left it,
+so one call before the loop is the same program. An init whose op leaves state to undo
+(reduce's packer masks) is moved likewise with its uninit after the loop, when the two are
+the loop's only calls touching that state. Loops are treated innermost first, so a call
+can leave several loops. Nothing moves out of a condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ttlgen.model.tt_metal_api import State
+from ttlgen.plan import kernel_ir as ir
+
+Effects = Callable[[ir.Call], frozenset[State]]
+
+HOISTABLE = frozenset(
+    [ir.Step.OP_INIT, ir.Step.OP_UNINIT, ir.Step.COPY_INIT, ir.Step.RECONFIG_SRCA, ir.Step.RECONFIG_SRCB, ir.Step.RECONFIG_PACK]
+)
+
+
+def hoist(body: tuple[ir.Stmt, ...], effects: Effects) -> tuple[ir.Stmt, ...]:
+    return tuple(_body(body, effects))
+
+
+def _body(stmts: Sequence[ir.Stmt], effects: Effects) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for stmt in stmts:
+        if isinstance(stmt, ir.For):
+            inner = _body(stmt.body, effects)
+            before, inner, after = _loop(stmt.var, inner, effects)
+            out.extend(before)
+            out.append(ir.For(stmt.var, stmt.count, tuple(inner), stmt.generated))
+            out.extend(after)
+        elif isinstance(stmt, ir.If):
+            out.append(ir.If(stmt.condition, tuple(_body(stmt.then, effects)), tuple(_body(stmt.orelse, effects))))
+        else:
+            out.append(stmt)
+    return out
+
+
+def _bound(var: str, body: Sequence[ir.Stmt]) -> set[str]:
+    """The names that change from one iteration to the next: the loop's and the body's own."""
+    names = {var}
+    for stmt in ir.walk(body):
+        if isinstance(stmt, ir.For):
+            names.add(stmt.var)
+        elif isinstance(stmt, ir.Declare):
+            names.add(stmt.name)
+    return names
+
+
+def _invariant(call: ir.Call, bound: set[str]) -> bool:
+    return not any(ir.uses((call,), name) for name in bound)
+
+
+def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt], list[ir.Stmt], list[ir.Stmt]]:
+    bound = _bound(var, body)
+    every = [c for c in ir.calls(body) if effects(c)]
+    before: list[ir.Stmt] = []
+    after: list[ir.Stmt] = []
+    removed: set[int] = set()
+    top = [(i, s) for i, s in enumerate(body) if isinstance(s, ir.Call) and s.step in HOISTABLE]
+    for index, call in top:
+        if index in removed:
+            continue
+        state = effects(call)
+        if not state or not _invariant(call, bound):
+            continue
+        touching = [c for c in every if effects(c) & state]
+        if all(c == call for c in touching):
+            before.append(call)
+            removed.update(i for i, s in enumerate(body) if s == call)
+            continue
+        pair = _init_and_uninit(call, touching, body, bound, effects)
+        if pair is not None:
+            before.append(call)
+            after.append(body[pair])
+            removed.update((index, pair))
+    kept = [s for i, s in enumerate(body) if i not in removed]
+    return before, kept, after
+
+
+def _init_and_uninit(
+    init: ir.Call, touching: list[ir.Call], body: list[ir.Stmt], bound: set[str], effects: Effects
+) -> int | None:
+    """The index of ``init``'s uninit when the two are the only calls touching their state,
+    each once, the uninit after the init, both unconditional and loop-invariant."""
+    if init.step is not ir.Step.OP_INIT or len(touching) != 2 or touching[0] != init:
+        return None
+    uninit = touching[1]
+    if uninit.step is not ir.Step.OP_UNINIT or effects(uninit) != effects(init) or not _invariant(uninit, bound):
+        return None
+    position = next((i for i, s in enumerate(body) if s is uninit), None)
+    start = next(i for i, s in enumerate(body) if s is init)
+    return position if position is not None and position > start else None
