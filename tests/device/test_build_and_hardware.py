@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from device_helpers import FIXTURES, Runner
 
-from ttlgen.device import build_executable, run_program_on_device, ttnn_device_available
+from ttlgen.device import api_headers, build_executable, run_program_on_device, ttnn_device_available
 from ttlgen.device.formats import to_bf16
 
 
@@ -24,11 +24,11 @@ def _kernels(ct: list[int]) -> dict[str, tuple[Path, list[int]]]:
 @pytest.mark.device
 def test_executable_is_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path))
-    first = build_executable(_kernels([2, 0]))
+    first = build_executable(_kernels([2, 0]), api_headers("current"))
     mtime = first.stat().st_mtime_ns
-    assert build_executable(_kernels([2, 0])) == first
+    assert build_executable(_kernels([2, 0]), api_headers("current")) == first
     assert first.stat().st_mtime_ns == mtime
-    assert build_executable(_kernels([2, 1])) != first
+    assert build_executable(_kernels([2, 1]), api_headers("current")) != first
 
 
 @pytest.mark.device

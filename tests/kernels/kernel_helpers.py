@@ -30,6 +30,16 @@ def kernel(name: str, **overrides: int) -> LoweredKernel:
     return build_kernel(SPECS, name, overrides)
 
 
+def pin_api_level(specs: Path, level: str) -> None:
+    """Make the shipped targets' runtime API (ComputeConfigDescriptor) pin the runtime version
+    whose kernels use tt-metal API ``level``: every shipped kernel is then generated at it."""
+    path = specs / "targets" / "runtime_apis.yaml"
+    text = path.read_text(encoding="utf-8")
+    pinned = "    pinned_runtime_version: current\n"
+    assert text.count(pinned) == 2  # ComputeConfigDescriptor first, then ComputeGen1Config
+    path.write_text(text.replace(pinned, f"    pinned_runtime_version: {level}\n", 1), encoding="utf-8")
+
+
 def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1)[0])
 

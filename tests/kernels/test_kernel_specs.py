@@ -197,11 +197,3 @@ def test_resolver_rejection_shows_the_resolver_note_at_the_op(tmp_path: Path) ->
     result = run_cli("validate", "--specs", bad_spec_tree("kernels/resolver_rejection", tmp_path))
     assert "explicit 32-bit destination elements are unsupported" in result.stderr
     assert "note: " in result.stderr and "tile_bcast with 'bf16' elements" in result.stderr
-
-
-def test_every_spelled_op_has_a_float64_reference_for_run() -> None:
-    from ttlgen.pipeline import load_project
-    from ttlgen.run import REFERENCE, WITH_ATTRS
-
-    spelled = {s.op for s in load_project(SPECS).spelling.spellings}
-    assert spelled <= set(REFERENCE) | set(WITH_ATTRS)

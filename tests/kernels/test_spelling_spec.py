@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from kernel_helpers import REPO, SPECS
+from kernel_helpers import REPO, SPECS, pin_api_level
 
 from tests.conftest import run_cli
 from ttlgen.emit._base import EmitContext, default_templates_dir
@@ -24,11 +24,13 @@ SPELLING = Path("ops") / "tt_metal_spelling.yaml"
 
 
 def _api_names() -> frozenset[str]:
-    spelling = load_project(SPECS).spelling
-    names = spelling.api_names
-    # The set covers every spelled call and the entry points (else this test proves nothing).
-    assert {form.function for form in spelling.forms()} <= names
-    assert spelling.kernel is not None and set(spelling.kernel.entry.names()) <= names
+    project = load_project(SPECS)
+    names = project.spelling.api_names
+    # The set covers every spelled call and every name the API specs declare, entry points
+    # included (else this test proves nothing).
+    assert {form.function for form in project.spelling.forms()} <= names
+    assert {name for level in project.api.levels for name in level.names()} <= names
+    assert {"kernel_main", "NAMESPACE", "MAIN", "TensorAccessor"} <= names
     return names
 
 
@@ -67,26 +69,46 @@ def _files(specs: Path, kernel: str) -> dict[str, str]:
     return {Path(f.path).name: finalize(f).decode() for f in kernel_files(lowered, EmitContext(default_templates_dir()))}
 
 
-def test_entry_points_and_dataflow_calls_are_spec_data(spec_copy: Path) -> None:
-    """An API level's other entry point and paging call are a spelling edit, not a code change."""
-    _edit(spec_copy, 'begin: ["namespace NAMESPACE {", "void MAIN {"]\n    end: ["}", "} // namespace NAMESPACE"]', 'begin: ["void kernel_main() {"]\n    end: ["}"]')
-    _edit(spec_copy, "read_page: noc_async_read_tile(", "read_page: noc_async_read_page(")
+def _edit_file(specs: Path, path: str, old: str, new: str) -> None:
+    file = specs / path
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new))
+
+
+def test_the_entry_point_is_api_spec_data(spec_copy: Path) -> None:
+    """Another entry-point form is an edit of the API level, not a code change."""
+    _edit_file(spec_copy, "tt_metal/current.yaml", "compute: {function: kernel_main}", "compute: {namespace: NAMESPACE, function_macro: MAIN}")
+    compute = _files(spec_copy, "eltwise_add_bf16")["compute.cpp"]
+    assert "\nnamespace NAMESPACE {\nvoid MAIN {\n    constexpr uint32_t cb_a = 0;\n" in compute
+    assert compute.endswith("}\n} // namespace NAMESPACE\n")
+
+
+def test_the_tensor_accessor_is_spelling_data(spec_copy: Path) -> None:
+    """The current level's accessor shape swapped for a brace-initialised generator."""
+    _edit(spec_copy, """    current:
+      compile_time_args: TensorAccessorArgs<{offset}>()
+      next_offset: next_compile_time_args_offset()
+      construct: TensorAccessor({args}, {address}, {page_size})""", """    current:
+      type: InterleavedAddrGenFast<true>
+      fields: [address, page_size, data_format]""")
     files = _files(spec_copy, "eltwise_add_bf16")
-    assert "namespace" not in files["compute.cpp"]
-    assert "\nvoid kernel_main() {\n    constexpr uint32_t cb_a = 0;\n" in files["compute.cpp"]
-    assert "noc_async_read_page((row0 + r) * tensor_cols + col0 + c, gen, l1);" in files["reader.cpp"]
-    assert "noc_async_read_tile" not in files["reader.cpp"]
+    reader = files["reader.cpp"]
+    assert "const InterleavedAddrGenFast<true> a =\n        {get_arg_val<uint32_t>(0), get_tile_size(cb_a), get_dataformat(cb_a)};" in reader
+    assert "TensorAccessor" not in reader
+    assert "compile_time_args" not in files["program.json"]
 
 
-def test_address_generator_is_spec_data(spec_copy: Path) -> None:
-    _edit(spec_copy, "type: InterleavedAddrGenFast<true>", "type: OtherGen")
-    _edit(spec_copy, "fields: [address, page_size, data_format]", "fields: [data_format, address, page_size]")
-    _edit(spec_copy, "page_size: page_size", "page_size: bytes_per_page")
-    reader = _files(spec_copy, "eltwise_add_bf16")["reader.cpp"]
-    assert "inline OtherGen dram_tensor(uint32_t arg, uint32_t cb) {" in reader
-    assert "return {get_dataformat(cb), get_arg_val<uint32_t>(arg), get_tile_size(cb)};" in reader
-    assert "l1 += gen.bytes_per_page;" in reader
-    assert "const OtherGen a = dram_tensor(0, cb_a);" in reader
+def test_an_accessor_type_the_level_lacks_is_a_located_error(spec_copy: Path, tmp_path: Path) -> None:
+    _edit(spec_copy, "      type: InterleavedAddrGenFast<true>", "      type: InterleavedAddrGen<true>")
+    error = _build_error_of_legacy(spec_copy, tmp_path)
+    assert re.match(r"specs/ops/tt_metal_spelling\.yaml:\d+:\d+: dataflow\.accessor\.legacy\.type: ", error), error
+    assert "unknown type 'InterleavedAddrGen' at API level 'legacy' (did you mean 'InterleavedAddrGenFast'?)" in error
+
+
+def _build_error_of_legacy(specs: Path, tmp_path: Path) -> str:
+    pin_api_level(specs, "legacy")
+    return _build_error(specs, tmp_path)
 
 
 def _build_error(specs: Path, tmp_path: Path) -> str:

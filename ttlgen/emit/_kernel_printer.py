@@ -83,9 +83,15 @@ def type_name(t: ir.CType) -> str:
     return t.name
 
 
-def _declaration(d: ir.Declare) -> str:
+def _declaration(d: ir.Declare, indent: str) -> list[str]:
+    """``type name = value;``, the value on a continuation line when the line is too long
+    (where clang-format breaks an assignment first)."""
     prefix = {ir.Storage.CONSTEXPR: "constexpr ", ir.Storage.CONST: "const ", ir.Storage.MUTABLE: ""}[d.storage]
-    return f"{prefix}{type_name(d.type)} {d.name} = {expression(d.value)};"
+    head = f"{indent}{prefix}{type_name(d.type)} {d.name} ="
+    value = f"{expression(d.value)};"
+    if len(head) + 1 + len(value) <= COLUMNS:
+        return [f"{head} {value}"]
+    return [head, f"{indent}{INDENT}{value}"]
 
 
 def statements(body: Sequence[ir.Stmt], indent: str) -> list[str]:
@@ -94,7 +100,7 @@ def statements(body: Sequence[ir.Stmt], indent: str) -> list[str]:
         if isinstance(stmt, ir.Call):
             lines.append(f"{indent}{call(stmt)};")
         elif isinstance(stmt, ir.Declare):
-            lines.append(indent + _declaration(stmt))
+            lines.extend(_declaration(stmt, indent))
         elif isinstance(stmt, ir.Increment):
             lines.append(f"{indent}++{stmt.var};")
         elif isinstance(stmt, ir.AddTo):

@@ -45,7 +45,7 @@ class ArgKind(enum.Enum):
     ADDRESS = "address"  # an L1 or DRAM address
     ACCESSOR = "accessor"  # a DRAM tensor's address generator, or its compile-time arguments
     BYTES = "bytes"  # a size in bytes
-    LITERAL = "literal"  # written in the spelling itself: 0, true, PoolType::SUM, uint32_t
+    LITERAL = "literal"  # written in the spelling itself: 0, true, an enumerator, uint32_t
 
 
 # The kind of each placeholder, by its name (or by the leaf after an operand name).

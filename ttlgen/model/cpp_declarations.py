@@ -27,7 +27,7 @@ class DeclarationError(Exception):
 
 @dataclass(frozen=True)
 class TypeRef:
-    """A type as written: ``const InterleavedAddrGenFast<DRAM, tile_hw>&``."""
+    """A type as written: ``const Generator<DRAM, tile_hw>&``."""
 
     name: str
     args: tuple[str, ...]  # template arguments as written

@@ -104,7 +104,7 @@ class KernelCalls:
     reconfig_srca: CallForm
     reconfig_srcb: CallForm
     reconfig_pack: CallForm
-    copy_init: CallForm
+    copy_setup: CallForm
     copy: CallForm
     pack: CallForm
     l1_acc: CallForm
@@ -365,7 +365,7 @@ def _kernel_calls(r: _Reader) -> dict[str, KernelCalls]:
     regular = r.call((*k, "startup", "regular"), startup)
     reverse = r.call((*k, "startup", "reverse"), startup)
     reconfig = {step: r.call((*k, step), cb) for step in ("reconfig_srca", "reconfig_srcb", "reconfig_pack")}
-    copy_init = r.call((*k, "copy", "init"), cb)
+    copy_setup = r.call((*k, "copy", "init"), cb)
     copy = r.call((*k, "copy", "call"), _placeholders("cb", "tile", "dst"))
     pack = r.call((*k, "pack"), _placeholders("dst", "cb", "tile"))
     l1_acc = r.call((*k, "l1_acc"), _placeholders("enable"))
@@ -377,7 +377,7 @@ def _kernel_calls(r: _Reader) -> dict[str, KernelCalls]:
             reconfig_srca=reconfig["reconfig_srca"][level],
             reconfig_srcb=reconfig["reconfig_srcb"][level],
             reconfig_pack=reconfig["reconfig_pack"][level],
-            copy_init=copy_init[level],
+            copy_setup=copy_setup[level],
             copy=copy[level],
             pack=pack[level],
             l1_acc=l1_acc[level],

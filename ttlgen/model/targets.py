@@ -299,7 +299,7 @@ class _RuntimeApiSpec:
 
 
 def _runtime_apis(
-    docs: Sequence[SpecDocument], elements: Sequence[str], api_levels: Sequence[str], sink: DiagnosticSink
+    docs: Sequence[SpecDocument], elements: Sequence[str], api_levels: Sequence[str] | None, sink: DiagnosticSink
 ) -> tuple[dict[str, _RuntimeApiSpec], RuntimeEnums]:
     apis: dict[str, _RuntimeApiSpec] = {}
     enums = RuntimeEnums((), ())
@@ -320,7 +320,7 @@ def _runtime_apis(
             if raw["pinned_runtime_version"] not in raw["runtime_versions"]:
                 sink.error(doc.mark((*base, "pinned_runtime_version")), f"{raw['pinned_runtime_version']!r} is not one of the declared runtime_versions")
             for version, body in sorted(raw["runtime_versions"].items()):
-                if body["kernel_api"] not in api_levels:
+                if api_levels is not None and body["kernel_api"] not in api_levels:
                     known = ", ".join(api_levels) or "none (no ttlgen.tt_metal_api spec)"
                     sink.error(
                         doc.mark((*base, "runtime_versions", version, "kernel_api")),
@@ -416,8 +416,10 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
 
 
 def build(
-    documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: Vocabulary, api_levels: Sequence[str] = ()
+    documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: Vocabulary, api_levels: Sequence[str] | None = None
 ) -> TargetsModel:
+    """The targets; ``api_levels`` (the tt-metal API levels declared) checks each runtime
+    version's kernel API level, unless None (a caller that models the targets alone)."""
     kinds = [k.name for k in vocabulary.full_fp32_kinds]
     elements = [e.name for e in vocabulary.element_types]
     shared = _relation_sets([d for d in documents if d.kind == RELATIONS_KIND], vocabulary, sink)

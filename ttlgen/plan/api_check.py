@@ -13,7 +13,7 @@ the functions it calls (:func:`includes`); an include the level does not list is
 
 from __future__ import annotations
 
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, State
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import Effects
@@ -82,6 +82,13 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
             sink.error(mark, problem.message)
         elif problem is None and call.deprecated_ok and isinstance(found, FunctionForm):
             sink.error(mark, f"deprecated_ok, but {call.function!r} is not deprecated at API level {level.level!r}: write the call alone")
+    for declared in _spec_types(program):
+        decl = level.type(declared.form.name)
+        if decl is None or decl.is_enum:
+            known = [t.name for t in level.types if not t.is_enum]
+            sink.error(declared.form.mark, f"unknown type {declared.form.name!r} at API level {level.level!r}{did_you_mean(declared.form.name, known)}")
+        elif len(declared.form.template_args) > len(decl.template):
+            sink.error(declared.form.mark, f"{declared.form.name!r} takes {len(decl.template)} template arguments at API level {level.level!r}, not {len(declared.form.template_args)}")
     for header in program.includes:
         if header not in level.header_paths:
             sink.error(where, f"{program.kind.value} includes {header!r}, which API level {level.level!r} does not list{_headers_hint(level, kind)}")
@@ -89,6 +96,11 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
             sink.error(where, f"{program.kind.value} includes {header!r}, a header of {next(h for h in level.headers if h.path == header).kernel.value} kernels")
     if kind is KernelKind.COMPUTE:
         _check_startup(program, level, where, sink)
+
+
+def _spec_types(program: ir.Program) -> list[ir.SpecType]:
+    bodies = [f.body for f in program.functions] + [program.body]
+    return [s.type for body in bodies for s in ir.walk(body) if isinstance(s, ir.Declare) and isinstance(s.type, ir.SpecType)]
 
 
 def _headers_hint(level: ApiLevel, kind: KernelKind) -> str:

@@ -10,6 +10,10 @@ so one call before the loop is the same program. An init whose op leaves state t
 (reduce's packer masks) is moved likewise with its uninit after the loop, when the two are
 the loop's only calls touching that state. Loops are treated innermost first, so a call
 can leave several loops. Nothing moves out of a condition.
+
+Then a call that would set state to what the same call already set, with nothing between
+changing it, is dropped (:func:`drop_repeated`): a hoisted init that repeats the init of
+the computation before the loop, for instance.
 """
 
 from __future__ import annotations
@@ -27,7 +31,45 @@ HOISTABLE = frozenset(
 
 
 def hoist(body: tuple[ir.Stmt, ...], effects: Effects) -> tuple[ir.Stmt, ...]:
-    return tuple(_body(body, effects))
+    """``body`` with inits and reconfigurations out of the loops that leave them alone."""
+    return drop_repeated(tuple(_body(body, effects)), effects)
+
+
+Known = dict[State, ir.Call]  # the call that last set each state, where it is known
+
+
+def drop_repeated(body: tuple[ir.Stmt, ...], effects: Effects) -> tuple[ir.Stmt, ...]:
+    """``body`` without the init and reconfiguration calls that repeat the state they set."""
+    kept, _ = _drop(body, {}, effects)
+    return tuple(kept)
+
+
+def _drop(body: Sequence[ir.Stmt], known: Known, effects: Effects) -> tuple[list[ir.Stmt], Known]:
+    out: list[ir.Stmt] = []
+    known = dict(known)
+    for stmt in body:
+        if isinstance(stmt, ir.Call):
+            state = effects(stmt)
+            if state and stmt.step in HOISTABLE and all(known.get(s) == stmt for s in state):
+                continue
+            for s in state:
+                known[s] = stmt
+            out.append(stmt)
+        elif isinstance(stmt, ir.For):
+            touched = {s for c in ir.calls(stmt.body) for s in effects(c)}
+            # Each iteration starts from what the previous one left: known only if untouched.
+            entry = {s: c for s, c in known.items() if s not in touched}
+            inner, _ = _drop(stmt.body, entry, effects)
+            out.append(ir.For(stmt.var, stmt.count, tuple(inner), stmt.generated))
+            known = entry
+        elif isinstance(stmt, ir.If):
+            then, after_then = _drop(stmt.then, known, effects)
+            orelse, after_else = _drop(stmt.orelse, known, effects)
+            out.append(ir.If(stmt.condition, tuple(then), tuple(orelse)))
+            known = {s: c for s, c in after_then.items() if after_else.get(s) == c}
+        else:
+            out.append(stmt)
+    return out, known
 
 
 def _body(stmts: Sequence[ir.Stmt], effects: Effects) -> list[ir.Stmt]:

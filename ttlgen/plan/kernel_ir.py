@@ -40,7 +40,7 @@ class Var:
 
 @dataclass(frozen=True)
 class Symbol:
-    """A name or literal from spec data: an enumerator (``BroadcastType::COL``), ``true``."""
+    """A name or literal from spec data: an enumerator (``Kind::VALUE``), ``true``."""
 
     text: str
 
@@ -134,7 +134,7 @@ class Step(enum.Enum):
     RECONFIG_SRCA = "reconfig_srca"  # unpacker SrcA data format
     RECONFIG_SRCB = "reconfig_srcb"
     RECONFIG_PACK = "reconfig_pack"  # packer data format
-    COPY_INIT = "copy_init"
+    COPY_INIT = "init_copy"
     COPY = "copy"  # a CB tile into a DST slot
     PACK = "pack"  # a DST slot into a CB tile
     L1_ACC = "l1_acc"  # packer L1 accumulation on/off

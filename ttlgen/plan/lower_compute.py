@@ -240,7 +240,7 @@ class ComputeLowering:
     def copy(self, ref: DfbRef, tile: Expr, slot: Expr) -> list[Stmt]:
         cb = self.cb(ref.dfb)
         return [
-            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_init, {"cb": cb}), None),
+            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None),
             self.bind(Step.RECONFIG_SRCA, self.calls.reconfig_srca, {"cb": cb}),
             self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}),
         ]

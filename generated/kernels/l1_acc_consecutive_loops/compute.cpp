@@ -53,7 +53,6 @@ void kernel_main() {
     matmul_block_init(cb_a2, cb_b2, 0, 2, 2, 1);
     reconfig_data_format_srca(cb_b2);
     reconfig_data_format_srcb(cb_a2);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t k2 = 0; k2 < 3; ++k2) {
         cb_wait_front(cb_a2, 2);
         cb_wait_front(cb_b2, 2);

@@ -42,10 +42,6 @@ void kernel_main() {
     cb_pop_front(cb_a, 2);
     cb_pop_front(cb_b, 2);
     pack_reconfig_l1_acc(1);
-    matmul_block_init(cb_a, cb_b, 0, 2, 2, 1);
-    reconfig_data_format_srca(cb_b);
-    reconfig_data_format_srcb(cb_a);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t k = 0; k < 3; ++k) {
         cb_wait_front(cb_a, 2);
         cb_wait_front(cb_b, 2);

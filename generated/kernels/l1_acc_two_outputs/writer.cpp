@@ -33,11 +33,13 @@ void write_block(uint32_t cb, const AddrGen& gen, uint32_t block, uint32_t block
 void kernel_main() {
     constexpr uint32_t cb_out_ab = 16;
     constexpr auto out_ab_args = TensorAccessorArgs<0>();
-    const auto out_ab = TensorAccessor(out_ab_args, get_arg_val<uint32_t>(0), get_tile_size(cb_out_ab));
+    const auto out_ab =
+        TensorAccessor(out_ab_args, get_arg_val<uint32_t>(0), get_tile_size(cb_out_ab));
     uint32_t n_out_ab = 0;
     constexpr uint32_t cb_out_cd = 17;
     constexpr auto out_cd_args = TensorAccessorArgs<out_ab_args.next_compile_time_args_offset()>();
-    const auto out_cd = TensorAccessor(out_cd_args, get_arg_val<uint32_t>(1), get_tile_size(cb_out_cd));
+    const auto out_cd =
+        TensorAccessor(out_cd_args, get_arg_val<uint32_t>(1), get_tile_size(cb_out_cd));
     uint32_t n_out_cd = 0;
     write_block(cb_out_ab, out_ab, n_out_ab, 1, 2, 1, 2);
     ++n_out_ab;

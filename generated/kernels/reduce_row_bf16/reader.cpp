@@ -37,7 +37,8 @@ void kernel_main() {
     uint32_t n_x = 0;
     constexpr uint32_t cb_scaler = 2;
     constexpr auto scaler_args = TensorAccessorArgs<x_args.next_compile_time_args_offset()>();
-    const auto scaler = TensorAccessor(scaler_args, get_arg_val<uint32_t>(1), get_tile_size(cb_scaler));
+    const auto scaler =
+        TensorAccessor(scaler_args, get_arg_val<uint32_t>(1), get_tile_size(cb_scaler));
     uint32_t n_scaler = 0;
     read_block(cb_scaler, scaler, n_scaler, 1, 1, 1, 1);
     ++n_scaler;

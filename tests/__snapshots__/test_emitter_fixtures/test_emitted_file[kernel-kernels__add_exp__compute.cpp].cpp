@@ -4,30 +4,34 @@
 //   specs/ops/elementwise.yaml
 //   specs/ops/tt_metal_spelling.yaml
 //   specs/ops/vocabulary.yaml
+//   specs/tt_metal/current.yaml
 
 // add_exp: out = a + exp(b) over bf16 tiles, one tile per block.
 // Plan: 16-bit DST, double_buffered sync (8 tiles), op2 sfpu.
-#include "compute_kernel_api/common.h"
-#include "compute_kernel_api/eltwise_binary.h"
-#include "compute_kernel_api/eltwise_binary_sfpu.h"
-#include "compute_kernel_api/eltwise_unary/exp.h"
-#include "compute_kernel_api/tile_move_copy.h"
+#include "api/compute/cb_api.h"
+#include "api/compute/compute_kernel_hw_startup.h"
+#include "api/compute/eltwise_binary_sfpu.h"
+#include "api/compute/eltwise_unary/exp.h"
+#include "api/compute/pack.h"
+#include "api/compute/reconfig_data_format.h"
+#include "api/compute/reg_api.h"
+#include "api/compute/tile_move_copy.h"
 
-namespace NAMESPACE {
-void MAIN {
+void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
-    binary_op_init_common(cb_a, cb_b, cb_out);
+    compute_kernel_hw_startup(cb_a, cb_b, cb_out);
+    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_a, 1);
         cb_wait_front(cb_b, 1);
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
-        copy_tile_to_dst_init_short(cb_a);
+        copy_init(cb_a, 0, 0);
         reconfig_data_format_srca(cb_a);
         copy_tile(cb_a, 0, 0);
-        copy_tile_to_dst_init_short(cb_b);
+        copy_init(cb_b, 0, 0);
         reconfig_data_format_srca(cb_b);
         copy_tile(cb_b, 0, 1);
         exp_tile_init();
@@ -36,7 +40,6 @@ void MAIN {
         add_binary_tile(0, 1, 0);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out);
         pack_tile<true>(0, cb_out, 0);
         tile_regs_release();
         cb_pop_front(cb_a, 1);
@@ -44,4 +47,3 @@ void MAIN {
         cb_push_back(cb_out, 1);
     }
 }
-} // namespace NAMESPACE
