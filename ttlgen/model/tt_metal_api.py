@@ -229,6 +229,9 @@ class ApiLevel:
             return None, CallProblem(self._unknown(name, kernel))
         fitting = [f for f in forms if self._fits(f.signature, template_args, arg_count)]
         if not fitting:
+            counted = [f for f in forms if f.signature.accepts_template_args(len(template_args)) and f.signature.accepts_args(arg_count)]
+            if counted:
+                return None, CallProblem(self._template_mismatch(counted[0], template_args))
             shapes = "; ".join(f.signature.shape for f in forms)
             got = f"{len(template_args)} template arguments and " if template_args else ""
             return None, CallProblem(f"no form of {name!r} at API level {self.level!r} takes {got}{arg_count} arguments; declared: {shapes} ({forms[0].header})")
@@ -271,6 +274,19 @@ class ApiLevel:
             text is None or self.template_arg_fits(param, text)
             for param, text in zip(signature.template, template_args, strict=False)
         )
+
+    def _template_mismatch(self, form: FunctionForm, template_args: Sequence[str | None]) -> str:
+        for param, text in zip(form.signature.template, template_args, strict=False):
+            if text is None or self.template_arg_fits(param, text):
+                continue
+            kind = self.type(param.type.name) if param.type is not None else None
+            if kind is not None and kind.enumerators is not None:
+                scope = f"{kind.name}::" if kind.scoped else ""
+                valid = ", ".join(f"{scope}{e.name}" for e in kind.enumerators)
+                return f"template argument {text!r} of {form.name!r} is not a {kind.name} ({param.name}); valid: {valid}"
+            what = "a type" if param.type is None else f"a {param.type.text}"
+            return f"template argument {text!r} of {form.name!r} is not {what} ({param.name})"
+        return f"no form of {form.name!r} at API level {self.level!r} takes these template arguments"
 
     def template_arg_fits(self, param: TemplateParam, text: str) -> bool:
         """Whether a literal template argument can bind ``param`` (an enumerator of its enum,
@@ -448,7 +464,8 @@ class _LevelReader:
                 self.sink.error(self.doc.mark(path), f"{ref.text!r}: {ref.name} takes {len(kind.template)} template arguments")
             return
         known = sorted({*self.types, *names})
-        self.sink.error(self.doc.mark(path), f"unknown type {ref.name!r} in {ref.text!r}; declare it under `types`{did_you_mean(ref.name, known)}")
+        where = f" in {ref.text!r}" if ref.text != ref.name else ""
+        self.sink.error(self.doc.mark(path), f"unknown type {ref.name!r}{where}; declare it under `types`{did_you_mean(ref.name, known)}")
 
     def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
         in_scope = {p.name for p in scope} | _LITERALS | set(self.defines)
@@ -592,10 +609,14 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         computed = {b.computes for b in found if b.computes}
         if len(computed) > 1:
             sink.error(doc.key_mark(path), f"the bindings of {name!r} compute different functions: {', '.join(sorted(computed))}")
+        stray = False
         for binding in found:
             if not any(binding.applies_to(f.signature) for _, f in forms):
                 names = ", ".join(sorted(set(binding.names()) - {n for _, f in forms for n in f.signature.names()}))
                 sink.error(binding.mark, f"no form of {name!r} has {names}: the binding applies to none of them")
+                stray = True
+        if stray:
+            continue  # the forms it leaves unbound follow from that error
         for level, form in forms:
             if not any(b.applies_to(form.signature) for b in found):
                 sink.error(doc.key_mark(path), f"no binding of {name!r} applies to its form at level {level.level!r} ({form.mark}); its parameters: {', '.join(form.signature.names()) or 'none'}")

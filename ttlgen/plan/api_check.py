@@ -25,6 +25,10 @@ _KINDS = {
 }
 
 
+def kernel_kind_of(kind: ir.ProgramKind) -> KernelKind:
+    return _KINDS[kind]
+
+
 def kernel_kind(program: ir.Program) -> KernelKind:
     return _KINDS[program.kind]
 
@@ -109,17 +113,22 @@ def _headers_hint(level: ApiLevel, kind: KernelKind) -> str:
 
 
 def _check_startup(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
-    """The init protocol: exactly one start-up call, the program's first call, at top level."""
+    """The init protocol: the program starts with one of the level's start-up calls, once,
+    outside any loop or condition, before any other call."""
     calls = _api_calls(program)
-    startups = [c for c in calls if c.function in level.startup]
     names = ", ".join(level.startup)
+    for call in calls:
+        if call.step is ir.Step.HW_INIT and call.function not in level.startup:
+            sink.error(call.origin or where, f"{call.function!r} cannot start a compute kernel at API level {level.level!r}; its start-up calls: {names}")
+    startups = [c for c in calls if c.function in level.startup]
     if not startups:
-        sink.error(where, f"the compute kernel never starts the hardware: API level {level.level!r} starts a kernel with one of {names}")
+        if not any(c.step is ir.Step.HW_INIT for c in calls):
+            sink.error(where, f"the compute kernel never starts the hardware: API level {level.level!r} starts a kernel with one of {names}")
         return
     first = startups[0]
     if calls[0] is not first:
         sink.error(first.origin or where, f"{first.function!r} must be the compute kernel's first call (API level {level.level!r}); {calls[0].function!r} comes before it")
-    if first not in program.body:
+    if not any(stmt is first for stmt in program.body):
         sink.error(first.origin or where, f"{first.function!r} runs once at kernel start (API level {level.level!r}), not inside a loop or condition")
     for again in startups[1:]:
         sink.error(again.origin or where, f"{again.function!r} starts the kernel once; API level {level.level!r} configures later ops with their short inits")

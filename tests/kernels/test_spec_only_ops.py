@@ -1,0 +1,120 @@
+"""Adding an op whose math the emulator already has is a spec edit, and every op is complete.
+
+The op -> math map comes from the specs (the emulation spec says what each tt-metal call
+computes), the emulator's math library is one table (ttlgen/device/include/ttlemu/math.hpp)
+and the float64 references are another (ttlgen.run.MATH) with the same names, so a new SFPU
+unary such as silu needs its name in an ops family, its spelling and a kernel: no code.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from kernel_helpers import all_kernels
+
+from tests.conftest import REPO, SPECS, run_cli
+from ttlgen.model.kernels import Store, walk_statements, walk_values
+from ttlgen.model.tt_metal_api import MATH_FUNCTION, KernelKind
+from ttlgen.pipeline import load_project
+from ttlgen.run import MATH
+
+MATH_LIBRARY = REPO / "ttlgen" / "device" / "include" / "ttlemu" / "math.hpp"
+# Families whose ops the lowering expresses through kernel-level steps (copy, pack, DST
+# slots), never as an op of a kernel body: they have no spelling of their own.
+KERNEL_STEP_FAMILIES = frozenset(["Copy", "DstIndex", "Store", "Fill"])
+
+SILU_KERNEL = """\
+spec: ttlgen.kernel/v1
+kernels:
+  unary_silu_bf16:
+    summary: out = silu(x) over bf16 tiles.
+    target: blackhole
+    dfbs:
+      x: {index: 0, dtype: bf16, block: [1, 2], input: {shape: [2, 2]}}
+      out: {index: 16, dtype: bf16, block: [1, 2], output: {shape: [2, 2]}}
+    body:
+      - loop:
+          var: i
+          count: 2
+          body:
+            - wait: x
+            - reserve: out
+            - store: {to: out, value: {op: tile_silu, args: [x]}}
+            - pop: x
+            - push: out
+    tolerance: {pcc: 0.999, max_rel: 2.0e-2, derivation: "fp32 SFPU silu, one 16-bit DST store and one bf16 pack"}
+"""
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path}: {old!r}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _library_unaries() -> set[str]:
+    return set(re.findall(r"^\s*X\((\w+), ", MATH_LIBRARY.read_text(encoding="utf-8"), re.MULTILINE))
+
+
+@pytest.mark.device
+def test_tile_silu_is_added_through_specs_alone(spec_copy: Path) -> None:
+    _replace(spec_copy / "ops" / "elementwise.yaml", "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs, tile_relu, tile_silu]")
+    _replace(
+        spec_copy / "ops" / "tt_metal_spelling.yaml",
+        "  tile_bcast:\n",
+        '  tile_silu:\n    sfpu: {init: silu_tile_init(), call: "silu_tile({dst})"}\n  tile_bcast:\n',
+    )
+    (spec_copy / "kernels" / "silu.yaml").write_text(SILU_KERNEL, encoding="utf-8")
+    result = run_cli("run", "unary_silu_bf16", "--specs", spec_copy, "--seed", "7")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("unary_silu_bf16 (seed 7): PASS")
+
+
+def test_every_op_has_a_spelling_an_emulator_routine_and_a_reference() -> None:
+    project = load_project(SPECS)
+    emulation = project.api.emulation
+    assert emulation is not None
+    ops = [op for op in project.ops.ops if not set(op.primitive.names) & KERNEL_STEP_FAMILIES]
+    assert len(ops) >= 15
+    for op in ops:
+        strategies = [s.name for s in op.strategies]
+        assert all(project.spelling.has_spelling(op.name, s) for s in strategies), f"{op.name}: no spelling"
+        for level in project.spelling.levels:
+            for strategy in strategies:
+                spelling = level.spelling(op.name, strategy)
+                assert spelling is not None
+                for form in spelling.forms():
+                    found = project.api.level(level.level)
+                    assert found is not None
+                    for api_form in found.forms(form.function, KernelKind.COMPUTE):
+                        assert emulation.binding(api_form) is not None, f"{op.name}: {form.function} has no emulator routine at {level.level}"
+        math = project.spelling.math_of(op.name)
+        assert math is not None, f"{op.name}: no binding says what its call computes"
+        assert math in MATH, f"{op.name}: no float64 reference for {math!r}"
+
+
+def test_every_shipped_kernel_runs_against_references_from_the_specs() -> None:
+    for lowered in all_kernels().values():
+        body = lowered.kernel.body
+        used = {v.op for s in walk_statements(body) if isinstance(s, Store) for v in walk_values(s.value)}
+        assert {op for op, _ in lowered.op_math} == used, lowered.kernel.name
+        assert all(math in MATH for _, math in lowered.op_math)
+
+
+def test_the_math_library_and_the_references_name_the_same_unaries() -> None:
+    project = load_project(SPECS)
+    emulation = project.api.emulation
+    assert emulation is not None
+    library = _library_unaries()
+    assert {"exp", "silu", "relu"} <= library
+    assert library <= set(MATH)
+    for name, bindings in emulation.bindings:
+        for binding in bindings:
+            if binding.computes is None:
+                continue
+            assert binding.computes in MATH, f"{name}: no reference for {binding.computes!r}"
+            uses_table = any(getattr(a, "text", None) == MATH_FUNCTION for a in binding.call.args)
+            if uses_table and binding.call.function.endswith("sfpu_unary"):
+                assert binding.computes in library, f"{name}: {binding.computes!r} is not in math.hpp"
