@@ -23,6 +23,7 @@ class InitCounts:
     inits: int
     reconfigs: int
     tiles: int  # tiles packed
+    looped: int = 0  # the inits and reconfigurations executed inside a loop (they grow with the tiles)
 
     @property
     def inits_per_tile(self) -> float:
@@ -31,6 +32,10 @@ class InitCounts:
     @property
     def reconfigs_per_tile(self) -> float:
         return self.reconfigs / max(self.tiles, 1)
+
+    @property
+    def looped_per_tile(self) -> float:
+        return self.looped / max(self.tiles, 1)
 
 
 def _value(expr: ir.Expr, env: Mapping[str, int]) -> int:
@@ -47,21 +52,23 @@ def _value(expr: ir.Expr, env: Mapping[str, int]) -> int:
     raise ValueError(f"a loop count or condition the counter cannot evaluate: {expr}")
 
 
-def _run(body: Sequence[ir.Stmt], env: dict[str, int], counts: dict[str, int]) -> None:
+def _run(body: Sequence[ir.Stmt], env: dict[str, int], counts: dict[str, int], depth: int = 0) -> None:
     for stmt in body:
         if isinstance(stmt, ir.Call):
             key = "inits" if stmt.step in INITS else "reconfigs" if stmt.step in RECONFIGS else "tiles" if stmt.step is ir.Step.PACK else None
             if key is not None:
                 counts[key] += 1
+                if depth and key != "tiles":
+                    counts["looped"] += 1
         elif isinstance(stmt, ir.For):
             for i in range(_value(stmt.count, env)):
-                _run(stmt.body, {**env, stmt.var: i}, counts)
+                _run(stmt.body, {**env, stmt.var: i}, counts, depth + 1)
         elif isinstance(stmt, ir.If):
-            _run(stmt.then if _value(stmt.condition, env) else stmt.orelse, env, counts)
+            _run(stmt.then if _value(stmt.condition, env) else stmt.orelse, env, counts, depth)
 
 
 def count(program: ir.Program) -> InitCounts:
     """The init, reconfiguration and pack calls ``program`` executes."""
-    counts = {"inits": 0, "reconfigs": 0, "tiles": 0}
+    counts = {"inits": 0, "reconfigs": 0, "tiles": 0, "looped": 0}
     _run(program.body, {}, counts)
-    return InitCounts(counts["inits"], counts["reconfigs"], counts["tiles"])
+    return InitCounts(counts["inits"], counts["reconfigs"], counts["tiles"], counts["looped"])
