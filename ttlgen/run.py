@@ -21,9 +21,9 @@ from typing import IO, Any
 import numpy as np
 import numpy.typing as npt
 
+from ttlgen.emit import emulator_api
 from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
-from ttlgen.emit import emulator_api
 from ttlgen.emit.kernels import kernel_files
 from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError
 from ttlgen.model import kernels as kernels_model

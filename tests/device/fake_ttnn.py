@@ -10,7 +10,7 @@ a fixed compile-time word list per tensor so a test can see where they land.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class _Value:
@@ -67,14 +67,15 @@ class _Descriptor:
     """Keyword fields only, each checked; unknown fields are a TypeError, as in the bindings."""
 
     __slots__: tuple[str, ...] = ()
-    DEFAULTS: dict[str, Any] = {}
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, **fields: Any) -> None:
         unknown = set(fields) - set(self.__slots__)
         if unknown:
             raise TypeError(f"{type(self).__name__}: unknown field(s) {sorted(unknown)}; fields: {list(self.__slots__)}")
         for name in self.__slots__:
-            value = fields.get(name, self.DEFAULTS.get(name))
+            default = self.DEFAULTS.get(name)
+            value = fields[name] if name in fields else list(default) if isinstance(default, list) else default
             setattr(self, name, self.check(name, value))
 
     def check(self, name: str, value: Any) -> Any:
@@ -95,7 +96,7 @@ class CoreCoord:
 
 
 class CoreRange:
-    __slots__ = ("start", "end")
+    __slots__ = ("end", "start")
 
     def __init__(self, start: CoreCoord, end: CoreCoord) -> None:
         if not isinstance(start, CoreCoord) or not isinstance(end, CoreCoord):
@@ -119,8 +120,8 @@ class WriterConfigDescriptor(_Descriptor):
 
 
 class ComputeConfigDescriptor(_Descriptor):
-    __slots__ = ("math_fidelity", "fp32_dest_acc_en", "dst_full_sync_en", "unpack_to_dest_mode", "bfp8_pack_precise", "math_approx_mode")
-    DEFAULTS = {"math_fidelity": MathFidelity.HiFi4, "fp32_dest_acc_en": False, "dst_full_sync_en": False, "unpack_to_dest_mode": [], "bfp8_pack_precise": False, "math_approx_mode": False}
+    __slots__ = ("bfp8_pack_precise", "dst_full_sync_en", "fp32_dest_acc_en", "math_approx_mode", "math_fidelity", "unpack_to_dest_mode")
+    DEFAULTS: ClassVar[dict[str, Any]] = {"math_fidelity": MathFidelity.HiFi4, "fp32_dest_acc_en": False, "dst_full_sync_en": False, "unpack_to_dest_mode": [], "bfp8_pack_precise": False, "math_approx_mode": False}
 
     def check(self, name: str, value: Any) -> Any:
         if name == "math_fidelity":
@@ -139,8 +140,8 @@ _CONFIGS = (ReaderConfigDescriptor, WriterConfigDescriptor, ComputeConfigDescrip
 
 
 class KernelDescriptor(_Descriptor):
-    __slots__ = ("kernel_source", "source_type", "core_ranges", "compile_time_args", "named_compile_time_args", "defines", "runtime_args", "common_runtime_args", "opt_level", "config")
-    DEFAULTS = {"source_type": SourceType.FILE_PATH, "compile_time_args": [], "named_compile_time_args": [], "defines": [], "runtime_args": [], "common_runtime_args": []}
+    __slots__ = ("common_runtime_args", "compile_time_args", "config", "core_ranges", "defines", "kernel_source", "named_compile_time_args", "opt_level", "runtime_args", "source_type")
+    DEFAULTS: ClassVar[dict[str, Any]] = {"source_type": SourceType.FILE_PATH, "compile_time_args": [], "named_compile_time_args": [], "defines": [], "runtime_args": [], "common_runtime_args": []}
 
     def check(self, name: str, value: Any) -> Any:
         where = f"KernelDescriptor.{name}"
@@ -165,7 +166,7 @@ class KernelDescriptor(_Descriptor):
 
 class CBFormatDescriptor(_Descriptor):
     __slots__ = ("buffer_index", "data_format", "page_size", "tile")
-    DEFAULTS = {"buffer_index": 0, "data_format": float32, "page_size": 0, "tile": None}
+    DEFAULTS: ClassVar[dict[str, Any]] = {"buffer_index": 0, "data_format": float32, "page_size": 0, "tile": None}
 
     def check(self, name: str, value: Any) -> Any:
         if name == "buffer_index" and not (isinstance(value, int) and 0 <= value < 256):
@@ -178,8 +179,8 @@ class CBFormatDescriptor(_Descriptor):
 
 
 class CBDescriptor(_Descriptor):
-    __slots__ = ("total_size", "core_ranges", "format_descriptors", "remote_format_descriptors", "buffer", "address_offset", "global_circular_buffer")
-    DEFAULTS = {"total_size": 0, "format_descriptors": [], "remote_format_descriptors": [], "address_offset": 0}
+    __slots__ = ("address_offset", "buffer", "core_ranges", "format_descriptors", "global_circular_buffer", "remote_format_descriptors", "total_size")
+    DEFAULTS: ClassVar[dict[str, Any]] = {"total_size": 0, "format_descriptors": [], "remote_format_descriptors": [], "address_offset": 0}
 
     def check(self, name: str, value: Any) -> Any:
         if name in ("total_size", "address_offset"):
@@ -192,8 +193,8 @@ class CBDescriptor(_Descriptor):
 
 
 class ProgramDescriptor(_Descriptor):
-    __slots__ = ("kernels", "semaphores", "cbs", "custom_program_hash")
-    DEFAULTS = {"kernels": [], "semaphores": [], "cbs": []}
+    __slots__ = ("cbs", "custom_program_hash", "kernels", "semaphores")
+    DEFAULTS: ClassVar[dict[str, Any]] = {"kernels": [], "semaphores": [], "cbs": []}
 
     def check(self, name: str, value: Any) -> Any:
         kinds = {"kernels": KernelDescriptor, "cbs": CBDescriptor, "semaphores": object}

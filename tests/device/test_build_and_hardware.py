@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from device_helpers import FIXTURES, Runner
 
-from ttlgen.device import api_headers, build_executable, run_program_on_device, ttnn_device_available
+from ttlgen.device import (
+    api_headers,
+    build_executable,
+    run_program_on_device,
+    ttnn_device_available,
+)
 from ttlgen.device.formats import to_bf16
 
 

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from .harness import RunResult
 from .program import AccessorArgs, KernelSpec, Program, load_program
 
+
 def ttnn_device_available() -> tuple[bool, str]:
     """(True, "") if ttnn imports and sees a device, else (False, reason)."""
     try:

@@ -23,7 +23,6 @@ from ttlgen.model.call_forms import Literal
 from ttlgen.model.cpp_declarations import Param, Signature, TemplateParam
 from ttlgen.model.project import Project
 from ttlgen.model.tt_metal_api import (
-    FUNCTION_NAME,
     MATH_FUNCTION,
     ApiLevel,
     Binding,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -340,7 +340,7 @@ class _Reader:
         if by_level is None:
             return {level: CallForm("", (), (), "", self.doc.mark(path)) for level in self.levels}
         parsed: dict[tuple[str | int, ...], CallForm] = {}
-        for level, where in by_level.items():
+        for where in by_level.values():
             if where not in parsed:
                 parsed[where] = self.one(self.raw(where), where, kinds)
         return {level: parsed[where] for level, where in by_level.items()}

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call
 from ttlgen.model.cpp_declarations import (
     BUILTIN_TYPES,
     DeclarationError,
@@ -34,7 +35,6 @@ from ttlgen.model.cpp_declarations import (
     parse_declaration,
     template_params,
 )
-from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.tt_metal_api"
@@ -327,10 +327,10 @@ class Binding:
 
     def names(self) -> Iterator[str]:
         """The argument names the binding needs in scope (parameters of the form)."""
+        special = _LITERALS | {FUNCTION_NAME, MATH_FUNCTION}
         for arg in (*self.call.template_args, *self.call.args):
-            if isinstance(arg, Literal) and arg.integer is None and "::" not in arg.text:
-                if arg.text not in _LITERALS and arg.text not in (FUNCTION_NAME, MATH_FUNCTION):
-                    yield arg.text
+            if isinstance(arg, Literal) and arg.integer is None and "::" not in arg.text and arg.text not in special:
+                yield arg.text
 
     def applies_to(self, signature: Signature) -> bool:
         return set(self.names()) <= set(signature.names())
@@ -490,10 +490,10 @@ class _LevelReader:
             scope.append(param)
         if sig.returns is not None:
             self.check_type(sig.returns, path, scope)
-        for param in sig.params:
-            self.check_type(param.type, path, scope)
-            if param.default is not None:
-                self.check_default(param.default, path, scope)
+        for arg in sig.params:
+            self.check_type(arg.type, path, scope)
+            if arg.default is not None:
+                self.check_default(arg.default, path, scope)
 
     def read_headers(self) -> tuple[Header, ...]:
         headers = []

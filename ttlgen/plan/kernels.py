@@ -204,8 +204,8 @@ def plan_kernels(
         target = by_name.get(kernel.target)
         context = contexts.get(target.kernel_api or "") if target is not None else None
         if context is None:
-            level = target.kernel_api if target is not None else None
-            why = f"uses tt-metal API level {level!r}, which no ttlgen.tt_metal_api spec declares" if level else "has no runtime API, so no tt-metal API level to write kernels for"
+            name = target.kernel_api if target is not None else None
+            why = f"uses tt-metal API level {name!r}, which no ttlgen.tt_metal_api spec declares" if name else "has no runtime API, so no tt-metal API level to write kernels for"
             sink.error(kernel.mark, f"target {kernel.target!r} {why}")
             continue
         result = lower(kernel, ops, spelling, context, plan, resolver.compute_config(plan, kernel.math_fidelity), sink, hoist_inits)
