@@ -34,8 +34,9 @@ void check_unpack_format(int configured, uint32_t cb, const char* call, const ch
     const CbState& c = g.cbs[cb];
     if (configured < 0) {
         std::ostringstream m;
-        m << call << "(cb=" << cb << "): the unpacker was never configured (call an init such as "
-          << "binary_op_init_common, unary_op_init_common, init_sfpu or mm_init first)";
+        m << call << "(cb=" << cb << "): the unpacker was never configured (call "
+          << "compute_kernel_hw_startup first; at the legacy level, a full init such as "
+          << "binary_op_init_common)";
         fail("protocol", m.str());
     }
     if (g.cbs[configured].format != c.format) {
