@@ -260,6 +260,8 @@ class ApiLevel:
             candidates = tuple(m for m in kind.members if m.name == name)
             fits = [m for m in candidates if self._fits(m, template_args, arg_count)]
         if not candidates:
+            if name == owner:
+                return None, CallProblem(f"{owner!r} declares no constructor at API level {self.level!r}")
             members = [m.name for m in kind.members]
             return None, CallProblem(f"{owner!r} has no member function {name!r} at API level {self.level!r}{did_you_mean(name, members)}")
         if not fits:
