@@ -70,7 +70,7 @@ struct Config {
     bool dst_full_sync_en = false;
     bool math_approx_mode = false;
     bool bfp8_pack_precise = false;
-    Rounding pack_rounding = Rounding::TiesAway;
+    Rounding pack_rounding = Rounding::NearestEven;
     Rounding unpack_tf32_rounding = Rounding::Truncate;
     Rounding dst16_rounding = Rounding::TiesAway;
     Rounding sfpu_dst16_rounding = Rounding::Truncate;
