@@ -507,8 +507,11 @@ void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile) {
                 out[i] = bf16_bits(to_bf16(to_float_odd(sum), mode));
             }
         } else {
+            float r[kTileElems];
+            std::memcpy(r, v, sizeof r);
+            round_block(r, kTileElems, kBf16Mantissa, mode);
             for (int i = 0; i < kTileElems; ++i)
-                out[i] = bf16_bits(to_bf16(v[i], mode));
+                out[i] = bf16_bits(r[i]);
         }
     }
 }

@@ -36,12 +36,25 @@ struct MatmulOperands {
     const float* b;  // in1 (SrcA): B[k][j] at b[k * 32 + j]
     const float* ax; // HiFi3 only
     const float* bx;
+    bool finite; // all of a, b, ax, bx are finite (all_finite)
 };
+
+// No NaN or Inf among x[0..n); n a multiple of 4.
+inline bool all_finite(const float* x, int n) {
+    typedef uint32_t u4a __attribute__((vector_size(16), aligned(4), may_alias));
+    u4 any = {0, 0, 0, 0};
+    for (int i = 0; i < n; i += 4) {
+        const u4 u = *reinterpret_cast<const u4a*>(x + i);
+        any |= (u4)((u & 0x7f800000u) == 0x7f800000u);
+    }
+    return (any[0] | any[1] | any[2] | any[3]) == 0;
+}
 
 // DST tile d (face layout) += A @ B: for every element, the running sum starts at
 // DST's value, each of the 32 products is added in turn with fpu_mac (k = 0..31),
-// and the result lands with fpu_land. Uses the widest vector unit of the host;
-// every path gives the same bits as matmul_tile_scalar.
+// and the result lands with fpu_land. Uses the widest vector unit of the host
+// (the scalar path for non-finite operands, op.finite false, and for the rows of d
+// that hold NaN or Inf); every path gives the same bits as matmul_tile_scalar.
 void matmul_tile(const MatmulOperands& op, float* d, const FpuAccum& f);
 void matmul_tile_scalar(const MatmulOperands& op, float* d, const FpuAccum& f);
 

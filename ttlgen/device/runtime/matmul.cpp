@@ -19,14 +19,24 @@ struct Operand {
     float extra[kTileElems]; // row-major, the HiFi3 cross term's operand
 };
 
-void to_row_major(const float* faces, float* rm, bool transpose) {
-    if (!transpose) {
+// A tile of CB `cb` unpacked as unpack_src does, in row-major order (transposed
+// if asked). bf16 tiles, the common case, are decoded straight into place.
+void unpack_row_major(uint32_t cb, const uint8_t* data, float* rm, bool transpose) {
+    if (!transpose && g.cbs[cb].format == DataFormat::Float16_b) {
+        const uint16_t* h = reinterpret_cast<const uint16_t*>(data);
         for (int r = 0; r < 32; ++r) {
-            std::memcpy(rm + r * 32, faces + tile_index(r, 0), 16 * sizeof(float));
-            std::memcpy(rm + r * 32 + 16, faces + tile_index(r, 16), 16 * sizeof(float));
+            const uint16_t* f0 = h + tile_index(r, 0);
+            const uint16_t* f1 = h + tile_index(r, 16);
+            float* row = rm + r * 32;
+            for (int c = 0; c < 16; ++c)
+                row[c] = bf16_value(f0[c]);
+            for (int c = 0; c < 16; ++c)
+                row[16 + c] = bf16_value(f1[c]);
         }
         return;
     }
+    float faces[kTileElems];
+    unpack_src(cb, data, faces);
     for (int r = 0; r < 32; ++r)
         for (int c = 0; c < 32; ++c)
             rm[r * 32 + c] = transpose ? faces[tile_index(c, r)] : faces[tile_index(r, c)];
@@ -68,17 +78,24 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
     check_dst_range(dst, ct_dim * rt_dim, call);
     const int fid = g.cfg.math_fidelity;
     static Operand a_ops[kMaxBlock], b_ops[kMaxBlock]; // one compute thread per process
-    float faces[kTileElems];
     for (uint32_t r = 0; r < rt_dim; ++r) {
-        unpack_src(in0, read_tile(in0, tile0 + r * kt_dim, call, true, false), faces);
-        to_row_major(faces, a_ops[r].main, false);
+        unpack_row_major(in0, read_tile(in0, tile0 + r * kt_dim, call, true, false), a_ops[r].main,
+                         false);
         prepare_in0(a_ops[r], fid);
     }
     for (uint32_t c = 0; c < ct_dim; ++c) {
-        unpack_src(in1, read_tile(in1, tile1 + c, call, true, true), faces);
-        to_row_major(faces, b_ops[c].main, transpose);
+        unpack_row_major(in1, read_tile(in1, tile1 + c, call, true, true), b_ops[c].main,
+                         transpose);
         prepare_in1(b_ops[c], fid);
     }
+    // Non-finite operands take matmul_tile's scalar path.
+    bool finite = true;
+    for (uint32_t r = 0; r < rt_dim; ++r)
+        finite = finite && all_finite(a_ops[r].main, kTileElems) &&
+                 (fid != 3 || all_finite(a_ops[r].extra, kTileElems));
+    for (uint32_t c = 0; c < ct_dim; ++c)
+        finite = finite && all_finite(b_ops[c].main, kTileElems) &&
+                 (fid != 3 || all_finite(b_ops[c].extra, kTileElems));
     float* half = g.dst.regs[g.dst.math_half][0];
     const FpuAccum f = fpu_accum();
     for (uint32_t r = 0; r < rt_dim; ++r) {
@@ -86,7 +103,7 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
             float* d = half + static_cast<size_t>(dst + r * ct_dim + c) * kTileElems;
             const MatmulOperands op{a_ops[r].main, b_ops[c].main,
                                     fid == 3 ? a_ops[r].extra : nullptr,
-                                    fid == 3 ? b_ops[c].extra : nullptr};
+                                    fid == 3 ? b_ops[c].extra : nullptr, finite};
             matmul_tile(op, d, f);
         }
     }
