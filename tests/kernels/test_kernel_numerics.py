@@ -86,3 +86,24 @@ def test_l1_accumulation_error_grows_with_k_in_16_bit_but_fp32_dest_stays_small(
     f32 = [next(iter(run(kernel("matmul_fp32_dest", k_tiles=k, block=2), seed=2).outputs.values())).max_abs for k in (1, 16)]
     assert l1[1] / l1[0] > f32[1] / f32[0]
     assert l1[1] > 2 * f32[1]
+
+
+@pytest.mark.parametrize("block", [2, 4])
+@pytest.mark.parametrize(("name", "method"), [("matmul_l1_acc", "l1_acc"), ("matmul_dst_roundtrip", "dst_roundtrip")])
+def test_accumulation_kernels_follow_the_calibrated_mechanism_bit_for_bit(name: str, method: str, block: int) -> None:
+    """The emulator runs the mechanism the calibration study chose (tests/device/numerics_study.py:
+    a TF32 ties-away chain per product onto DST, one bf16 landing per K tile, an RNE packer),
+    unsubblocked (block 2) and subblocked (block 4)."""
+    from tests.device import numerics_study as study
+
+    lowered = kernel(name, k_tiles=3, block=block)
+    seed = 8
+    report, outputs, _ = run_lowered(lowered, seed, make_inputs(lowered.kernel, np.random.default_rng(seed)))
+    assert report.error is None
+    chosen = next(m for m in study.CANDIDATES if m.name == study.CHOSEN)
+    a, b = study.inputs(3, block, seed)
+    model = study.simulate(chosen, method, a, b)
+    np.testing.assert_array_equal(outputs["out"].astype(np.float64), model)
+    # The rejected previous default (per-face landings, ties-away packer) differs.
+    previous = next(m for m in study.CANDIDATES if m.name == "face16_fp32_l1away")
+    assert not np.array_equal(study.simulate(previous, method, a, b), model)

@@ -121,6 +121,8 @@ def load_calibration(path: Path = DATA_FILE) -> Calibration:
         rows.append(row)
     return Calibration(
         source=source,
-        conditions=tuple((str(k), str(v)) for k, v in conditions.items()),
+        conditions=tuple(
+            (str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in conditions.items()
+        ),
         rows=tuple(rows),
     )

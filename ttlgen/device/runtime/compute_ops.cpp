@@ -500,12 +500,8 @@ void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile) {
     } else {
         uint16_t* out = reinterpret_cast<uint16_t*>(page);
         if (g.l1_acc) {
-            // One rounding per accumulation step: the double sum of two floats is
-            // exact and round-to-odd keeps the narrowing to bf16 a single rounding.
-            for (int i = 0; i < kTileElems; ++i) {
-                const double sum = static_cast<double>(bf16_value(out[i])) + v[i];
-                out[i] = bf16_bits(to_bf16(to_float_odd(sum), mode));
-            }
+            // One rounding per accumulation step (numerics.hpp l1_add_bf16).
+            l1_add_bf16_block(out, v, kTileElems, mode);
         } else {
             float r[kTileElems];
             std::memcpy(r, v, sizeof r);
