@@ -24,6 +24,7 @@ void compute_main();
 namespace ttlemu {
 void kernel_finished();
 void check_compute_end();
+void matmul_prefault();
 } // namespace ttlemu
 
 using namespace ttlemu;
@@ -255,9 +256,11 @@ int main(int argc, char** argv) {
     g.dst.halves = g.cfg.dst_full_sync_en ? 1 : 2;
     g.dst.capacity = (g.cfg.fp32_dest_acc_en ? 8u : 16u) / static_cast<uint32_t>(g.dst.halves);
 
-    // DST is a register file that exists before the program: touch it now, so that
-    // page faults of its first use are not counted as kernel time.
+    // DST is a register file that exists before the program: touch it (and the
+    // matmul operand buffers) now, so that page faults of their first use are not
+    // counted as kernel time.
     std::memset(static_cast<void*>(&g.dst.regs), 0, sizeof g.dst.regs);
+    matmul_prefault();
     // The kernels start together once all three threads exist; kernel time counts
     // from there (thread creation is process start-up, not kernel work).
     std::atomic<bool> go{false};

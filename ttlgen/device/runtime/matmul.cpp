@@ -19,27 +19,37 @@ struct Operand {
     float extra[kTileElems]; // row-major, the HiFi3 cross term's operand
 };
 
+// Unpacked operands of one call (one compute thread per process).
+Operand a_ops[kMaxBlock], b_ops[kMaxBlock];
+
 // A tile of CB `cb` unpacked as unpack_src does, in row-major order (transposed
-// if asked). bf16 tiles, the common case, are decoded straight into place.
-void unpack_row_major(uint32_t cb, const uint8_t* data, float* rm, bool transpose) {
+// if asked). bf16 tiles, the common case, are decoded straight into place. Returns
+// whether every value is finite (the vector accumulation paths need that).
+bool unpack_row_major(uint32_t cb, const uint8_t* data, float* rm, bool transpose) {
     if (!transpose && g.cbs[cb].format == DataFormat::Float16_b) {
         const uint16_t* h = reinterpret_cast<const uint16_t*>(data);
+        uint16_t special = 0;
         for (int r = 0; r < 32; ++r) {
             const uint16_t* f0 = h + tile_index(r, 0);
             const uint16_t* f1 = h + tile_index(r, 16);
             float* row = rm + r * 32;
-            for (int c = 0; c < 16; ++c)
+            for (int c = 0; c < 16; ++c) {
                 row[c] = bf16_value(f0[c]);
-            for (int c = 0; c < 16; ++c)
+                special |= static_cast<uint16_t>((f0[c] & 0x7f80u) == 0x7f80u);
+            }
+            for (int c = 0; c < 16; ++c) {
                 row[16 + c] = bf16_value(f1[c]);
+                special |= static_cast<uint16_t>((f1[c] & 0x7f80u) == 0x7f80u);
+            }
         }
-        return;
+        return special == 0;
     }
     float faces[kTileElems];
     unpack_src(cb, data, faces);
     for (int r = 0; r < 32; ++r)
         for (int c = 0; c < 32; ++c)
             rm[r * 32 + c] = transpose ? faces[tile_index(c, r)] : faces[tile_index(r, c)];
+    return all_finite(rm, kTileElems);
 }
 
 // in0 sits in SrcB: its high part keeps kSrcBHiBits; in1 in SrcA keeps kSrcAHiBits.
@@ -64,6 +74,11 @@ void prepare_in1(Operand& op, int fid) {
 
 } // namespace
 
+void matmul_prefault() {
+    std::memset(static_cast<void*>(a_ops), 0, sizeof a_ops);
+    std::memset(static_cast<void*>(b_ops), 0, sizeof b_ops);
+}
+
 namespace compute {
 
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
@@ -77,25 +92,19 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
     dst_math(dst, call);
     check_dst_range(dst, ct_dim * rt_dim, call);
     const int fid = g.cfg.math_fidelity;
-    static Operand a_ops[kMaxBlock], b_ops[kMaxBlock]; // one compute thread per process
+    // Truncating to the multiplier's bits keeps NaN and Inf non-finite, so the
+    // unpacked values tell whether the vector accumulation paths apply.
+    bool finite = true;
     for (uint32_t r = 0; r < rt_dim; ++r) {
-        unpack_row_major(in0, read_tile(in0, tile0 + r * kt_dim, call, true, false), a_ops[r].main,
-                         false);
+        finite &= unpack_row_major(in0, read_tile(in0, tile0 + r * kt_dim, call, true, false),
+                                   a_ops[r].main, false);
         prepare_in0(a_ops[r], fid);
     }
     for (uint32_t c = 0; c < ct_dim; ++c) {
-        unpack_row_major(in1, read_tile(in1, tile1 + c, call, true, true), b_ops[c].main,
-                         transpose);
+        finite &= unpack_row_major(in1, read_tile(in1, tile1 + c, call, true, true), b_ops[c].main,
+                                   transpose);
         prepare_in1(b_ops[c], fid);
     }
-    // Non-finite operands take matmul_tile's scalar path.
-    bool finite = true;
-    for (uint32_t r = 0; r < rt_dim; ++r)
-        finite = finite && all_finite(a_ops[r].main, kTileElems) &&
-                 (fid != 3 || all_finite(a_ops[r].extra, kTileElems));
-    for (uint32_t c = 0; c < ct_dim; ++c)
-        finite = finite && all_finite(b_ops[c].main, kTileElems) &&
-                 (fid != 3 || all_finite(b_ops[c].extra, kTileElems));
     float* half = g.dst.regs[g.dst.math_half][0];
     const FpuAccum f = fpu_accum();
     for (uint32_t r = 0; r < rt_dim; ++r) {
