@@ -44,10 +44,11 @@ CbState& cb_checked(uint32_t cb, const char* call) {
 
 namespace {
 
-// How long the compute kernel polls before it sleeps when it blocks. It is the
-// critical path: a futex round trip per K step would cost more than the wait.
-// Reader and writer sleep at once, so that they do not take a core from it.
-constexpr int kComputeSpinUs = 50;
+// How long a blocked kernel polls its CB before it sleeps. Producer and consumer
+// usually hand over within microseconds, and a futex round trip costs more than
+// that; producers are also woken lazily (wake_satisfied), so a sleeping reader is
+// woken a few times per CB rather than once per page.
+constexpr int kSpinUs = 50;
 
 bool satisfied(const Kernel& k) {
     const CbState& c = g.cbs[k.wait_cb];
@@ -122,13 +123,11 @@ void block_until(std::unique_lock<std::mutex>& lk, const char* call, uint32_t cb
     self.wait_cb = cb;
     self.wait_pages = pages;
     self.wait_front = front;
-    // Producer and consumer usually hand over within microseconds: polling the
-    // counters for a while first (without the lock, and without giving the core
-    // away as a yield would on a busy machine) avoids most futex round trips.
-    if (&self == &g.kernels[1] && !satisfied(self)) {
+    // Poll the counters first (without the lock, and without giving the core away as
+    // a yield would on a busy machine).
+    if (!satisfied(self)) {
         lk.unlock();
-        const auto until =
-            std::chrono::steady_clock::now() + std::chrono::microseconds(kComputeSpinUs);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinUs);
         for (int i = 1; !satisfied(self); ++i) {
             __builtin_ia32_pause();
             if (i % 64 == 0 && (std::chrono::steady_clock::now() > until ||
