@@ -502,6 +502,11 @@ void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile) {
         if (g.l1_acc) {
             // One rounding per accumulation step (numerics.hpp l1_add_bf16).
             l1_add_bf16_block(out, v, kTileElems, mode);
+        } else if (!g.cfg.fp32_dest_acc_en) {
+            // A 16-bit DST holds bf16 values only (every store into it narrows), so
+            // the packer's rounding leaves them unchanged.
+            for (int i = 0; i < kTileElems; ++i)
+                out[i] = bf16_bits(v[i]);
         } else {
             float r[kTileElems];
             std::memcpy(r, v, sizeof r);
