@@ -2,12 +2,10 @@
 // deadlock detection. A wait is a deadlock as soon as no kernel is running and
 // no blocked kernel's condition holds: with every CB change made under one
 // mutex, that state can never change again, so it is reported at once.
-#include <algorithm>
-#include <cstring>
-#include <vector>
-#include <sstream>
 #include <chrono>
-#include <thread>
+#include <cstring>
+#include <sstream>
+#include <vector>
 
 #include "state.hpp"
 
