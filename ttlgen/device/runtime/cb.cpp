@@ -129,7 +129,7 @@ void block_until(std::unique_lock<std::mutex>& lk, const char* call, uint32_t cb
     if (!satisfied(self)) {
         lk.unlock();
         const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinUs);
-        for (int i = 1; !satisfied(self); ++i) {
+        while (!satisfied(self)) {
             std::this_thread::yield();
             if (std::chrono::steady_clock::now() > until ||
                 g.aborted.load(std::memory_order_relaxed))
