@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,9 @@ from ttlgen.model.kernel_plan import LoweredKernel, plan_kernels
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
 from ttlgen.spec.document import SpecDocument
+
+if TYPE_CHECKING:
+    from ttlgen.device.calibration import Calibration
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -560,7 +563,7 @@ def _ints(text: str, what: str, limit: int) -> list[int]:
     return values
 
 
-def _hardware_columns(row: AccuracyRow, calibration: Any) -> dict[str, Any]:
+def _hardware_columns(row: AccuracyRow, calibration: Calibration) -> dict[str, Any]:
     from ttlgen.device.calibration import ratios
 
     hw = calibration.row(row.method, row.k, row.block)
@@ -610,7 +613,7 @@ def accuracy_command(
                 f"the limit is {MAX_WORK} (eight rows at K = {MAX_K}, block = {MAX_BLOCK}); "
                 "ask for fewer K values, blocks or seeds"
             )
-        calibration = None
+        calibration: Calibration | None = None
         if hardware:
             from ttlgen.device.calibration import CalibrationError, load_calibration
 
