@@ -622,9 +622,11 @@ def accuracy_command(
             except CalibrationError as exc:
                 raise UsageError(str(exc)) from None
         show = progress if progress is not None else not as_json
-        rows = accuracy_rows(ks, blocks, specs_dir, tuple(range(seeds)), _progress_writer(stderr) if show else None)
-        if show and stderr.isatty():
-            stderr.write("\r\x1b[K")
+        try:
+            rows = accuracy_rows(ks, blocks, specs_dir, tuple(range(seeds)), _progress_writer(stderr) if show else None)
+        finally:
+            if show and stderr.isatty():
+                stderr.write("\r\x1b[K")  # the progress line was rewritten in place
     except (SpecErrors, UsageError) as exc:
         stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
         return EXIT_BAD_INPUT
