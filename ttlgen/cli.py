@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, SpecErrors, UsageError
 
 if TYPE_CHECKING:
@@ -344,19 +345,26 @@ def run(
     raise typer.Exit(run_command(kernel, seed, as_json, specs))
 
 
-@app.command()
+@app.command(
+    help=(
+        "Error vs K of the generated matmul kernels (L1 accumulation, DST round-trip, fp32 DST).\n\n"
+        "Standard-normal bf16 inputs; one row per (method, K, block) with max_abs, mean_abs, "
+        "1 - PCC, max and mean relative to the smallest K, and whether the block was subblocked. "
+        "--hardware adds the hardware measurements that exist for the rows, with "
+        "emulated/hardware ratios. A progress line goes to stderr (not with --json unless "
+        f"--progress). {LIMITS_HELP}"
+    )
+)
 def accuracy(
-    k: Annotated[str, typer.Option("--k", help="K values in 32-wide tiles, comma-separated.")] = "1,4,16,64",
-    block: Annotated[str, typer.Option("--block", help="Output block sizes (M = N tiles), comma-separated.")] = "2,16",
+    k: Annotated[str, typer.Option("--k", help=f"K values in 32-wide tiles, comma-separated, each 1..{MAX_K}.")] = "1,4,16,64",
+    block: Annotated[str, typer.Option("--block", help=f"Output block sizes (M = N tiles), comma-separated, each 1..{MAX_BLOCK}.")] = "2,16",
+    hardware: Annotated[bool, typer.Option("--hardware", help="Print the hardware measurements beside the rows that have one, with emulated/hardware ratios.")] = False,
+    seeds: Annotated[int, typer.Option("--seeds", help=f"Average each row over the inputs of seeds 0..N-1 (N in 1..{MAX_SEEDS}).")] = 1,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress line on stderr (default: on, off with --json).")] = None,
     specs: SpecsOption = Path("specs"),
     as_json: JsonOption = False,
 ) -> None:
-    """Error vs K of the generated matmul kernels (L1 accumulation, DST round-trip, fp32 DST).
-
-    Standard-normal bf16 inputs; one row per (method, K, block) with max_abs, mean_abs, PCC,
-    max and mean relative to K = 1, and whether the block was subblocked.
-    """
     _require_device_extra("accuracy")
     from ttlgen.run import accuracy_command
 
-    raise typer.Exit(accuracy_command(k, block, as_json, specs))
+    raise typer.Exit(accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress))
