@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from ttlgen.errors import ExitCode, SpecErrors, UsageError
+from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
 
 if TYPE_CHECKING:
     from ttlgen.pipeline import GeneratedTree
@@ -54,15 +54,13 @@ def _emit_json(payload: dict[str, Any]) -> None:
 
 def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn:
     if isinstance(exc, SpecErrors):
-        errors = [d.to_json() for d in exc.diagnostics]
         text = exc.render()
         summary = f"ttlgen: {len(exc.diagnostics)} error(s)" + ("; nothing was written" if writes else "")
     else:
-        errors = [{"message": str(exc)}]
         text = f"ttlgen: {exc}"
         summary = ""
     if as_json:
-        _emit_json({"status": "error", "errors": errors})
+        _emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
     else:
         sys.stderr.write(text + "\n")
         if summary:
@@ -267,7 +265,7 @@ def resolve(
     """
     from ttlgen.resolve import run_resolve
 
-    raise typer.Exit(run_resolve(kernel, target, as_json, specs, None, sys.stdout, sys.stderr))
+    raise typer.Exit(run_resolve(kernel, target, as_json, specs, sys.stdout, sys.stderr))
 
 
 # --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .semantics import Route
-from .vocabulary import ElementType, Primitive
 
 
 class Source(enum.Enum):
@@ -30,8 +29,8 @@ class Requirement(NamedTuple):
     op: str | None
     op_name: str | None
     operand: int | None
-    primitive: Primitive | None
-    element: ElementType | None
+    primitive: str | None
+    element: str | None
     route: Route | None
     dfb: int | None
     widths: int
