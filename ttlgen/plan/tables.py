@@ -74,8 +74,10 @@ def resolver_tables(ops: OpsModel, targets: TargetsModel) -> ResolverTables:
     plan stage and the emitter share them. Raises SpecErrors when a spec name cannot
     become a Python identifier."""
     global _last
-    if _last is not None and _last[0] is ops and _last[1] is targets:
-        return _last[2]
+    if _last is not None:
+        last_ops, last_targets, last_tables = _last
+        if last_ops is ops and last_targets is targets:
+            return last_tables
     built = build_tables(ops, targets)
     _last = (ops, targets, built)
     return built
