@@ -7,7 +7,6 @@ stage built and resolved with, and ``__init__.py`` binds the two.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,12 +52,22 @@ def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[Generate
 
 
 def literal(value: object) -> str:
-    """Python source for a table value: enum members as ``Class.MEMBER``, records as calls
-    with keyword arguments (defaults left out), sets in declaration order."""
+    """Python source for a table value: enum members as ``Class.MEMBER``, records
+    (NamedTuples) as calls with keyword arguments (defaults left out), sets in declaration
+    order."""
     if isinstance(value, enum.Enum):  # before str and int: StrEnum and IntEnum are both
         return f"{type(value).__name__}.{value.name}"
     if value is None or isinstance(value, bool | int | str):
         return repr(value)
+    fields = getattr(type(value), "_fields", None)
+    if isinstance(value, tuple) and fields is not None:  # a NamedTuple record
+        defaults = getattr(type(value), "_field_defaults", {})
+        arguments = [
+            f"{name}={literal(current)}"
+            for name, current in zip(fields, value, strict=True)
+            if name not in defaults or current != defaults[name]
+        ]
+        return f"{type(value).__name__}({', '.join(arguments)})"
     if isinstance(value, frozenset):
         if not value:
             return "frozenset()"
@@ -68,14 +77,6 @@ def literal(value: object) -> str:
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(value, Mapping):
         return "MappingProxyType({" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "})"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        arguments = []
-        for f in dataclasses.fields(value):
-            current = getattr(value, f.name)
-            if f.default is not dataclasses.MISSING and current == f.default:
-                continue
-            arguments.append(f"{f.name}={literal(current)}")
-        return f"{type(value).__name__}({', '.join(arguments)})"
     raise TypeError(f"no Python literal for {type(value).__name__} values")
 
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 import enum
 import keyword
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import cast
+from typing import NamedTuple, cast
 
 from ttlgen import naming
 from ttlgen.errors import DiagnosticSink, Mark
@@ -53,8 +52,7 @@ from ttlgen.resolver import (
 )
 
 
-@dataclass(frozen=True, eq=False)
-class ResolverTables:
+class ResolverTables(NamedTuple):
     """The tables, and the enum classes their spec-declared names are members of (the
     runtime's enum classes are in ``tables.runtime_enums``)."""
 

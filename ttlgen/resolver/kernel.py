@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 
-# Kernels can hold tens of thousands of these: slots keep them small, which keeps the
+# Kernels can hold tens of thousands of these: tuples keep them small, which keeps the
 # resolver's walk over them in cache.
 @dataclass(frozen=True, slots=True)
 class DfbOperand:
@@ -50,8 +51,7 @@ class TileOp:
     strategy: str | None = None
 
 
-@dataclass(frozen=True)
-class KernelDescription:
+class KernelDescription(NamedTuple):
     """One compute function: its finalized dataflow buffers (index -> element type) and
     its tile operations."""
 

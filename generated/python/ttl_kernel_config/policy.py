@@ -12,7 +12,7 @@ forwards it).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .diagnostics import Diagnostic, ResolveFailure
 from .semantics import Preference, Selection
@@ -45,8 +45,7 @@ _TRI_STATE = {
 _BOOLS = {"true": True, "1": True, "false": False, "0": False}
 
 
-@dataclass(frozen=True)
-class KernelConfigPolicy:
+class KernelConfigPolicy(NamedTuple):
     """Normalized pass options and function attributes. Attributes are hard constraints."""
 
     fp32_dest_acc: Selection = Selection.AUTO

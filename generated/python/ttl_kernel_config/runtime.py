@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .diagnostics import TranslationError
 from .resolver import Plan
@@ -23,8 +23,7 @@ from .semantics import RuntimeApi, Translation
 FidelityArg = str | enum.IntEnum | None
 
 
-@dataclass(frozen=True)
-class ComputeConfigDescriptorFields:
+class ComputeConfigDescriptorFields(NamedTuple):
     """The fields of ttnn.ComputeConfigDescriptor, as plain data."""
 
     math_fidelity: enum.IntEnum
@@ -45,8 +44,7 @@ class ComputeConfigDescriptorFields:
         }
 
 
-@dataclass(frozen=True)
-class ComputeGen1ConfigFields:
+class ComputeGen1ConfigFields(NamedTuple):
     """The fields of the Metal 2.0 ComputeGen1Config, as plain data."""
 
     fpu_math_fidelity: enum.IntEnum

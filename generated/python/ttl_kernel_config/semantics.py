@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Route(enum.Enum):
@@ -98,8 +98,7 @@ def modes_of(mask: int) -> frozenset[UnpackMode]:
 # ------------------------------------------------------------------------ vocabulary
 
 
-@dataclass(frozen=True)
-class ElementInfo:
+class ElementInfo(NamedTuple):
     """A tile element type: ``bits`` of storage per element, and whether it is a float."""
 
     name: str
@@ -107,8 +106,7 @@ class ElementInfo:
     is_float: bool
 
 
-@dataclass(frozen=True)
-class StrategyInfo:
+class StrategyInfo(NamedTuple):
     """An execution strategy; ``gated_by_fpu_binary_policy``: enable-fpu-binary-ops
     false (or ttl.enable_fpu_binary_ops false) removes it."""
 
@@ -116,8 +114,7 @@ class StrategyInfo:
     gated_by_fpu_binary_policy: bool
 
 
-@dataclass(frozen=True)
-class FullFp32KindInfo:
+class FullFp32KindInfo(NamedTuple):
     """An accumulation category with a configurable full-fp32 lowering, and the pass
     option that prefers it."""
 
@@ -125,8 +122,7 @@ class FullFp32KindInfo:
     preference: Preference
 
 
-@dataclass(frozen=True)
-class ArchitectureInfo:
+class ArchitectureInfo(NamedTuple):
     """A typed device architecture and its runtime device-discovery name (None: the
     runtime does not report it)."""
 
@@ -137,8 +133,7 @@ class ArchitectureInfo:
 # --------------------------------------------------------------------- op semantics
 
 
-@dataclass(frozen=True)
-class Selected:
+class Selected(NamedTuple):
     """A fixed name, or a name chosen by an op attribute (e.g. tile_bcast's ``bcast``)."""
 
     attribute: str | None
@@ -157,15 +152,13 @@ class Selected:
         return tuple(key for key, _ in self.values)
 
 
-@dataclass(frozen=True)
-class OperandSemantics:
+class OperandSemantics(NamedTuple):
     name: str
     optional: bool
     initialized_by_op: bool
 
 
-@dataclass(frozen=True)
-class StrategySemantics:
+class StrategySemantics(NamedTuple):
     """One way to execute an op; ``strategy`` is None for fixed execution semantics."""
 
     strategy: str | None
@@ -174,8 +167,7 @@ class StrategySemantics:
     accumulates: bool
 
 
-@dataclass(frozen=True)
-class OpSemantics:
+class OpSemantics(NamedTuple):
     """Target-independent execution semantics of one tile operation."""
 
     name: str
@@ -207,8 +199,7 @@ class OpSemantics:
 # -------------------------------------------------------------------- relation rules
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """The condition of a relation rule; an empty set matches anything."""
 
     primitives: frozenset[str] = frozenset()
@@ -227,14 +218,12 @@ class Match:
         )
 
 
-@dataclass(frozen=True)
-class WidthRule:
+class WidthRule(NamedTuple):
     when: Match
     widths: frozenset[DestWidth]
 
 
-@dataclass(frozen=True)
-class UnpackRule:
+class UnpackRule(NamedTuple):
     """Allows every pairing of ``widths`` and ``modes``."""
 
     when: Match
@@ -242,8 +231,7 @@ class UnpackRule:
     modes: frozenset[UnpackMode]
 
 
-@dataclass(frozen=True)
-class FullFp32Support:
+class FullFp32Support(NamedTuple):
     supported: bool
     warning: str | None = None
 
@@ -258,14 +246,12 @@ class Translation(enum.Enum):
     COMPUTE_GEN1_CONFIG = "compute_gen1_config"
 
 
-@dataclass(frozen=True)
-class RuntimeVersion:
+class RuntimeVersion(NamedTuple):
     name: str
     num_circular_buffers: int
 
 
-@dataclass(frozen=True)
-class RuntimeApi:
+class RuntimeApi(NamedTuple):
     """A runtime configuration API and what its translation needs."""
 
     name: str

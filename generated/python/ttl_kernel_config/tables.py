@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .semantics import (
     ArchitectureInfo,
@@ -53,8 +53,7 @@ from .semantics import (
 )
 
 
-@dataclass(frozen=True)
-class WidthTable:
+class WidthTable(NamedTuple):
     """Destination-width rules, first match wins. ``origin``: the target itself, or the
     ``<relation set>.<table>`` it shares with a ``review`` note saying why."""
 
@@ -63,8 +62,7 @@ class WidthTable:
     rules: tuple[WidthRule, ...]
 
 
-@dataclass(frozen=True)
-class UnpackTable:
+class UnpackTable(NamedTuple):
     """Rules for one use of a dataflow buffer, first match wins (see ``WidthTable``)."""
 
     origin: str
@@ -72,8 +70,7 @@ class UnpackTable:
     rules: tuple[UnpackRule, ...]
 
 
-@dataclass(frozen=True)
-class TargetTable:
+class TargetTable(NamedTuple):
     """One architecture under one runtime configuration API. ``architecture`` None: the
     compiler-testing environment without an architecture."""
 
@@ -94,8 +91,7 @@ class TargetTable:
     full_fp32: Mapping[str, FullFp32Support]  # full-fp32 kind -> support
 
 
-@dataclass(frozen=True)
-class RejectedTarget:
+class RejectedTarget(NamedTuple):
     """A recognized target that cannot be compiled for, with the reason."""
 
     name: str
@@ -104,14 +100,12 @@ class RejectedTarget:
     reason: str
 
 
-@dataclass(frozen=True)
-class RuntimeEnums:
+class RuntimeEnums(NamedTuple):
     unpack_to_dest_mode: type[enum.IntEnum]  # has members UnpackToDestFp32 and Default
     math_fidelity: type[enum.IntEnum]
 
 
-@dataclass(frozen=True, eq=False)
-class Tables:
+class Tables(NamedTuple):
     """Every spec-derived fact the resolver uses."""
 
     elements: tuple[ElementInfo, ...]

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .semantics import Route
@@ -48,8 +47,7 @@ class ConflictKind(enum.Enum):
     NO_CONFIGURATION = "no_configuration"  # a single DFB use allows nothing
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """Typed evidence of an empty domain: the requirement that emptied it and the one
     that had established the domain's previous restriction."""
 
@@ -58,15 +56,13 @@ class Conflict:
     established_by: Requirement | None
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     op: str | None
     operand: int | None
     message: str
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     op: str | None  # None: function- or module-level
     operand: int | None
     message: str
@@ -86,8 +82,7 @@ class Diagnostic:
         }
 
 
-@dataclass(frozen=True)
-class ResolveWarning:
+class ResolveWarning(NamedTuple):
     op: str | None
     message: str
 
@@ -98,8 +93,7 @@ class ResolveWarning:
         return {"op": self.op, "message": self.message}
 
 
-@dataclass(frozen=True)
-class ResolveFailure:
+class ResolveFailure(NamedTuple):
     """The kernel cannot be configured. Nothing was applied anywhere."""
 
     errors: tuple[Diagnostic, ...]
