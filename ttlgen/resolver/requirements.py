@@ -66,11 +66,11 @@ class OptionTemplate:
 
 
 class Watch(NamedTuple):
-    """Narrowing ``variable`` (a kernel operand position in a template; ``WIDTH`` or a
-    buffer index in a kernel) to the single value ``value`` (a mask bit) rules out one
-    of an op's options, so the op must be rechecked."""
+    """Narrowing the buffer of kernel operand ``position`` (``WIDTH``: the DST width) to
+    the single value ``value`` (a mask bit) rules out one of an op's options, so the op
+    must be rechecked."""
 
-    variable: int
+    position: int
     value: int
 
 

@@ -36,6 +36,9 @@ from .semantics import ALL_MODES, ALL_WIDTHS, Route
 
 @dataclass
 class Collected:
+    """A kernel's requirements: fixed ones in walk order, the ops the search decides,
+    and what the preferences and the plan need."""
+
     fixed: list[Req] = field(default_factory=list)
     search: list[SearchOp] = field(default_factory=list)
     chosen: dict[str, str] = field(default_factory=dict)  # ops with alternatives but one legal option
