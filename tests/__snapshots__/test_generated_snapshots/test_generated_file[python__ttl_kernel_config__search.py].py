@@ -28,7 +28,6 @@ answer:
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
 
 from .diagnostics import Conflict, ConflictKind
 from .requirements import WIDTH, Req, RequirementTemplate, SearchOp, requirement
@@ -41,27 +40,27 @@ def conflict(kind: ConflictKind, req: Req, by: Req | None) -> Conflict:
     return Conflict(kind, found, requirement(by))
 
 
-class TrailEntry(NamedTuple):
-    """How to undo one narrowing: the variable (``WIDTH`` or a buffer index), its mask
-    before, and the requirement that had narrowed it before."""
-
-    variable: int
-    mask: int
-    evidence: Req | None
-
-
 class Domains:
     """Kernel-wide domains as bit masks, with the requirement that last narrowed each,
-    and an undo trail."""
+    and an undo trail: for each narrowing, the variable (``WIDTH`` or a buffer index),
+    its mask before and the requirement that had narrowed it before (three lists rather
+    than a record per entry: entries are made on the search's hottest path)."""
 
-    __slots__ = ("m", "m_by", "trail", "w", "w_by")
+    __slots__ = ("m", "m_by", "trail", "trail_evidence", "trail_masks", "w", "w_by")
 
     def __init__(self) -> None:
         self.w = ALL_WIDTHS
         self.w_by: Req | None = None
         self.m: dict[int, int] = {}  # dfb -> unpack modes; absent: all
         self.m_by: dict[int, Req] = {}
-        self.trail: list[TrailEntry] = []
+        self.trail: list[int] = []  # the variables narrowed, in order
+        self.trail_masks: list[int] = []
+        self.trail_evidence: list[Req | None] = []
+
+    def _record(self, variable: int, mask: int, evidence: Req | None) -> None:
+        self.trail.append(variable)
+        self.trail_masks.append(mask)
+        self.trail_evidence.append(evidence)
 
     def apply(self, t: RequirementTemplate, op: str | None, dfb: int | None) -> Conflict | None:
         """Narrow the domains by one requirement (a template with its op and buffer; the
@@ -74,7 +73,7 @@ class Domains:
                 return conflict(ConflictKind.DEST_WIDTH, Req(t, op, dfb), self.w_by)
             if narrowed != self.w:
                 req = Req(t, op, dfb)
-                self.trail.append(TrailEntry(WIDTH, self.w, self.w_by))
+                self._record(WIDTH, self.w, self.w_by)
                 self.w = narrowed
                 self.w_by = req
         modes = t.modes
@@ -84,7 +83,7 @@ class Domains:
             if not narrowed:
                 return conflict(ConflictKind.UNPACK_MODE, req or Req(t, op, dfb), self.m_by.get(dfb))
             if narrowed != current:
-                self.trail.append(TrailEntry(dfb, current, self.m_by.get(dfb)))
+                self._record(dfb, current, self.m_by.get(dfb))
                 self.m[dfb] = narrowed
                 self.m_by[dfb] = req or Req(t, op, dfb)
         return None
@@ -105,9 +104,9 @@ class Domains:
         raise AssertionError("option is compatible")
 
     def undo(self, mark: int) -> None:
-        trail = self.trail
+        trail, masks, evidence = self.trail, self.trail_masks, self.trail_evidence
         while len(trail) > mark:
-            var, mask, by = trail.pop()
+            var, mask, by = trail.pop(), masks.pop(), evidence.pop()
             if var == WIDTH:
                 self.w, self.w_by = mask, by
             else:
@@ -177,7 +176,7 @@ def search(dom: Domains, ops: list[SearchOp]) -> tuple[list[int], Conflict | Non
         trail = dom.trail
         while True:
             while pos < len(trail):
-                var = trail[pos].variable
+                var = trail[pos]
                 value = dom.w if var == WIDTH else m[var]
                 for j in watchers.get((var, value), ()):
                     if choice[j] < 0:
