@@ -53,23 +53,29 @@ class Domains:
         self.trail_masks: list[int] = []
         self.trail_evidence: list[Req | None] = []
 
-    def _record(self, variable: int, mask: int, evidence: Req | None) -> None:
-        self.trail.append(variable)
-        self.trail_masks.append(mask)
-        self.trail_evidence.append(evidence)
+    def apply(self, req: Req) -> Conflict | None:
+        """Narrow the domains by one requirement; the conflict if one becomes empty."""
+        return self.narrow(req.template, req.op, req.dfb, req)
 
-    def apply(self, t: RequirementTemplate, op: str | None, dfb: int | None) -> Conflict | None:
-        """Narrow the domains by one requirement (a template with its op and buffer; the
-        record is built only when it becomes evidence)."""
-        req = None
+    def apply_option(self, op: SearchOp, option: int) -> None:
+        """Apply an option that is compatible with the domains (so nothing conflicts)."""
+        dfbs, op_id = op.dfbs, op.op
+        for t in op.options[option].requirements:
+            self.narrow(t, op_id, dfbs[t.position] if t.position is not None else None, None)
+
+    def narrow(self, t: RequirementTemplate, op: str | None, dfb: int | None, req: Req | None) -> Conflict | None:
+        """``apply`` for a template with its op and buffer; ``req`` (that requirement as
+        a record) is built here only if it becomes evidence."""
         widths = t.widths
         if widths != ALL_WIDTHS:
             narrowed = self.w & widths
             if not narrowed:
-                return conflict(ConflictKind.DEST_WIDTH, Req(t, op, dfb), self.w_by)
+                return conflict(ConflictKind.DEST_WIDTH, req or Req(t, op, dfb), self.w_by)
             if narrowed != self.w:
-                req = Req(t, op, dfb)
-                self._record(WIDTH, self.w, self.w_by)
+                req = req or Req(t, op, dfb)
+                self.trail.append(WIDTH)
+                self.trail_masks.append(self.w)
+                self.trail_evidence.append(self.w_by)
                 self.w = narrowed
                 self.w_by = req
         modes = t.modes
@@ -79,16 +85,12 @@ class Domains:
             if not narrowed:
                 return conflict(ConflictKind.UNPACK_MODE, req or Req(t, op, dfb), self.m_by.get(dfb))
             if narrowed != current:
-                self._record(dfb, current, self.m_by.get(dfb))
+                self.trail.append(dfb)
+                self.trail_masks.append(current)
+                self.trail_evidence.append(self.m_by.get(dfb))
                 self.m[dfb] = narrowed
                 self.m_by[dfb] = req or Req(t, op, dfb)
         return None
-
-    def apply_option(self, op: SearchOp, option: int) -> None:
-        """Apply an option that is compatible with the domains (so nothing conflicts)."""
-        dfbs, op_id = op.dfbs, op.op
-        for t in op.options[option].requirements:
-            self.apply(t, op_id, dfbs[t.position] if t.position is not None else None)
 
     def first_conflict(self, op: SearchOp, option: int) -> Conflict:
         for req in op.requirements(option):

@@ -203,7 +203,7 @@ def _resolve(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
             elif dfb in listed and table.unpack_other_entries_need_32bit_dest:
                 hard.append(_policy_requirement(Source.UNPACK_ENTRY, element, W32, ALL_MODES, dfb))
     for req in (*hard, *collected.fixed):
-        conflict = dom.apply(req.template, req.op, req.dfb)
+        conflict = dom.apply(req)
         if conflict is not None:
             return ResolveFailure((diagnose(conflict),), conflict)
 
