@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ttlgen import resolver
 from ttlgen.errors import (
     Diagnostic,
     DiagnosticSink,
@@ -27,6 +26,7 @@ from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
 from ttlgen.plan.tables import resolver_tables
 from ttlgen.resolver import (
+    STRATEGY_ATTRIBUTE,
     Catalog,
     DfbOperand,
     KernelDescription,
@@ -36,7 +36,9 @@ from ttlgen.resolver import (
     TileOp,
     TranslationError,
     ValueOperand,
+    runtime_fields,
 )
+from ttlgen.resolver import Diagnostic as ResolverDiagnostic
 from ttlgen.spec.document import Positions
 from ttlgen.spec.load import decode_utf8, load_specs
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
@@ -254,10 +256,10 @@ def run_resolve(
     descriptor: dict[str, object] | None = None
     if isinstance(result, Plan):
         try:
-            fields = resolver.runtime_fields(result, settings.get("math_fidelity"))
+            fields = runtime_fields(result, settings.get("math_fidelity"))
             descriptor = fields.to_json() if fields is not None else None
         except TranslationError as exc:
-            result = ResolveFailure((resolver.Diagnostic(None, None, str(exc)),))
+            result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
     if isinstance(result, ResolveFailure):
         if as_json:
             locate = _Locator(where, positions, kernel)
@@ -280,7 +282,7 @@ def run_resolve(
         stderr.write(warning.format(where) + "\n")
     lines = [f"{where}: kernel configuration for target {plan.target!r}"]
     for op_id, strategy in plan.strategies:
-        lines.append(f"  op {op_id!r}: {resolver.STRATEGY_ATTRIBUTE} = {strategy}")
+        lines.append(f"  op {op_id!r}: {STRATEGY_ATTRIBUTE} = {strategy}")
     lines.append(f"  fp32_dest_acc_en = {str(plan.fp32_dest_acc_en).lower()}")
     lines.append(f"  dst_full_sync_en = {str(plan.dst_full_sync_en).lower()}")
     lines.append(f"  ttl.unpack_to_dest_fp32 = {list(plan.unpack_to_dest_fp32)}")
@@ -310,7 +312,7 @@ class _Locator:
         line, column = self.positions.value(path)
         return Mark(self.file, line, column, path)
 
-    def record(self, error: resolver.Diagnostic) -> dict[str, object]:
+    def record(self, error: ResolverDiagnostic) -> dict[str, object]:
         """The error record every command prints, with the resolver's op and operand."""
         notes = []
         for note in error.notes:
