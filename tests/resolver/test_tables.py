@@ -7,8 +7,11 @@ import enum
 from pathlib import Path
 from types import MappingProxyType
 
-from tests.conftest import run_cli
+from tests.conftest import SPECS, run_cli
 from tests.resolver.kit import catalog, dfb, engine, failure_of, kernel, plan_of, resolve, tables
+from ttlgen.pipeline import load_project
+from ttlgen.plan.project import plan_project
+from ttlgen.plan.resolution import Resolver
 from ttlgen.resolver import (
     DestWidth,
     ElementInfo,
@@ -155,3 +158,10 @@ def test_a_primitive_that_is_a_python_keyword_is_a_located_error(spec_copy: Path
 def test_target_tables_keep_full_fp32_support_per_kind() -> None:
     table = catalog().get_target("blackhole").table
     assert table.full_fp32[tables().full_fp32_kind.MATMUL] == FullFp32Support(True)
+
+
+def test_the_emitter_prints_the_tables_the_plan_stage_resolved_with() -> None:
+    project = load_project(SPECS)
+    plan = plan_project(project)
+    assert plan.tables is not None
+    assert Resolver(project.ops, project.targets).catalog.tables is plan.tables.tables
