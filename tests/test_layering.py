@@ -30,11 +30,7 @@ STAGES = (
 DEVICE = "ttlgen.device"
 
 # Edges the pipeline redesign (issue 8) is removing; this list may only shrink.
-MIGRATING: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("ttlgen.plan.resolution", "ttlgen.resolve"),
-    }
-)
+MIGRATING: frozenset[tuple[str, str]] = frozenset()
 
 
 def _module_name(path: Path) -> str:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
-from ttlgen.errors import ExitCode, SpecErrors, UsageError
+from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
 
 if TYPE_CHECKING:
     from ttlgen.pipeline import GeneratedTree
-    from ttlgen.write import OutputError, TreeDiff
+    from ttlgen.write import TreeDiff
 
 
 app = typer.Typer(
@@ -55,17 +55,15 @@ def _emit_json(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2) + "\n")
 
 
-def _fail(exc: SpecErrors | UsageError | OutputError, as_json: bool, writes: bool) -> NoReturn:
+def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn:
     if isinstance(exc, SpecErrors):
-        errors = [d.to_json() for d in exc.diagnostics]
         text = exc.render()
         summary = f"ttlgen: {len(exc.diagnostics)} error(s)" + ("; nothing was written" if writes else "")
     else:
-        errors = [{"message": str(exc)}]
         text = f"ttlgen: {exc}"
         summary = ""
     if as_json:
-        _emit_json({"status": "error", "errors": errors})
+        _emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
     else:
         sys.stderr.write(text + "\n")
         if summary:
@@ -74,11 +72,9 @@ def _fail(exc: SpecErrors | UsageError | OutputError, as_json: bool, writes: boo
 
 
 def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> None:
-    from ttlgen.write import OutputError
-
     try:
         code = action()
-    except (SpecErrors, UsageError, OutputError) as exc:
+    except (SpecErrors, UsageError) as exc:  # OutputError is a UsageError
         _fail(exc, as_json, writes)
     raise typer.Exit(code)
 
@@ -306,7 +302,7 @@ def resolve(
     """
     from ttlgen.resolve import run_resolve
 
-    raise typer.Exit(run_resolve(kernel, target, as_json, specs, None, sys.stdout, sys.stderr))
+    raise typer.Exit(run_resolve(kernel, target, as_json, specs, sys.stdout, sys.stderr))
 
 
 # --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------

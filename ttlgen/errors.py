@@ -93,14 +93,22 @@ class Diagnostic:
         return (self.mark.file, self.mark.line, self.mark.column, self.message)
 
     def to_json(self) -> dict[str, object]:
+        """The one error record of every command's JSON output; an unknown location
+        (no file, line 0) is null."""
         return {
-            "file": self.mark.file,
-            "line": self.mark.line,
-            "column": self.mark.column,
+            "file": self.mark.file or None,
+            "line": self.mark.line or None,
+            "column": self.mark.column or None,
             "path": format_key_path(self.mark.path) if self.mark.path else None,
             "message": self.message,
             "notes": [note.to_json() for note in self.notes],
         }
+
+
+def error_envelope(records: Iterable[dict[str, object]]) -> dict[str, object]:
+    """What every command prints on stdout with --json when it fails: records are
+    ``Diagnostic.to_json()`` (a command may add fields of its own, e.g. ``op``)."""
+    return {"status": "error", "errors": list(records)}
 
 
 class SpecErrors(Exception):
@@ -138,3 +146,11 @@ class DiagnosticSink:
 
 class UsageError(Exception):
     """A problem with how ttlgen was invoked (missing directory, bad option): exit code 2."""
+
+    def diagnostic(self) -> Diagnostic:
+        """The error as a diagnostic without a location."""
+        return Diagnostic(Mark(""), str(self))
+
+
+def diagnostics_of(exc: SpecErrors | UsageError) -> tuple[Diagnostic, ...]:
+    return exc.diagnostics if isinstance(exc, SpecErrors) else (exc.diagnostic(),)

@@ -1,29 +1,17 @@
-"""`ttlgen resolve KERNEL.yaml`: resolve one kernel description with the generated resolver.
+"""`ttlgen resolve KERNEL.yaml`: resolve one kernel description with the resolver library.
 
-The resolver is not reimplemented here: the ``ttl_kernel_config`` package is rendered
-from the *current* specs (exactly what ``ttlgen build`` writes) and imported under a
-name derived from its content hash, in memory, or from ``out_dir/<hash>/`` when a
-cache directory is given. This module only parses the kernel description and prints.
+The resolver is not reimplemented here: the tables are built from the *current* specs
+exactly as `ttlgen build` builds them (:mod:`ttlgen.plan.tables`) and handed to
+:mod:`ttlgen.resolver`. This module only parses the kernel description and prints.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import json
-import os
-import sys
-import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ttlgen import cache
-from ttlgen.emit._base import EmitContext, default_templates_dir
-from ttlgen.emit._header import finalize
-from ttlgen.emit.kernel_config import PACKAGE, render_package
 from ttlgen.errors import (
     Diagnostic,
     DiagnosticSink,
@@ -32,140 +20,46 @@ from ttlgen.errors import (
     SpecErrors,
     UsageError,
     describe_value,
-    format_key_path,
+    error_envelope,
 )
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
+from ttlgen.plan.tables import resolver_tables
+from ttlgen.resolver import (
+    STRATEGY_ATTRIBUTE,
+    Catalog,
+    DfbOperand,
+    KernelDescription,
+    Operand,
+    Plan,
+    ResolveFailure,
+    TileOp,
+    TranslationError,
+    ValueOperand,
+    runtime_fields,
+)
+from ttlgen.resolver import Diagnostic as ResolverDiagnostic
 from ttlgen.spec.document import Positions
-from ttlgen.spec.load import decode_utf8
+from ttlgen.spec.load import decode_utf8, load_specs
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
+from ttlgen.validate.documents import validate_documents
 
 KERNEL_KEYS = ("target", "device_arch", "math_fidelity", "options", "attributes", "dfbs", "ops")
 OP_KEYS = ("id", "op", "operands", "result", "attrs")
 STRATEGY_ATTR = "strategy"
 
-_LOADED: dict[str, types.ModuleType] = {}
 
-
-# ------------------------------------------------------------------ generated package
-
-
-class _InMemoryPackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a package from a {module name: source} mapping."""
-
-    def __init__(self, name: str, sources: dict[str, str]) -> None:
-        self.name = name
-        self.sources = sources
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.sources:
-            return None
-        return importlib.util.spec_from_loader(fullname, self, is_package=fullname == self.name)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
-        return None
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        source = self.sources[module.__name__]
-        if module.__name__ == self.name:
-            module.__path__ = []
-        exec(compile(source, f"<{module.__name__}>", "exec"), module.__dict__)
-
-
-def _models(specs_dir: Path) -> tuple[ops_model.OpsModel, targets_model.TargetsModel]:
-    from ttlgen.pipeline import validate_specs
-
-    documents = validate_specs(specs_dir)
+def load_catalog(specs_dir: Path) -> Catalog:
+    """The resolver over the tables of these specs; raises SpecErrors for bad specs."""
+    documents = load_specs(specs_dir)
+    diagnostics = validate_documents(documents)
+    if diagnostics:
+        raise SpecErrors(diagnostics)
     sink = DiagnosticSink()
     ops = ops_model.build(documents, sink)
     targets = targets_model.build(documents, sink, ops.vocabulary)
     sink.raise_if_any()
-    return ops, targets
-
-
-def render_sources(
-    ops: ops_model.OpsModel, targets: targets_model.TargetsModel, templates_dir: Path | None = None
-) -> dict[str, str]:
-    """The package's files for these models, exactly as `ttlgen build` writes them."""
-    ctx = EmitContext(templates_dir or default_templates_dir())
-    prefix = PACKAGE + "/"
-    return {
-        file.path[len(prefix):]: finalize(file).decode("utf-8")
-        for file in render_package(ops, targets, ctx)
-    }
-
-
-def package_sources(specs_dir: Path, templates_dir: Path | None = None) -> dict[str, str]:
-    """Render the package for the specs: {file name in the package: text}."""
-    ops, targets = _models(specs_dir)
-    return render_sources(ops, targets, templates_dir)
-
-
-def _package_cache() -> Path | None:
-    # Importing from files lets Python keep the bytecode, which costs far less than
-    # compiling the package's sources on every run; in memory when caching is off.
-    return cache.cache_root() / "kernel_config" if cache.enabled() else None
-
-
-def load_generated_package(specs_dir: Path, out_dir: Path | None = None) -> types.ModuleType:
-    """Import the resolver generated from ``specs_dir`` (cached by content hash)."""
-    return import_package(package_sources(specs_dir), out_dir or _package_cache())
-
-
-def load_package_for_models(
-    ops: ops_model.OpsModel, targets: targets_model.TargetsModel, templates_dir: Path | None = None
-) -> types.ModuleType:
-    """Import the resolver generated from already-built models (for other build steps,
-    e.g. the kernel generator resolving each kernel's plan)."""
-    return import_package(render_sources(ops, targets, templates_dir), _package_cache())
-
-
-def import_package(files: dict[str, str], out_dir: Path | None = None) -> types.ModuleType:
-    """Import a rendered package under a name derived from its content hash: in memory,
-    or from ``out_dir/<hash>/ttl_kernel_config`` when a cache directory is given."""
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-    key = digest.hexdigest()[:16]
-    root = None
-    if out_dir is not None:
-        root = out_dir / key / "ttl_kernel_config"
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            for file, text in files.items():
-                target = root / file
-                if not target.exists() or target.read_text(encoding="utf-8") != text:
-                    # Write then rename: another process may be importing the same package.
-                    partial = target.with_name(f".{target.name}.{os.getpid()}")
-                    partial.write_text(text, encoding="utf-8")
-                    os.replace(partial, target)
-        except OSError:
-            root = None  # an unusable cache only costs speed: import from memory
-    if key in _LOADED:
-        return _LOADED[key]
-    name = f"_ttlgen_kernel_config_{key}"
-    if root is not None:
-        spec = importlib.util.spec_from_file_location(name, root / "__init__.py", submodule_search_locations=[str(root)])
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    else:
-        sources = {
-            (name if file == "__init__.py" else f"{name}.{file.removesuffix('.py')}"): text
-            for file, text in files.items()
-            if file.endswith(".py")
-        }
-        finder = _InMemoryPackage(name, sources)
-        sys.meta_path.insert(0, finder)
-        try:
-            module = importlib.import_module(name)
-        finally:
-            sys.meta_path.remove(finder)
-    _LOADED[key] = module
-    return module
+    return Catalog(resolver_tables(ops, targets).tables)
 
 
 # ------------------------------------------------------------------ kernel description
@@ -219,10 +113,8 @@ class _Reader:
         return value
 
 
-
-
-def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]:
-    """Kernel description -> (KernelDescription, settings); raises KernelFormatError."""
+def parse_kernel(path: Path, catalog: Catalog) -> tuple[KernelDescription, dict[str, Any], Positions]:
+    """Kernel description -> (KernelDescription, settings, positions); raises KernelFormatError."""
     file = str(path)
     try:
         text = decode_utf8(path.read_bytes(), file)
@@ -243,9 +135,10 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
             settings[key] = r.string(top[key], (key,))
     settings["options"] = r.mapping(top.get("options", {}), ("options",))
     settings["attributes"] = r.mapping(top.get("attributes", {}), ("attributes",))
-    elements = {e.value: e for e in kc.ElementType}
+    elements = {e.name: e.name for e in catalog.tables.elements}
     known_types = ", ".join(elements)
-    dfbs: dict[int, Any] = {}
+    strategies = [s.name for s in catalog.tables.strategies]
+    dfbs: dict[int, str] = {}
     for key, value in r.mapping(top.get("dfbs", {}), ("dfbs",)).items():
         index = key if isinstance(key, int) and not isinstance(key, bool) else None
         if isinstance(key, str) and key.isdigit():
@@ -261,7 +154,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
     if not isinstance(raw_ops, list):
         r.error(("ops",), f"expected a list, got {describe_value(raw_ops)}")
         raw_ops = []
-    ops = []
+    ops: list[TileOp] = []
     seen: set[str] = set()
     for i, raw in enumerate(raw_ops):
         base: tuple[str | int, ...] = ("ops", i)
@@ -277,7 +170,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
             if op_id in seen:
                 r.error((*base, "id"), f"duplicate op id {op_id!r}")
             seen.add(op_id)
-        operands = []
+        operands: list[Operand] = []
         raw_operands = body.get("operands", [])
         if not isinstance(raw_operands, list):
             r.error((*base, "operands"), f"expected a list, got {describe_value(raw_operands)}")
@@ -291,7 +184,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
                         r.error((*opath, key), f"unknown key {key!r} in a value operand; valid keys: value", at_key=True)
                 value = r.string(operand["value"], (*opath, "value"))
                 if value is not None:
-                    operands.append(kc.ValueOperand(value))
+                    operands.append(ValueOperand(value))
             elif "dfb" in operand:
                 for key in operand:
                     if key not in ("dfb", "tile"):
@@ -302,7 +195,7 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
                     r.error((*opath, "tile"), f"a tile coordinate is a list of two integers, got {describe_value(tile)}")
                     tile = [0, 0]
                 if dfb is not None:
-                    operands.append(kc.DfbOperand(dfb, (tile[0], tile[1])))
+                    operands.append(DfbOperand(dfb, (tile[0], tile[1])))
             elif operand:
                 r.error(opath, "an operand is {dfb: N, tile: [i, j]} or {value: ID}")
         result = None
@@ -318,16 +211,16 @@ def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]
             if attr is None:
                 continue
             if key == STRATEGY_ATTR:
-                if attr not in {s.value for s in kc.Strategy}:
-                    r.error((*base, "attrs", key), f"{attr!r} is not one of {', '.join(s.value for s in kc.Strategy)}")
+                if attr not in strategies:
+                    r.error((*base, "attrs", key), f"{attr!r} is not one of {', '.join(strategies)}")
                 strategy = attr
             else:
                 attrs[str(key)] = attr
         if op_id is not None and op_name is not None:
-            ops.append(kc.TileOp(op_id, op_name, tuple(operands), result, attrs, strategy))
+            ops.append(TileOp(op_id, op_name, tuple(operands), result, attrs, strategy))
     if r.errors:
         raise KernelFormatError(r.errors)
-    return kc.KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name), settings
+    return KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name), settings, positions
 
 
 # ---------------------------------------------------------------------------- command
@@ -338,27 +231,22 @@ def run_resolve(
     target: str | None,
     as_json: bool,
     specs_dir: Path,
-    out_dir: Path | None,
     stdout: IO[str],
     stderr: IO[str],
 ) -> int:
-    """Resolve one kernel description; returns the exit code (0 ok, 1 rejected, 2 bad input).
-
-    ``out_dir``: optional cache directory for the rendered package (default: in memory).
-    """
+    """Resolve one kernel description; returns the exit code (0 ok, 1 rejected, 2 bad input)."""
     try:
-        kc = load_generated_package(specs_dir, out_dir)
+        catalog = load_catalog(specs_dir)
+        kernel, settings, positions = parse_kernel(kernel_path, catalog)
     except SpecErrors as exc:
-        return _bad_input(list(exc.diagnostics), as_json, stdout, stderr)
+        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
     except UsageError as exc:
         return _bad_input([Diagnostic(Mark(str(specs_dir)), str(exc))], as_json, stdout, stderr)
-    try:
-        kernel, settings = parse_kernel(kernel_path, kc)
     except KernelFormatError as exc:
         return _bad_input(exc.diagnostics, as_json, stdout, stderr)
     where = str(kernel_path)
     chosen = target if target is not None else settings.get("target")
-    result = kc.resolve_kernel(
+    result = catalog.resolve_kernel(
         kernel,
         target=chosen,
         device_arch=settings.get("device_arch"),
@@ -366,15 +254,16 @@ def run_resolve(
         attributes=settings["attributes"],
     )
     descriptor: dict[str, object] | None = None
-    if isinstance(result, kc.Plan):
+    if isinstance(result, Plan):
         try:
-            fields = kc.runtime_fields(result, settings.get("math_fidelity"))
+            fields = runtime_fields(result, settings.get("math_fidelity"))
             descriptor = fields.to_json() if fields is not None else None
-        except kc.TranslationError as exc:
-            result = kc.ResolveFailure((kc.Diagnostic(None, None, str(exc)),))
-    if isinstance(result, kc.ResolveFailure):
+        except TranslationError as exc:
+            result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
+    if isinstance(result, ResolveFailure):
         if as_json:
-            stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
+            locate = _Locator(where, positions, kernel)
+            stdout.write(json.dumps(error_envelope(locate.record(e) for e in result.errors), indent=2) + "\n")
         else:
             stderr.write(result.format(where) + "\n")
         return ExitCode.FAILED
@@ -393,7 +282,7 @@ def run_resolve(
         stderr.write(warning.format(where) + "\n")
     lines = [f"{where}: kernel configuration for target {plan.target!r}"]
     for op_id, strategy in plan.strategies:
-        lines.append(f"  op {op_id!r}: {kc.STRATEGY_ATTRIBUTE} = {strategy.value}")
+        lines.append(f"  op {op_id!r}: {STRATEGY_ATTRIBUTE} = {strategy}")
     lines.append(f"  fp32_dest_acc_en = {str(plan.fp32_dest_acc_en).lower()}")
     lines.append(f"  dst_full_sync_en = {str(plan.dst_full_sync_en).lower()}")
     lines.append(f"  ttl.unpack_to_dest_fp32 = {list(plan.unpack_to_dest_fp32)}")
@@ -405,6 +294,34 @@ def run_resolve(
     return ExitCode.OK
 
 
+class _Locator:
+    """Places the resolver's diagnostics in the kernel description: at the op, or at the
+    op's operand, or at the file for a function-level diagnostic."""
+
+    def __init__(self, file: str, positions: Positions, kernel: KernelDescription) -> None:
+        self.file = file
+        self.positions = positions
+        self.index = {op.id: i for i, op in enumerate(kernel.ops)}
+
+    def mark(self, op: str | None, operand: int | None) -> Mark:
+        if op is None or op not in self.index:
+            return Mark(self.file)
+        path: tuple[str | int, ...] = ("ops", self.index[op])
+        if operand is not None and ("ops", self.index[op], "operands", operand) in self.positions.values:
+            path = (*path, "operands", operand)
+        line, column = self.positions.value(path)
+        return Mark(self.file, line, column, path)
+
+    def record(self, error: ResolverDiagnostic) -> dict[str, object]:
+        """The error record every command prints, with the resolver's op and operand."""
+        notes = []
+        for note in error.notes:
+            located = Diagnostic(self.mark(note.op, note.operand), note.message).to_json()
+            notes.append({**located, "op": note.op, "operand": note.operand})
+        located = Diagnostic(self.mark(error.op, error.operand), error.message).to_json()
+        return {**located, "notes": notes, "op": error.op, "operand": error.operand}
+
+
 def _compact(value: object) -> str:
     if isinstance(value, list) and value and all(v == value[0] for v in value):
         return f"[{value[0]}] * {len(value)}"
@@ -414,15 +331,9 @@ def _compact(value: object) -> str:
     return json.dumps(value)
 
 
-def _bad_input(diagnostics: list[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
+def _bad_input(diagnostics: Sequence[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
     if as_json:
-        payload = {"status": "error", "errors": [
-            {"op": None, "operand": None, "message": d.message, "notes": [],
-             "file": d.mark.file, "line": d.mark.line, "column": d.mark.column,
-             "path": format_key_path(d.mark.path) if d.mark.path else None}
-            for d in diagnostics
-        ]}
-        stdout.write(json.dumps(payload, indent=2) + "\n")
+        stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics), indent=2) + "\n")
     else:
         stderr.write("\n".join(d.format() for d in diagnostics) + "\n")
     return ExitCode.BAD_INPUT

@@ -33,7 +33,14 @@ from ttlgen.accuracy_limits import (
 from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernels import kernel_files
-from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError
+from ttlgen.errors import (
+    DiagnosticSink,
+    ExitCode,
+    SpecErrors,
+    UsageError,
+    diagnostics_of,
+    error_envelope,
+)
 from ttlgen.model import kernels as kernels_model
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
@@ -441,11 +448,10 @@ def run_command(
     try:
         lowered = build_kernel(specs_dir, kernel)
     except (SpecErrors, UsageError) as exc:
-        text = exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}"
         if as_json:
-            stdout.write(json.dumps({"status": "error", "message": text}, indent=2) + "\n")
+            stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics_of(exc)), indent=2) + "\n")
         else:
-            stderr.write(text + "\n")
+            stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
         return ExitCode.BAD_INPUT
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
