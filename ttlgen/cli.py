@@ -86,19 +86,26 @@ NoCacheOption = Annotated[
 
 def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> tuple[str | None, TreeDiff | None]:
     """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss."""
-    from ttlgen import cache, tree_cache
-    from ttlgen.emit._base import default_templates_dir
-    from ttlgen.spec.load import spec_files
+    known = _known_tree(specs, templates, no_cache)
+    if known is None or known[1] is None:
+        return (known[0] if known else None), None
+    from ttlgen import tree_cache
     from ttlgen.write import compare_hashes
+
+    return known[0], compare_hashes(known[1], tree_cache.disk_hashes(out))
+
+
+def _known_tree(specs: Path, templates: Path | None, no_cache: bool) -> tuple[str, dict[str, str] | None] | None:
+    """(fingerprint, recorded hashes or None on a miss), or None when caching is off."""
+    from ttlgen import cache, tree_cache
+    from ttlgen.emit._templates import default_templates_dir
+    from ttlgen.spec.load import spec_files
 
     spec_files(specs)  # a missing spec directory is a usage error either way
     if no_cache or not cache.enabled():
-        return None, None
+        return None
     key = tree_cache.fingerprint(specs, templates or default_templates_dir())
-    record = tree_cache.lookup(key)
-    if record is None:
-        return key, None
-    return key, compare_hashes(record, tree_cache.disk_hashes(out))
+    return key, tree_cache.lookup(key)
 
 
 def _generate(specs: Path, templates: Path | None, key: str | None) -> GeneratedTree:
@@ -109,6 +116,15 @@ def _generate(specs: Path, templates: Path | None, key: str | None) -> Generated
     if key is not None:
         tree_cache.store(key, tree.files)
     return tree
+
+
+def _cached_files(key: str | None) -> dict[str, bytes] | None:
+    """The tree of a known fingerprint from the cache's blob store (like ccache: the same
+    inputs always give the same bytes), or None."""
+    from ttlgen import tree_cache
+
+    record = tree_cache.lookup(key) if key is not None else None
+    return tree_cache.contents(record) if record is not None else None
 
 
 @contextlib.contextmanager
@@ -156,8 +172,7 @@ def build(
     """
 
     def action() -> int:
-        from ttlgen.emit._header import NOTICE
-        from ttlgen.pipeline import MANIFEST
+        from ttlgen.emit._notice import MANIFEST, NOTICE
         from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
 
         # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
@@ -175,8 +190,10 @@ def build(
             if known is not None and known.clean:
                 diff, count = known, len(known.unchanged)
             else:
-                tree = _generate(specs, templates, key)
-                diff, count = write_tree(out, tree.files), len(tree.files)
+                files = _cached_files(key)
+                if files is None:
+                    files = _generate(specs, templates, key).files
+                diff, count = write_tree(out, files), len(files)
         written = sorted((*diff.stale, *diff.missing))
         if as_json:
             _emit_json({"status": "ok", "files": count, "written": written, "removed": list(diff.orphaned)})

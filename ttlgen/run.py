@@ -30,8 +30,9 @@ from ttlgen.accuracy_limits import (
     MAX_WORK,
     table_work,
 )
-from ttlgen.emit._base import EmitContext, default_templates_dir
+from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
+from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import kernel_files
 from ttlgen.errors import (
     DiagnosticSink,
