@@ -39,7 +39,7 @@ def format_key_path(path: KeyPath) -> str:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.7)
+    close = difflib.get_close_matches(str(name), sorted({str(c) for c in candidates}), n=3, cutoff=0.7)
     if not close:
         return ""
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"

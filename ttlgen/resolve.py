@@ -7,8 +7,10 @@ exactly as `ttlgen build` builds them (:mod:`ttlgen.plan.tables`) and handed to
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,11 +21,12 @@ from ttlgen.errors import (
     Mark,
     SpecErrors,
     UsageError,
-    describe_value,
+    did_you_mean,
     error_envelope,
 )
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
+from ttlgen.model.project import DESCRIPTION_KIND
 from ttlgen.plan.tables import resolver_tables
 from ttlgen.resolver import (
     STRATEGY_ATTRIBUTE,
@@ -33,19 +36,21 @@ from ttlgen.resolver import (
     Operand,
     Plan,
     ResolveFailure,
+    TargetEnvironment,
+    TargetError,
     TileOp,
     TranslationError,
     ValueOperand,
+    normalize_policy,
+    resolve,
     runtime_fields,
 )
 from ttlgen.resolver import Diagnostic as ResolverDiagnostic
-from ttlgen.spec.document import Positions
-from ttlgen.spec.load import decode_utf8, load_specs
-from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
+from ttlgen.spec.document import Positions, SpecDocument
+from ttlgen.spec.load import decode_utf8, load_file, load_specs, parse_text
 from ttlgen.validate.documents import validate_documents
+from ttlgen.validate.schema import validate_document
 
-KERNEL_KEYS = ("target", "device_arch", "math_fidelity", "options", "attributes", "dfbs", "ops")
-OP_KEYS = ("id", "op", "operands", "result", "attrs")
 STRATEGY_ATTR = "strategy"
 
 
@@ -64,222 +69,172 @@ def load_catalog(specs_dir: Path) -> Catalog:
 
 # ------------------------------------------------------------------ kernel description
 
+DESCRIPTION_VERSION = "v1"
+EMPTY_DESCRIPTION = "empty kernel description: expected a mapping with 'ops' (and 'dfbs', 'target', ...)"
+
 
 class KernelFormatError(Exception):
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
         super().__init__("\n".join(d.format() for d in diagnostics))
-        self.diagnostics = diagnostics
+        self.diagnostics = tuple(diagnostics)
 
 
-class _Reader:
-    """Checks a kernel description's shape, collecting located errors."""
+@dataclass(frozen=True)
+class Description:
+    """A parsed kernel description: the resolver's input, the settings around it, and
+    where each of its values was written."""
 
-    def __init__(self, file: str, positions: Positions) -> None:
-        self.file = file
-        self.positions = positions
-        self.errors: list[Diagnostic] = []
-
-    def mark(self, path: tuple[str | int, ...]) -> Mark:
-        line, column = self.positions.value(path)
-        return Mark(self.file, line, column, path)
-
-    def key_mark(self, path: tuple[str | int, ...]) -> Mark:
-        line, column = self.positions.key(path)
-        return Mark(self.file, line, column, path)
-
-    def error(self, path: tuple[str | int, ...], message: str, at_key: bool = False) -> None:
-        self.errors.append(Diagnostic(self.key_mark(path) if at_key else self.mark(path), message))
-
-    def mapping(self, value: Any, path: tuple[str | int, ...], allowed: Sequence[str] | None = None) -> dict[Any, Any]:
-        if not isinstance(value, dict):
-            self.error(path, f"expected a mapping, got {describe_value(value)}")
-            return {}
-        if allowed is not None:
-            for key in value:
-                if key not in allowed:
-                    self.error((*path, key), f"unknown key {key!r}; valid keys: {', '.join(allowed)}", at_key=True)
-        return value
-
-    def string(self, value: Any, path: tuple[str | int, ...]) -> str | None:
-        if not isinstance(value, str):
-            self.error(path, f"expected a string, got {describe_value(value)}")
-            return None
-        return value
-
-    def integer(self, value: Any, path: tuple[str | int, ...]) -> int | None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error(path, f"expected an integer, got {describe_value(value)}")
-            return None
-        return value
+    kernel: KernelDescription
+    target: str | None
+    device_arch: str | None
+    math_fidelity: str | None
+    options: dict[str, object]
+    attributes: dict[str, object]
+    document: SpecDocument
 
 
-def parse_kernel(path: Path, catalog: Catalog) -> tuple[KernelDescription, dict[str, Any], Positions]:
-    """Kernel description -> (KernelDescription, settings, positions); raises KernelFormatError."""
+def read_description(path: Path) -> SpecDocument:
+    """The description file as a located document of its own kind; raises KernelFormatError."""
     file = str(path)
     try:
         text = decode_utf8(path.read_bytes(), file)
-        data, positions = parse_yaml(text, file)
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+            raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
+        data, positions = parse_text(text, file, ".yaml")
     except SpecErrors as exc:
-        raise KernelFormatError(list(exc.diagnostics)) from None
-    except YamlLoadError as exc:
-        raise KernelFormatError([exc.diagnostic]) from None
+        raise KernelFormatError(exc.diagnostics) from None
     except OSError as exc:
         raise KernelFormatError([Diagnostic(Mark(file), f"cannot read the kernel description: {exc.strerror}")]) from None
-    r = _Reader(file, positions)
-    top = r.mapping(data, (), KERNEL_KEYS)
-    if isinstance(data, dict) and "ops" not in data:
-        r.error((), "missing required key 'ops'")
-    settings: dict[str, Any] = {}
-    for key in ("target", "device_arch", "math_fidelity"):
-        if key in top:
-            settings[key] = r.string(top[key], (key,))
-    settings["options"] = r.mapping(top.get("options", {}), ("options",))
-    settings["attributes"] = r.mapping(top.get("attributes", {}), ("attributes",))
-    elements = {e.name: e.name for e in catalog.tables.elements}
-    known_types = ", ".join(elements)
-    strategies = [s.name for s in catalog.tables.strategies]
+    if data is None or data == {}:
+        raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
+    document = SpecDocument(file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
+    problems = validate_document(document)
+    if problems:
+        raise KernelFormatError(problems)
+    return document
+
+
+def parse_kernel(path: Path, catalog: Catalog) -> Description:
+    """Kernel description -> the resolver's input; raises KernelFormatError with every
+    problem, located. The schema (ttlgen.kernel_description/v1) checks the shape; names
+    that depend on the specs (element types, strategies, fidelities) are checked here."""
+    doc = read_description(path)
+    data: dict[str, Any] = doc.data
+    errors: list[Diagnostic] = []
+
+    def unknown(path_: tuple[str | int, ...], what: str, name: str, known: Sequence[str]) -> None:
+        errors.append(Diagnostic(doc.mark(path_), f"unknown {what} {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"))
+
+    elements = [str(e.name) for e in catalog.tables.elements]
+    strategies = [str(s.name) for s in catalog.tables.strategies]
+    fidelities = [m.name for m in catalog.tables.runtime_enums.math_fidelity]
+
+    def element(value: str, path_: tuple[str | int, ...]) -> str | None:
+        if value in elements:
+            return value
+        unknown(path_, "element type", value, elements)
+        return None
+
     dfbs: dict[int, str] = {}
-    for key, value in r.mapping(top.get("dfbs", {}), ("dfbs",)).items():
-        index = key if isinstance(key, int) and not isinstance(key, bool) else None
-        if isinstance(key, str) and key.isdigit():
-            index = int(key)
-        if index is None:
-            r.error(("dfbs", key), f"a dataflow buffer index is a non-negative integer, got {key!r}", at_key=True)
-            continue
-        if value not in elements:
-            r.error(("dfbs", key), f"unknown element type {describe_value(value)}; known: {known_types}")
-            continue
-        dfbs[index] = elements[value]
-    raw_ops = top.get("ops", [])
-    if not isinstance(raw_ops, list):
-        r.error(("ops",), f"expected a list, got {describe_value(raw_ops)}")
-        raw_ops = []
+    for key, value in data.get("dfbs", {}).items():
+        found = element(value, ("dfbs", key))
+        if found is not None:
+            dfbs[int(key)] = found  # the schema admits ASCII decimal keys only
+    fidelity = data.get("math_fidelity")
+    if fidelity is not None and fidelity not in fidelities:
+        unknown(("math_fidelity",), "math fidelity", fidelity, fidelities)
     ops: list[TileOp] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(raw_ops):
+    first_id: dict[str, int] = {}
+    for i, raw in enumerate(data["ops"]):
         base: tuple[str | int, ...] = ("ops", i)
-        body = r.mapping(raw, base, OP_KEYS)
-        if not body:
-            continue
-        for required in ("id", "op"):
-            if required not in body:
-                r.error(base, f"missing required key {required!r}")
-        op_id = r.string(body.get("id", ""), (*base, "id")) if "id" in body else None
-        op_name = r.string(body.get("op", ""), (*base, "op")) if "op" in body else None
-        if op_id is not None:
-            if op_id in seen:
-                r.error((*base, "id"), f"duplicate op id {op_id!r}")
-            seen.add(op_id)
+        if raw["id"] in first_id:
+            errors.append(Diagnostic(doc.mark((*base, "id")), f"duplicate op id {raw['id']!r} (first at ops[{first_id[raw['id']]}])"))
+        first_id.setdefault(raw["id"], i)
         operands: list[Operand] = []
-        raw_operands = body.get("operands", [])
-        if not isinstance(raw_operands, list):
-            r.error((*base, "operands"), f"expected a list, got {describe_value(raw_operands)}")
-            raw_operands = []
-        for k, raw_operand in enumerate(raw_operands):
-            opath = (*base, "operands", k)
-            operand = r.mapping(raw_operand, opath)
+        for operand in raw.get("operands", []):
             if "value" in operand:
-                for key in operand:
-                    if key != "value":
-                        r.error((*opath, key), f"unknown key {key!r} in a value operand; valid keys: value", at_key=True)
-                value = r.string(operand["value"], (*opath, "value"))
-                if value is not None:
-                    operands.append(ValueOperand(value))
-            elif "dfb" in operand:
-                for key in operand:
-                    if key not in ("dfb", "tile"):
-                        r.error((*opath, key), f"unknown key {key!r} in a dataflow-buffer operand; valid keys: dfb, tile", at_key=True)
-                dfb = r.integer(operand["dfb"], (*opath, "dfb"))
-                tile = operand.get("tile", [0, 0])
-                if not (isinstance(tile, list) and len(tile) == 2 and all(isinstance(t, int) and not isinstance(t, bool) for t in tile)):
-                    r.error((*opath, "tile"), f"a tile coordinate is a list of two integers, got {describe_value(tile)}")
-                    tile = [0, 0]
-                if dfb is not None:
-                    operands.append(DfbOperand(dfb, (tile[0], tile[1])))
-            elif operand:
-                r.error(opath, "an operand is {dfb: N, tile: [i, j]} or {value: ID}")
-        result = None
-        if "result" in body:
-            if body["result"] in elements:
-                result = elements[body["result"]]
+                operands.append(ValueOperand(operand["value"]))
             else:
-                r.error((*base, "result"), f"unknown element type {describe_value(body['result'])}; known: {known_types}")
-        attrs: dict[str, str] = {}
-        strategy: str | None = None
-        for key, value in r.mapping(body.get("attrs", {}), (*base, "attrs")).items():
-            attr = r.string(value, (*base, "attrs", key))
-            if attr is None:
-                continue
-            if key == STRATEGY_ATTR:
-                if attr not in strategies:
-                    r.error((*base, "attrs", key), f"{attr!r} is not one of {', '.join(strategies)}")
-                strategy = attr
-            else:
-                attrs[str(key)] = attr
-        if op_id is not None and op_name is not None:
-            ops.append(TileOp(op_id, op_name, tuple(operands), result, attrs, strategy))
-    if r.errors:
-        raise KernelFormatError(r.errors)
-    return KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name), settings, positions
+                row, column = operand.get("tile", [0, 0])
+                operands.append(DfbOperand(operand["dfb"], (row, column)))
+        result = element(raw["result"], (*base, "result")) if "result" in raw else None
+        attrs = {k: v for k, v in raw.get("attrs", {}).items() if k != STRATEGY_ATTR}
+        strategy = raw.get("attrs", {}).get(STRATEGY_ATTR)
+        if strategy is not None and strategy not in strategies:
+            unknown((*base, "attrs", STRATEGY_ATTR), "strategy", strategy, strategies)
+        ops.append(TileOp(raw["id"], raw["op"], tuple(operands), result, attrs, strategy))
+    if errors:
+        raise KernelFormatError(errors)
+    return Description(
+        KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name),
+        data.get("target"),
+        data.get("device_arch"),
+        fidelity,
+        dict(data.get("options", {})),
+        dict(data.get("attributes", {})),
+        doc,
+    )
 
 
 # ---------------------------------------------------------------------------- command
 
 
-def run_resolve(
-    kernel_path: Path,
-    target: str | None,
-    as_json: bool,
-    specs_dir: Path,
-    stdout: IO[str],
-    stderr: IO[str],
-) -> int:
-    """Resolve one kernel description; returns the exit code (0 ok, 1 rejected, 2 bad input)."""
+@dataclass(frozen=True)
+class _Outcome:
+    """What one resolution printed: a plan (exit 0), a rejection (1) or bad input (2)."""
+
+    code: ExitCode
+    payload: dict[str, object]
+    text: str
+    errors: str = ""
+
+
+def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
+    chosen = target if target is not None else desc.target
     try:
-        catalog = load_catalog(specs_dir)
-        kernel, settings, positions = parse_kernel(kernel_path, catalog)
-    except SpecErrors as exc:
-        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
-    except UsageError as exc:
-        return _bad_input([Diagnostic(Mark(str(specs_dir)), str(exc))], as_json, stdout, stderr)
-    except KernelFormatError as exc:
-        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
-    where = str(kernel_path)
-    chosen = target if target is not None else settings.get("target")
-    result = catalog.resolve_kernel(
-        kernel,
-        target=chosen,
-        device_arch=settings.get("device_arch"),
-        options=settings["options"],
-        attributes=settings["attributes"],
-    )
+        return catalog.select_target(chosen, desc.device_arch)
+    except TargetError as exc:
+        key = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
+        where = desc.document.mark((key,)) if key is not None else Mark(desc.document.file)
+        hint = did_you_mean(chosen, catalog.target_names()) if chosen is not None and target is not None else ""
+        origin = " (--target)" if target is not None else ""
+        return Diagnostic(where, f"{exc.message}{hint}{origin}")
+
+
+def _resolve_description(catalog: Catalog, desc: Description, target: str | None) -> _Outcome:
+    where = desc.document.file
+    env = _select(catalog, desc, target)
+    if isinstance(env, Diagnostic):
+        return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
+    policy = normalize_policy(desc.options, desc.attributes)
+    if isinstance(policy, ResolveFailure):  # malformed options or attributes: bad input
+        return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", policy.format(where))
+    result: Plan | ResolveFailure = resolve(desc.kernel, env, policy)
     descriptor: dict[str, object] | None = None
     if isinstance(result, Plan):
         try:
-            fields = runtime_fields(result, settings.get("math_fidelity"))
+            fields = runtime_fields(result, desc.math_fidelity)
             descriptor = fields.to_json() if fields is not None else None
         except TranslationError as exc:
             result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
     if isinstance(result, ResolveFailure):
-        if as_json:
-            locate = _Locator(where, positions, kernel)
-            stdout.write(json.dumps(error_envelope(locate.record(e) for e in result.errors), indent=2) + "\n")
-        else:
-            stderr.write(result.format(where) + "\n")
-        return ExitCode.FAILED
-    plan = result
-    if as_json:
-        payload = {
-            "status": "ok",
-            "target": plan.target,
-            "plan": plan.to_json(),
-            "warnings": [w.to_json() for w in plan.warnings],
-            "descriptor": descriptor,
-        }
-        stdout.write(json.dumps(payload, indent=2) + "\n")
-        return ExitCode.OK
-    for warning in plan.warnings:
-        stderr.write(warning.format(where) + "\n")
+        return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", result.format(where))
+    return _plan_outcome(where, result, descriptor)
+
+
+def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
+    locate = _Locator(desc.document.file, desc.document.positions, desc.kernel)
+    return error_envelope(locate.record(e) for e in failure.errors)
+
+
+def _plan_outcome(where: str, plan: Plan, descriptor: dict[str, object] | None) -> _Outcome:
+    payload: dict[str, object] = {
+        "status": "ok",
+        "target": plan.target,
+        "plan": plan.to_json(),
+        "warnings": [w.to_json() for w in plan.warnings],
+        "descriptor": descriptor,
+    }
     lines = [f"{where}: kernel configuration for target {plan.target!r}"]
     for op_id, strategy in plan.strategies:
         lines.append(f"  op {op_id!r}: {STRATEGY_ATTRIBUTE} = {strategy}")
@@ -290,8 +245,114 @@ def run_resolve(
         lines.append("  runtime descriptor:")
         for key, value in descriptor.items():
             lines.append(f"    {key} = {_compact(value)}")
-    stdout.write("\n".join(lines) + "\n")
-    return ExitCode.OK
+    warnings = "\n".join(w.format(where) for w in plan.warnings)
+    return _Outcome(ExitCode.OK, payload, "\n".join(lines), warnings)
+
+
+def _resolve_kernels(specs_dir: Path, kernel: str, target: str | None) -> list[tuple[str, _Outcome]]:
+    """Kernels of the specs by name, or every kernel of a kernel spec file, resolved as
+    `ttlgen build` resolves them (element types inferred per sub-expression)."""
+    from ttlgen.model.kernels import KIND as KERNEL_KIND
+    from ttlgen.model.kernels import build_kernel
+    from ttlgen.model.project import build_project
+    from ttlgen.plan.resolution import Resolver
+
+    documents = load_specs(specs_dir)
+    diagnostics = validate_documents(documents)
+    if diagnostics:
+        raise SpecErrors(diagnostics)
+    project = build_project(documents)
+    path = Path(kernel)
+    if path.is_file():
+        file_doc = load_file(path, str(path))
+        if file_doc.kind != KERNEL_KIND:
+            raise UsageError(f"{path} is a {file_doc.kind_id} spec, not a kernel spec or kernel description")
+        problems = validate_documents([file_doc])
+        if problems:
+            raise SpecErrors(problems)
+        sink = DiagnosticSink()
+        kernels = [build_kernel(file_doc, name, project.ops, project.spelling, sink) for name in file_doc.data["kernels"]]
+        sink.raise_if_any()
+    elif path.suffix in (".yaml", ".yml", ".toml") or "/" in kernel:
+        raise UsageError(f"cannot read the kernel description {kernel}: no such file")
+    else:
+        by_name = {k.name: k for k in project.kernels.kernels}
+        if kernel not in by_name:
+            names = sorted(by_name)
+            raise UsageError(
+                f"{kernel!r} is neither a file nor a kernel of {specs_dir}{did_you_mean(kernel, names)}; kernels: {', '.join(names)}"
+            )
+        kernels = [by_name[kernel]]
+    resolver = Resolver(project.ops, project.targets)
+    if target is not None:
+        try:
+            resolver.catalog.select_target(target)
+        except TargetError as exc:
+            raise UsageError(f"--target: {exc.message}{did_you_mean(target, resolver.catalog.target_names())}") from None
+    outcomes = []
+    for k in kernels:
+        if target is not None:
+            k = dataclasses.replace(k, target=target)
+        sink = DiagnosticSink()
+        plan = resolver.resolve(k, sink)
+        where = str(k.mark)
+        if plan is None:
+            text = "\n".join(d.format() for d in sink.diagnostics)
+            payload = error_envelope(d.to_json() for d in sink.diagnostics)
+            outcomes.append((k.name, _Outcome(ExitCode.FAILED, payload, "", text)))
+            continue
+        fields = runtime_fields(plan, k.math_fidelity)
+        outcomes.append((k.name, _plan_outcome(where, plan, fields.to_json() if fields is not None else None)))
+    return outcomes
+
+
+def _looks_like_description(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    try:
+        head = path.read_bytes()[:4096].decode("utf-8", errors="replace")
+    except OSError:
+        return True  # let the reader report it
+    return "ttlgen.kernel/v1" not in head
+
+
+def run_resolve(
+    kernel_path: Path,
+    target: str | None,
+    as_json: bool,
+    specs_dir: Path,
+    stdout: IO[str],
+    stderr: IO[str],
+) -> int:
+    """Resolve one kernel description, a kernel of the specs by name, or every kernel of a
+    kernel spec file; returns the exit code (0 ok, 1 rejected, 2 bad input)."""
+    try:
+        if _looks_like_description(kernel_path):
+            catalog = load_catalog(specs_dir)
+            outcomes = [("", _resolve_description(catalog, parse_kernel(kernel_path, catalog), target))]
+        else:
+            outcomes = _resolve_kernels(specs_dir, str(kernel_path), target)
+    except SpecErrors as exc:
+        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
+    except UsageError as exc:
+        if not as_json:
+            stderr.write(f"ttlgen: {exc}\n")
+            return ExitCode.BAD_INPUT
+        return _bad_input([exc.diagnostic()], as_json, stdout, stderr)
+    except KernelFormatError as exc:
+        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
+    if as_json:
+        if len(outcomes) == 1:
+            stdout.write(json.dumps(outcomes[0][1].payload, indent=2) + "\n")
+        else:
+            stdout.write(json.dumps({"kernels": {name: o.payload for name, o in outcomes}}, indent=2) + "\n")
+    else:
+        for _, outcome in outcomes:
+            if outcome.errors:
+                stderr.write(outcome.errors + "\n")
+            if outcome.text:
+                stdout.write(outcome.text + "\n")
+    return max(o.code for _, o in outcomes)
 
 
 class _Locator:

@@ -80,9 +80,9 @@ def test_rejected_kernel_exits_1_with_located_op_operand_and_notes() -> None:
     }
 
 
-def test_bad_policy_value_exits_1_at_function_level() -> None:
+def test_bad_policy_value_exits_2_at_function_level() -> None:
     code, out, _ = resolve(KERNELS / "bad_policy.yaml", "--json")
-    assert code == 1
+    assert code == 2, "a malformed option is bad input, not a rejected kernel"
     error = json.loads(out)["errors"][0]
     assert (error["op"], error["line"], error["path"]) == (None, None, None)
     assert error["file"].endswith("bad_policy.yaml")
@@ -109,8 +109,8 @@ def test_file_that_is_not_a_kernel_exits_2_with_located_errors() -> None:
     code, _, err = resolve(KERNELS / "not_a_kernel.yaml")
     assert code == 2
     assert "Traceback" not in err
-    assert "not_a_kernel.yaml:1:" in err and "unknown element type 'f99'" in err
-    assert "unknown key 'colour'" in err
+    assert "not_a_kernel.yaml:7:5: ops[0].colour: unknown key 'colour'" in err
+    assert "not_a_kernel.yaml:6:24: ops[0].operands[0].tile: expected a list, got 3" in err
 
 
 def test_missing_kernel_file_exits_2(tmp_path: Path) -> None:
@@ -118,9 +118,11 @@ def test_missing_kernel_file_exits_2(tmp_path: Path) -> None:
     assert code == 2 and "cannot read" in err
 
 
-def test_unknown_target_exits_1() -> None:
-    code, out, _ = resolve(KERNELS / "bf16_add.yaml", "--json", "--target", "grayskull")
-    assert code == 1 and json.loads(out)["errors"][0]["op"] is None
+def test_unknown_target_is_bad_input_with_suggestions() -> None:
+    code, out, _ = resolve(KERNELS / "bf16_add.yaml", "--json", "--target", "blackhol")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert "'blackhol'" in error["message"] and "did you mean 'blackhole'" in error["message"]
 
 
 def test_resolve_uses_the_current_specs(spec_copy: Path) -> None:

@@ -7,6 +7,7 @@ architecture switch."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from .diagnostics import Diagnostic, ResolveFailure, TargetError
@@ -55,7 +56,17 @@ class Catalog:
         rejected = self._rejected.get(name)
         if rejected is not None:
             raise TargetError(f"target {name!r} is not supported: {rejected.reason}")
-        raise TargetError(f"unknown target architecture {name!r}; known: {', '.join(self.target_names())}")
+        raise self._unknown(name)
+
+    def _unknown(self, name: str) -> TargetError:
+        # TT-Lang's wording for an architecture without a target implementation.
+        known = self.target_names()
+        close = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
+        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+        return TargetError(
+            f"compute-kernel configuration is not implemented for target architecture {name!r}{hint}; "
+            f"known targets: {', '.join(known)}"
+        )
 
     def parse_architecture(self, name: str) -> str:
         """An architecture from its typed name (``blackhole``) or runtime name, any case."""
@@ -95,7 +106,7 @@ class Catalog:
             try:
                 arch = self.parse_architecture(target)
             except TargetError:
-                raise TargetError(f"unknown target architecture {target!r}; known: {', '.join(self.target_names())}") from None
+                raise self._unknown(target) from None
             target = self._defaults.get(arch, target)
         rejected = self._rejected.get(target)
         if rejected is not None and device is not None and rejected.architecture != device:
@@ -127,5 +138,7 @@ class Catalog:
 
 def _disagree(target_arch: str, device: str) -> TargetError:
     return TargetError(
-        f"target architecture {str(target_arch)!r} disagrees with the device architecture {str(device)!r}"
+        # TT-Lang's wording, then the two architectures.
+        f"ttl.target_arch does not match the selected device arch (target architecture {str(target_arch)!r}, "
+        f"device architecture {str(device)!r})"
     )
