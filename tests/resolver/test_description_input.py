@@ -30,7 +30,7 @@ def resolve_text(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("key", ["²", "０", "-1", "40960", "01"], ids=["superscript", "fullwidth", "negative", "too-big", "leading-zero"])
+@pytest.mark.parametrize("key", ["\u00b2", "\uff10", "-1", "40960", "01"], ids=["superscript", "fullwidth", "negative", "too-big", "leading-zero"])
 def test_a_buffer_index_must_be_an_ascii_decimal_in_range(tmp_path: Path, key: str) -> None:
     code, _, err = resolve_text(tmp_path, BF16_ADD.format(dfbs=f"'{key}': bf16, 1: bf16", tile="[0, 0]"))
     assert code == 2 and "Traceback" not in err
