@@ -2,11 +2,13 @@
 
 An 8x8-tile output (256x256) at K = 8, 32, 128 tiles, run with the matmul
 fixture kernel (matmul_block, 2x4 subblocks accumulating K in a 16-bit DST,
-bf16 operands, HiFi4). Emulator time is the kernels' wall time inside the
-emulator process (median of several runs); compile time and process start-up
-are excluded. Both medians and minima are printed: on a shared machine the
-multi-threaded NumPy timing is the noisier of the two, and the minima compare
-the two at their best. Usage: python bench/emulator.py [--repeats N]
+bf16 operands, HiFi4, the calibrated numerics of NUMERICS.md). Emulator time is
+the kernels' wall time inside the emulator process (median of several runs);
+compile time and process start-up are excluded. Both medians and minima are
+printed: on a shared machine the multi-threaded NumPy timing is the noisier of
+the two, and the minima compare the two at their best. With --accuracy it also
+times the default `ttlgen accuracy` table (warm: kernels already compiled).
+Usage: python bench/emulator.py [--repeats N] [--accuracy]
 """
 
 from __future__ import annotations
@@ -41,9 +43,31 @@ def matmul_program(kt: int) -> dict[str, Any]:
     return prog
 
 
+def accuracy_table_seconds(repeats: int) -> list[float]:
+    """Wall time of the default `ttlgen accuracy` table, after one warm-up run."""
+    from typer.testing import CliRunner
+
+    from ttlgen.cli import app
+
+    specs = Path(__file__).resolve().parent.parent / "specs"
+    runner = CliRunner()
+    times = []
+    for i in range(repeats + 1):
+        t0 = time.perf_counter()
+        result = runner.invoke(app, ["accuracy", "--no-progress", "--specs", str(specs)])
+        if result.exit_code != 0:
+            raise SystemExit(f"ttlgen accuracy failed: {result.stderr}")
+        if i:  # the first run compiles what is not cached yet
+            times.append(time.perf_counter() - t0)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--accuracy", action="store_true", help="also time the default ttlgen accuracy table"
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(
@@ -70,7 +94,14 @@ def main() -> None:
             f"{kt:>8} {e_med:>14.2f} {e_min:>11.2f} {n_med:>16.3f} {n_min:>13.3f} "
             f"{e_med / n_med:>13.1f} {e_min / n_min:>10.1f}"
         )
+    if args.accuracy:
+        times = accuracy_table_seconds(max(1, args.repeats // 3))
+        print(
+            f"\nttlgen accuracy, default table (K 1..64, blocks 2 and 16), warm: "
+            f"median {statistics.median(times):.2f} s, min {min(times):.2f} s"
+        )
 
 
 if __name__ == "__main__":
     main()
+

@@ -1,4 +1,4 @@
-"""Resolve time of the generated kernel-configuration resolver, against z3 on the same instances.
+"""Resolve time of the kernel-configuration resolver library, against z3 on the same instances.
 
 Kernels of 10, 100, 1,000 and 10,000 ops on Blackhole:
   mixed    fixed ops (copy, exp, reduce, matmul, transpose, stores) and add/sub/mul binaries
@@ -15,6 +15,8 @@ resolver collected, as Booleans (32-bit DST, unpack-to-DST per buffer, FPU per o
 reproduces the specified answer by fixing ops in walk order, FPU first when satisfiable,
 then the width preference and the forced unpack set. Answers must be identical.
 
+The resolver runs over the tables `ttlgen build` resolves kernels with (built from specs/).
+
 Run: python bench/resolve.py [--runs N] [--sizes 10,100,1000,10000] [--no-z3]
 Targets: 1,000 ops under 20 ms; growth per 10x ops at most 12x; faster than z3 at every size.
 z3-solver is a bench-only dependency (the `bench` extra).
@@ -27,23 +29,34 @@ import random
 import statistics
 import sys
 import time
-import types
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from ttlgen.resolve import load_generated_package  # noqa: E402
+from ttlgen import resolver as kc  # noqa: E402
+from ttlgen.resolve import load_catalog  # noqa: E402
+from ttlgen.resolver import collect, requirements, semantics  # noqa: E402
+from ttlgen.resolver import resolver as engine  # noqa: E402
 
 
-def mixed(kc: Any, n: int, n_dfbs: int, rng: random.Random) -> Any:
+class Names:
+    """The spec's element types, as the plan stage passes them (enum members)."""
+
+    def __init__(self, catalog: kc.Catalog) -> None:
+        elements = {e.name: e.name for e in catalog.tables.elements}
+        self.F32 = elements["f32"]
+        self.BF16 = elements["bf16"]
+
+
+def mixed(types: Names, n: int, n_dfbs: int, rng: random.Random) -> kc.KernelDescription:
     f32 = [d for d in range(n_dfbs) if d % 2 == 0]
     bf16 = [d for d in range(n_dfbs) if d % 2 == 1]
-    dfbs = {d: kc.ElementType.F32 if d in f32 else kc.ElementType.BF16 for d in range(n_dfbs)}
+    dfbs = {d: types.F32 if d in f32 else types.BF16 for d in range(n_dfbs)}
     # Every f32 buffer is read into DST by some op, so binaries reading it must use SFPU;
     # half of the binaries read only bf16 buffers and stay free to use FPU.
-    ops: list[Any] = []
+    ops: list[kc.TileOp] = []
     results: list[str] = []
     for i in range(n):
         roll = rng.random()
@@ -73,9 +86,9 @@ def mixed(kc: Any, n: int, n_dfbs: int, rng: random.Random) -> Any:
     return kc.KernelDescription(dfbs, tuple(ops))
 
 
-def chain(kc: Any, n: int, n_dfbs: int, rng: random.Random) -> Any:
+def chain(types: Names, n: int, n_dfbs: int, rng: random.Random) -> kc.KernelDescription:
     del rng
-    dfbs = {d: kc.ElementType.F32 for d in range(n_dfbs)}
+    dfbs = {d: types.F32 for d in range(n_dfbs)}
     ops = [
         kc.TileOp(f"op{i}", "tile_add", (kc.DfbOperand((n_dfbs - 1 - i) % n_dfbs), kc.DfbOperand((n_dfbs - 2 - i) % n_dfbs)))
         for i in range(n - 1)
@@ -84,8 +97,8 @@ def chain(kc: Any, n: int, n_dfbs: int, rng: random.Random) -> Any:
     return kc.KernelDescription(dfbs, tuple(ops))
 
 
-def free(kc: Any, n: int, n_dfbs: int, rng: random.Random) -> Any:
-    dfbs = {d: kc.ElementType.BF16 for d in range(n_dfbs)}
+def free(types: Names, n: int, n_dfbs: int, rng: random.Random) -> kc.KernelDescription:
+    dfbs = {d: types.BF16 for d in range(n_dfbs)}
     ops = [
         kc.TileOp(f"op{i}", "tile_mul", (kc.DfbOperand(rng.randrange(n_dfbs)), kc.DfbOperand(rng.randrange(n_dfbs))))
         for i in range(n)
@@ -93,38 +106,39 @@ def free(kc: Any, n: int, n_dfbs: int, rng: random.Random) -> Any:
     return kc.KernelDescription(dfbs, tuple(ops))
 
 
-def z3_resolve(kc: Any, resolver: types.ModuleType, kernel: Any, target: Any, policy: Any) -> tuple[Any, ...] | None:
+def z3_resolve(kernel: kc.KernelDescription, target: kc.TargetEnvironment, policy: kc.KernelConfigPolicy) -> tuple[Any, ...] | None:
     """The same answer from z3: strategies in walk order FPU-first, width preference, unpack set."""
     import z3
 
-    collected = resolver._collect(kernel, target, policy)
+    collected = collect.collect(kernel, target, policy)
     s = z3.Solver()
     w32 = z3.Bool("w32")
     unpack: dict[int, Any] = {}
 
-    def lit(internal: Any) -> list[Any]:
-        req = resolver._requirement(internal)
+    def lit(internal: requirements.Req) -> list[Any]:
+        req = requirements.requirement(internal)
+        assert req is not None
         out = []
         if req.widths == 0:
             out.append(z3.BoolVal(False))
-        elif req.widths == resolver.W32:
+        elif req.widths == engine.W32:
             out.append(w32)
-        elif req.widths == resolver.W16:
+        elif req.widths == engine.W16:
             out.append(z3.Not(w32))
-        if req.dfb is not None and req.modes != resolver.ALL_MODES:
+        if req.dfb is not None and req.modes != semantics.ALL_MODES:
             u = unpack.setdefault(req.dfb, z3.Bool(f"u{req.dfb}"))
-            out.append(u if req.modes == resolver.M_UNPACK else z3.Not(u) if req.modes == resolver.M_DEFAULT else z3.BoolVal(False))
+            out.append(u if req.modes == engine.M_UNPACK else z3.Not(u) if req.modes == engine.M_DEFAULT else z3.BoolVal(False))
         return out
 
     for req in collected.fixed:
         s.add(*lit(req))
     sfpu: list[Any] = []
-    for i, (_, options, _watch) in enumerate(collected.search):
+    for i, op in enumerate(collected.search):
         g = z3.Bool(f"s{i}")  # true: SFPU (z3 prefers false, i.e. FPU, when free)
         sfpu.append(g)
-        first, second = options
-        s.add(z3.Implies(z3.Not(g), z3.And(*lit_all(lit, resolver._requirements(first)))))
-        s.add(z3.Implies(g, z3.And(*lit_all(lit, resolver._requirements(second)))))
+        assert len(op.options) == 2
+        s.add(z3.Implies(z3.Not(g), z3.And(*lit_all(lit, op.requirements(0)))))
+        s.add(z3.Implies(g, z3.And(*lit_all(lit, op.requirements(1)))))
     if s.check() != z3.sat:
         return None
     # Walk order, FPU first: keep the current model while it already picks FPU; ask z3
@@ -153,17 +167,17 @@ def z3_resolve(kc: Any, resolver: types.ModuleType, kernel: Any, target: Any, po
     return tuple(chosen), width, tuple(forced)
 
 
-def lit_all(lit: Any, requirements: Any) -> list[Any]:
+def lit_all(lit: Any, reqs: list[requirements.Req]) -> list[Any]:
     """z3 literals of a list of the resolver's internal requirements."""
     out: list[Any] = []
-    for req in requirements:
+    for req in reqs:
         out.extend(lit(req))
     return out
 
 
-def answer(plan: Any, collected_search: list[Any]) -> tuple[Any, ...]:
-    strategies = dict((op_id, s.value) for op_id, s in plan.strategies)
-    return tuple(strategies[entry[0]] for entry in collected_search), int(plan.dest_width), plan.unpack_to_dest_fp32
+def answer(plan: kc.Plan, collected_search: list[requirements.SearchOp]) -> tuple[Any, ...]:
+    strategies = {op_id: str(s) for op_id, s in plan.strategies}
+    return tuple(strategies[op.op] for op in collected_search), int(plan.dest_width), plan.unpack_to_dest_fp32
 
 
 def main() -> None:
@@ -172,9 +186,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="10,100,1000,10000")
     parser.add_argument("--no-z3", action="store_true")
     args = parser.parse_args()
-    kc = load_generated_package(REPO / "specs")
-    resolver = sys.modules[kc.__name__ + ".resolver"]
-    target = kc.get_target("blackhole")
+    catalog = load_catalog(REPO / "specs")
+    names = Names(catalog)
+    target = catalog.get_target("blackhole")
     policy = kc.KernelConfigPolicy()
     sizes = [int(s) for s in args.sizes.split(",")]
     dfb_counts = {10: 8, 100: 16, 1000: 32, 10000: 64}
@@ -184,7 +198,7 @@ def main() -> None:
     # between two sizes timed minutes apart, so the runs are interleaved across sizes
     # and families, and each size's median is taken over the same stretch of time.
     instances = [
-        (family, n, family(kc, n, dfb_counts.get(n, 64), random.Random(n)))
+        (family, n, family(names, n, dfb_counts.get(n, 64), random.Random(n)))
         for family in (mixed, chain, free)
         for n in sizes
     ]
@@ -209,10 +223,10 @@ def main() -> None:
             result = None
             for _ in range(3 if n < 10000 else 1):
                 start = time.perf_counter()
-                result = z3_resolve(kc, resolver, kernel, target, policy)
+                result = z3_resolve(kernel, target, policy)
                 z3_samples.append(time.perf_counter() - start)
             z3_ms = statistics.median(z3_samples) * 1000
-            collected = resolver._collect(kernel, target, policy)
+            collected = collect.collect(kernel, target, policy)
             same = "yes" if result == answer(plan, collected.search) else "NO"
             failures += same == "NO"
         rows.append((family.__name__, n, len(kernel.dfbs), ms, growth, z3_ms, same))

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import GENERATED, REPO, SPECS
-from ttlgen.emit._header import NOTICE
+from ttlgen.emit._notice import NOTICE
 from ttlgen.write import existing_files
 
 

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from ttlgen.errors import ExitCode, SpecErrors, UsageError
+from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
+from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
 
 if TYPE_CHECKING:
     from ttlgen.pipeline import GeneratedTree
-    from ttlgen.write import OutputError, TreeDiff
+    from ttlgen.write import TreeDiff
 
 
 app = typer.Typer(
@@ -54,17 +55,15 @@ def _emit_json(payload: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(payload, indent=2) + "\n")
 
 
-def _fail(exc: SpecErrors | UsageError | OutputError, as_json: bool, writes: bool) -> NoReturn:
+def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn:
     if isinstance(exc, SpecErrors):
-        errors = [d.to_json() for d in exc.diagnostics]
         text = exc.render()
         summary = f"ttlgen: {len(exc.diagnostics)} error(s)" + ("; nothing was written" if writes else "")
     else:
-        errors = [{"message": str(exc)}]
         text = f"ttlgen: {exc}"
         summary = ""
     if as_json:
-        _emit_json({"status": "error", "errors": errors})
+        _emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
     else:
         sys.stderr.write(text + "\n")
         if summary:
@@ -73,11 +72,9 @@ def _fail(exc: SpecErrors | UsageError | OutputError, as_json: bool, writes: boo
 
 
 def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> None:
-    from ttlgen.write import OutputError
-
     try:
         code = action()
-    except (SpecErrors, UsageError, OutputError) as exc:
+    except (SpecErrors, UsageError) as exc:  # OutputError is a UsageError
         _fail(exc, as_json, writes)
     raise typer.Exit(code)
 
@@ -89,19 +86,26 @@ NoCacheOption = Annotated[
 
 def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> tuple[str | None, TreeDiff | None]:
     """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss."""
-    from ttlgen import cache, tree_cache
-    from ttlgen.emit._base import default_templates_dir
-    from ttlgen.spec.load import spec_files
+    known = _known_tree(specs, templates, no_cache)
+    if known is None or known[1] is None:
+        return (known[0] if known else None), None
+    from ttlgen import tree_cache
     from ttlgen.write import compare_hashes
+
+    return known[0], compare_hashes(known[1], tree_cache.disk_hashes(out))
+
+
+def _known_tree(specs: Path, templates: Path | None, no_cache: bool) -> tuple[str, dict[str, str] | None] | None:
+    """(fingerprint, recorded hashes or None on a miss), or None when caching is off."""
+    from ttlgen import cache, tree_cache
+    from ttlgen.emit._templates import default_templates_dir
+    from ttlgen.spec.load import spec_files
 
     spec_files(specs)  # a missing spec directory is a usage error either way
     if no_cache or not cache.enabled():
-        return None, None
+        return None
     key = tree_cache.fingerprint(specs, templates or default_templates_dir())
-    record = tree_cache.lookup(key)
-    if record is None:
-        return key, None
-    return key, compare_hashes(record, tree_cache.disk_hashes(out))
+    return key, tree_cache.lookup(key)
 
 
 def _generate(specs: Path, templates: Path | None, key: str | None) -> GeneratedTree:
@@ -112,6 +116,15 @@ def _generate(specs: Path, templates: Path | None, key: str | None) -> Generated
     if key is not None:
         tree_cache.store(key, tree.files)
     return tree
+
+
+def _cached_files(key: str | None) -> dict[str, bytes] | None:
+    """The tree of a known fingerprint from the cache's blob store (like ccache: the same
+    inputs always give the same bytes), or None."""
+    from ttlgen import tree_cache
+
+    record = tree_cache.lookup(key) if key is not None else None
+    return tree_cache.contents(record) if record is not None else None
 
 
 @contextlib.contextmanager
@@ -159,8 +172,7 @@ def build(
     """
 
     def action() -> int:
-        from ttlgen.emit._header import NOTICE
-        from ttlgen.pipeline import MANIFEST
+        from ttlgen.emit._notice import MANIFEST, NOTICE
         from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
 
         # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
@@ -178,8 +190,10 @@ def build(
             if known is not None and known.clean:
                 diff, count = known, len(known.unchanged)
             else:
-                tree = _generate(specs, templates, key)
-                diff, count = write_tree(out, tree.files), len(tree.files)
+                files = _cached_files(key)
+                if files is None:
+                    files = _generate(specs, templates, key).files
+                diff, count = write_tree(out, files), len(files)
         written = sorted((*diff.stale, *diff.missing))
         if as_json:
             _emit_json({"status": "ok", "files": count, "written": written, "removed": list(diff.orphaned)})
@@ -305,7 +319,7 @@ def resolve(
     """
     from ttlgen.resolve import run_resolve
 
-    raise typer.Exit(run_resolve(kernel, target, as_json, specs, None, sys.stdout, sys.stderr))
+    raise typer.Exit(run_resolve(kernel, target, as_json, specs, sys.stdout, sys.stderr))
 
 
 # --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------
@@ -344,19 +358,26 @@ def run(
     raise typer.Exit(run_command(kernel, seed, as_json, specs))
 
 
-@app.command()
+@app.command(
+    help=(
+        "Error vs K of the generated matmul kernels (L1 accumulation, DST round-trip, fp32 DST).\n\n"
+        "Standard-normal bf16 inputs; one row per (method, K, block) with max_abs, mean_abs, "
+        "1 - PCC, max and mean relative to the smallest K, and whether the block was subblocked. "
+        "--hardware adds the hardware measurements that exist for the rows, with "
+        "emulated/hardware ratios. A progress line goes to stderr (not with --json unless "
+        f"--progress). {LIMITS_HELP}"
+    )
+)
 def accuracy(
-    k: Annotated[str, typer.Option("--k", help="K values in 32-wide tiles, comma-separated.")] = "1,4,16,64",
-    block: Annotated[str, typer.Option("--block", help="Output block sizes (M = N tiles), comma-separated.")] = "2,16",
+    k: Annotated[str, typer.Option("--k", help=f"K values in 32-wide tiles, comma-separated, each 1..{MAX_K}.")] = "1,4,16,64",
+    block: Annotated[str, typer.Option("--block", help=f"Output block sizes (M = N tiles), comma-separated, each 1..{MAX_BLOCK}.")] = "2,16",
+    hardware: Annotated[bool, typer.Option("--hardware", help="Print the hardware measurements beside the rows that have one, with emulated/hardware ratios.")] = False,
+    seeds: Annotated[int, typer.Option("--seeds", help=f"Average each row over the inputs of seeds 0..N-1 (N in 1..{MAX_SEEDS}).")] = 1,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress line on stderr (default: on, off with --json).")] = None,
     specs: SpecsOption = Path("specs"),
     as_json: JsonOption = False,
 ) -> None:
-    """Error vs K of the generated matmul kernels (L1 accumulation, DST round-trip, fp32 DST).
-
-    Standard-normal bf16 inputs; one row per (method, K, block) with max_abs, mean_abs, PCC,
-    max and mean relative to K = 1, and whether the block was subblocked.
-    """
     _require_device_extra("accuracy")
     from ttlgen.run import accuracy_command
 
-    raise typer.Exit(accuracy_command(k, block, as_json, specs))
+    raise typer.Exit(accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress))

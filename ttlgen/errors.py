@@ -39,7 +39,7 @@ def format_key_path(path: KeyPath) -> str:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=3, cutoff=0.7)
+    close = difflib.get_close_matches(str(name), sorted({str(c) for c in candidates}), n=3, cutoff=0.7)
     if not close:
         return ""
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
@@ -93,14 +93,22 @@ class Diagnostic:
         return (self.mark.file, self.mark.line, self.mark.column, self.message)
 
     def to_json(self) -> dict[str, object]:
+        """The one error record of every command's JSON output; an unknown location
+        (no file, line 0) is null."""
         return {
-            "file": self.mark.file,
-            "line": self.mark.line,
-            "column": self.mark.column,
+            "file": self.mark.file or None,
+            "line": self.mark.line or None,
+            "column": self.mark.column or None,
             "path": format_key_path(self.mark.path) if self.mark.path else None,
             "message": self.message,
             "notes": [note.to_json() for note in self.notes],
         }
+
+
+def error_envelope(records: Iterable[dict[str, object]]) -> dict[str, object]:
+    """What every command prints on stdout with --json when it fails: records are
+    ``Diagnostic.to_json()`` (a command may add fields of its own, e.g. ``op``)."""
+    return {"status": "error", "errors": list(records)}
 
 
 class SpecErrors(Exception):
@@ -138,3 +146,11 @@ class DiagnosticSink:
 
 class UsageError(Exception):
     """A problem with how ttlgen was invoked (missing directory, bad option): exit code 2."""
+
+    def diagnostic(self) -> Diagnostic:
+        """The error as a diagnostic without a location."""
+        return Diagnostic(Mark(""), str(self))
+
+
+def diagnostics_of(exc: SpecErrors | UsageError) -> tuple[Diagnostic, ...]:
+    return exc.diagnostics if isinstance(exc, SpecErrors) else (exc.diagnostic(),)

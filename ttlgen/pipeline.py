@@ -8,16 +8,16 @@ from pathlib import Path
 
 from ttlgen import __version__
 from ttlgen.emit import emitters
-from ttlgen.emit._base import EmitContext, GeneratedFile, default_templates_dir
-from ttlgen.emit._header import NOTICE, finalize
+from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit._header import finalize
+from ttlgen.emit._notice import MANIFEST, NOTICE
+from ttlgen.emit._templates import default_templates_dir
 from ttlgen.errors import SpecErrors, UsageError
 from ttlgen.model.project import Project, build_project
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import display_path, load_specs, spec_files
 from ttlgen.validate.documents import validate_documents
-
-MANIFEST = "MANIFEST"
 
 
 def validate_specs(specs_dir: Path) -> list[SpecDocument]:

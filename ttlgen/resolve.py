@@ -1,29 +1,19 @@
-"""`ttlgen resolve KERNEL.yaml`: resolve one kernel description with the generated resolver.
+"""`ttlgen resolve KERNEL.yaml`: resolve one kernel description with the resolver library.
 
-The resolver is not reimplemented here: the ``ttl_kernel_config`` package is rendered
-from the *current* specs (exactly what ``ttlgen build`` writes) and imported under a
-name derived from its content hash, in memory, or from ``out_dir/<hash>/`` when a
-cache directory is given. This module only parses the kernel description and prints.
+The resolver is not reimplemented here: the tables are built from the *current* specs
+exactly as `ttlgen build` builds them (:mod:`ttlgen.plan.tables`) and handed to
+:mod:`ttlgen.resolver`. This module only parses the kernel description and prints.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
+import dataclasses
 import json
-import os
-import sys
-import types
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from ttlgen import cache
-from ttlgen.emit._base import EmitContext, default_templates_dir
-from ttlgen.emit._header import finalize
-from ttlgen.emit.kernel_config import PACKAGE, render_package
 from ttlgen.errors import (
     Diagnostic,
     DiagnosticSink,
@@ -31,369 +21,223 @@ from ttlgen.errors import (
     Mark,
     SpecErrors,
     UsageError,
-    describe_value,
-    format_key_path,
+    did_you_mean,
+    error_envelope,
 )
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
-from ttlgen.spec.document import Positions
-from ttlgen.spec.load import decode_utf8
-from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
+from ttlgen.model.project import DESCRIPTION_KIND
+from ttlgen.plan.tables import resolver_tables
+from ttlgen.resolver import (
+    STRATEGY_ATTRIBUTE,
+    Catalog,
+    DfbOperand,
+    KernelDescription,
+    Operand,
+    Plan,
+    ResolveFailure,
+    TargetEnvironment,
+    TargetError,
+    TileOp,
+    TranslationError,
+    ValueOperand,
+    normalize_policy,
+    resolve,
+    runtime_fields,
+)
+from ttlgen.resolver import Diagnostic as ResolverDiagnostic
+from ttlgen.spec.document import Positions, SpecDocument
+from ttlgen.spec.load import decode_utf8, load_file, load_specs, parse_text
+from ttlgen.validate.documents import validate_documents
+from ttlgen.validate.schema import validate_document
 
-KERNEL_KEYS = ("target", "device_arch", "math_fidelity", "options", "attributes", "dfbs", "ops")
-OP_KEYS = ("id", "op", "operands", "result", "attrs")
 STRATEGY_ATTR = "strategy"
 
-_LOADED: dict[str, types.ModuleType] = {}
 
-
-# ------------------------------------------------------------------ generated package
-
-
-class _InMemoryPackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a package from a {module name: source} mapping."""
-
-    def __init__(self, name: str, sources: dict[str, str]) -> None:
-        self.name = name
-        self.sources = sources
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.sources:
-            return None
-        return importlib.util.spec_from_loader(fullname, self, is_package=fullname == self.name)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
-        return None
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        source = self.sources[module.__name__]
-        if module.__name__ == self.name:
-            module.__path__ = []
-        exec(compile(source, f"<{module.__name__}>", "exec"), module.__dict__)
-
-
-def _models(specs_dir: Path) -> tuple[ops_model.OpsModel, targets_model.TargetsModel]:
-    from ttlgen.pipeline import validate_specs
-
-    documents = validate_specs(specs_dir)
+def load_catalog(specs_dir: Path) -> Catalog:
+    """The resolver over the tables of these specs; raises SpecErrors for bad specs."""
+    documents = load_specs(specs_dir)
+    diagnostics = validate_documents(documents)
+    if diagnostics:
+        raise SpecErrors(diagnostics)
     sink = DiagnosticSink()
     ops = ops_model.build(documents, sink)
     targets = targets_model.build(documents, sink, ops.vocabulary)
     sink.raise_if_any()
-    return ops, targets
-
-
-def render_sources(
-    ops: ops_model.OpsModel, targets: targets_model.TargetsModel, templates_dir: Path | None = None
-) -> dict[str, str]:
-    """The package's files for these models, exactly as `ttlgen build` writes them."""
-    ctx = EmitContext(templates_dir or default_templates_dir())
-    prefix = PACKAGE + "/"
-    return {
-        file.path[len(prefix):]: finalize(file).decode("utf-8")
-        for file in render_package(ops, targets, ctx)
-    }
-
-
-def package_sources(specs_dir: Path, templates_dir: Path | None = None) -> dict[str, str]:
-    """Render the package for the specs: {file name in the package: text}."""
-    ops, targets = _models(specs_dir)
-    return render_sources(ops, targets, templates_dir)
-
-
-def _package_cache() -> Path | None:
-    # Importing from files lets Python keep the bytecode, which costs far less than
-    # compiling the package's sources on every run; in memory when caching is off.
-    return cache.cache_root() / "kernel_config" if cache.enabled() else None
-
-
-def load_generated_package(specs_dir: Path, out_dir: Path | None = None) -> types.ModuleType:
-    """Import the resolver generated from ``specs_dir`` (cached by content hash)."""
-    return import_package(package_sources(specs_dir), out_dir or _package_cache())
-
-
-def load_package_for_models(
-    ops: ops_model.OpsModel, targets: targets_model.TargetsModel, templates_dir: Path | None = None
-) -> types.ModuleType:
-    """Import the resolver generated from already-built models (for other build steps,
-    e.g. the kernel generator resolving each kernel's plan)."""
-    return import_package(render_sources(ops, targets, templates_dir), _package_cache())
-
-
-def import_package(files: dict[str, str], out_dir: Path | None = None) -> types.ModuleType:
-    """Import a rendered package under a name derived from its content hash: in memory,
-    or from ``out_dir/<hash>/ttl_kernel_config`` when a cache directory is given."""
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-    key = digest.hexdigest()[:16]
-    root = None
-    if out_dir is not None:
-        root = out_dir / key / "ttl_kernel_config"
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            for file, text in files.items():
-                target = root / file
-                if not target.exists() or target.read_text(encoding="utf-8") != text:
-                    # Write then rename: another process may be importing the same package.
-                    partial = target.with_name(f".{target.name}.{os.getpid()}")
-                    partial.write_text(text, encoding="utf-8")
-                    os.replace(partial, target)
-        except OSError:
-            root = None  # an unusable cache only costs speed: import from memory
-    if key in _LOADED:
-        return _LOADED[key]
-    name = f"_ttlgen_kernel_config_{key}"
-    if root is not None:
-        spec = importlib.util.spec_from_file_location(name, root / "__init__.py", submodule_search_locations=[str(root)])
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    else:
-        sources = {
-            (name if file == "__init__.py" else f"{name}.{file.removesuffix('.py')}"): text
-            for file, text in files.items()
-            if file.endswith(".py")
-        }
-        finder = _InMemoryPackage(name, sources)
-        sys.meta_path.insert(0, finder)
-        try:
-            module = importlib.import_module(name)
-        finally:
-            sys.meta_path.remove(finder)
-    _LOADED[key] = module
-    return module
+    return Catalog(resolver_tables(ops, targets).tables)
 
 
 # ------------------------------------------------------------------ kernel description
 
+DESCRIPTION_VERSION = "v1"
+EMPTY_DESCRIPTION = "empty kernel description: expected a mapping with 'ops' (and 'dfbs', 'target', ...)"
+
 
 class KernelFormatError(Exception):
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
         super().__init__("\n".join(d.format() for d in diagnostics))
-        self.diagnostics = diagnostics
+        self.diagnostics = tuple(diagnostics)
 
 
-class _Reader:
-    """Checks a kernel description's shape, collecting located errors."""
+@dataclass(frozen=True)
+class Description:
+    """A parsed kernel description: the resolver's input, the settings around it, and
+    where each of its values was written."""
 
-    def __init__(self, file: str, positions: Positions) -> None:
-        self.file = file
-        self.positions = positions
-        self.errors: list[Diagnostic] = []
-
-    def mark(self, path: tuple[str | int, ...]) -> Mark:
-        line, column = self.positions.value(path)
-        return Mark(self.file, line, column, path)
-
-    def key_mark(self, path: tuple[str | int, ...]) -> Mark:
-        line, column = self.positions.key(path)
-        return Mark(self.file, line, column, path)
-
-    def error(self, path: tuple[str | int, ...], message: str, at_key: bool = False) -> None:
-        self.errors.append(Diagnostic(self.key_mark(path) if at_key else self.mark(path), message))
-
-    def mapping(self, value: Any, path: tuple[str | int, ...], allowed: Sequence[str] | None = None) -> dict[Any, Any]:
-        if not isinstance(value, dict):
-            self.error(path, f"expected a mapping, got {describe_value(value)}")
-            return {}
-        if allowed is not None:
-            for key in value:
-                if key not in allowed:
-                    self.error((*path, key), f"unknown key {key!r}; valid keys: {', '.join(allowed)}", at_key=True)
-        return value
-
-    def string(self, value: Any, path: tuple[str | int, ...]) -> str | None:
-        if not isinstance(value, str):
-            self.error(path, f"expected a string, got {describe_value(value)}")
-            return None
-        return value
-
-    def integer(self, value: Any, path: tuple[str | int, ...]) -> int | None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error(path, f"expected an integer, got {describe_value(value)}")
-            return None
-        return value
+    kernel: KernelDescription
+    target: str | None
+    device_arch: str | None
+    math_fidelity: str | None
+    options: dict[str, object]
+    attributes: dict[str, object]
+    document: SpecDocument
 
 
-
-
-def parse_kernel(path: Path, kc: types.ModuleType) -> tuple[Any, dict[str, Any]]:
-    """Kernel description -> (KernelDescription, settings); raises KernelFormatError."""
+def read_description(path: Path) -> SpecDocument:
+    """The description file as a located document of its own kind; raises KernelFormatError."""
     file = str(path)
     try:
         text = decode_utf8(path.read_bytes(), file)
-        data, positions = parse_yaml(text, file)
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+            raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
+        data, positions = parse_text(text, file, ".yaml")
     except SpecErrors as exc:
-        raise KernelFormatError(list(exc.diagnostics)) from None
-    except YamlLoadError as exc:
-        raise KernelFormatError([exc.diagnostic]) from None
+        raise KernelFormatError(exc.diagnostics) from None
     except OSError as exc:
         raise KernelFormatError([Diagnostic(Mark(file), f"cannot read the kernel description: {exc.strerror}")]) from None
-    r = _Reader(file, positions)
-    top = r.mapping(data, (), KERNEL_KEYS)
-    if isinstance(data, dict) and "ops" not in data:
-        r.error((), "missing required key 'ops'")
-    settings: dict[str, Any] = {}
-    for key in ("target", "device_arch", "math_fidelity"):
-        if key in top:
-            settings[key] = r.string(top[key], (key,))
-    settings["options"] = r.mapping(top.get("options", {}), ("options",))
-    settings["attributes"] = r.mapping(top.get("attributes", {}), ("attributes",))
-    elements = {e.value: e for e in kc.ElementType}
-    known_types = ", ".join(elements)
-    dfbs: dict[int, Any] = {}
-    for key, value in r.mapping(top.get("dfbs", {}), ("dfbs",)).items():
-        index = key if isinstance(key, int) and not isinstance(key, bool) else None
-        if isinstance(key, str) and key.isdigit():
-            index = int(key)
-        if index is None:
-            r.error(("dfbs", key), f"a dataflow buffer index is a non-negative integer, got {key!r}", at_key=True)
-            continue
-        if value not in elements:
-            r.error(("dfbs", key), f"unknown element type {describe_value(value)}; known: {known_types}")
-            continue
-        dfbs[index] = elements[value]
-    raw_ops = top.get("ops", [])
-    if not isinstance(raw_ops, list):
-        r.error(("ops",), f"expected a list, got {describe_value(raw_ops)}")
-        raw_ops = []
-    ops = []
-    seen: set[str] = set()
-    for i, raw in enumerate(raw_ops):
+    if data is None or data == {}:
+        raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
+    document = SpecDocument(file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
+    problems = validate_document(document)
+    if problems:
+        raise KernelFormatError(problems)
+    return document
+
+
+def parse_kernel(path: Path, catalog: Catalog) -> Description:
+    """Kernel description -> the resolver's input; raises KernelFormatError with every
+    problem, located. The schema (ttlgen.kernel_description/v1) checks the shape; names
+    that depend on the specs (element types, strategies, fidelities) are checked here."""
+    doc = read_description(path)
+    data: dict[str, Any] = doc.data
+    errors: list[Diagnostic] = []
+
+    def unknown(path_: tuple[str | int, ...], what: str, name: str, known: Sequence[str]) -> None:
+        errors.append(Diagnostic(doc.mark(path_), f"unknown {what} {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"))
+
+    elements = [str(e.name) for e in catalog.tables.elements]
+    strategies = [str(s.name) for s in catalog.tables.strategies]
+    fidelities = [m.name for m in catalog.tables.runtime_enums.math_fidelity]
+
+    def element(value: str, path_: tuple[str | int, ...]) -> str | None:
+        if value in elements:
+            return value
+        unknown(path_, "element type", value, elements)
+        return None
+
+    dfbs: dict[int, str] = {}
+    for key, value in data.get("dfbs", {}).items():
+        found = element(value, ("dfbs", key))
+        if found is not None:
+            dfbs[int(key)] = found  # the schema admits ASCII decimal keys only
+    fidelity = data.get("math_fidelity")
+    if fidelity is not None and fidelity not in fidelities:
+        unknown(("math_fidelity",), "math fidelity", fidelity, fidelities)
+    ops: list[TileOp] = []
+    first_id: dict[str, int] = {}
+    for i, raw in enumerate(data["ops"]):
         base: tuple[str | int, ...] = ("ops", i)
-        body = r.mapping(raw, base, OP_KEYS)
-        if not body:
-            continue
-        for required in ("id", "op"):
-            if required not in body:
-                r.error(base, f"missing required key {required!r}")
-        op_id = r.string(body.get("id", ""), (*base, "id")) if "id" in body else None
-        op_name = r.string(body.get("op", ""), (*base, "op")) if "op" in body else None
-        if op_id is not None:
-            if op_id in seen:
-                r.error((*base, "id"), f"duplicate op id {op_id!r}")
-            seen.add(op_id)
-        operands = []
-        raw_operands = body.get("operands", [])
-        if not isinstance(raw_operands, list):
-            r.error((*base, "operands"), f"expected a list, got {describe_value(raw_operands)}")
-            raw_operands = []
-        for k, raw_operand in enumerate(raw_operands):
-            opath = (*base, "operands", k)
-            operand = r.mapping(raw_operand, opath)
+        if raw["id"] in first_id:
+            errors.append(Diagnostic(doc.mark((*base, "id")), f"duplicate op id {raw['id']!r} (first at ops[{first_id[raw['id']]}])"))
+        first_id.setdefault(raw["id"], i)
+        operands: list[Operand] = []
+        for operand in raw.get("operands", []):
             if "value" in operand:
-                for key in operand:
-                    if key != "value":
-                        r.error((*opath, key), f"unknown key {key!r} in a value operand; valid keys: value", at_key=True)
-                value = r.string(operand["value"], (*opath, "value"))
-                if value is not None:
-                    operands.append(kc.ValueOperand(value))
-            elif "dfb" in operand:
-                for key in operand:
-                    if key not in ("dfb", "tile"):
-                        r.error((*opath, key), f"unknown key {key!r} in a dataflow-buffer operand; valid keys: dfb, tile", at_key=True)
-                dfb = r.integer(operand["dfb"], (*opath, "dfb"))
-                tile = operand.get("tile", [0, 0])
-                if not (isinstance(tile, list) and len(tile) == 2 and all(isinstance(t, int) and not isinstance(t, bool) for t in tile)):
-                    r.error((*opath, "tile"), f"a tile coordinate is a list of two integers, got {describe_value(tile)}")
-                    tile = [0, 0]
-                if dfb is not None:
-                    operands.append(kc.DfbOperand(dfb, (tile[0], tile[1])))
-            elif operand:
-                r.error(opath, "an operand is {dfb: N, tile: [i, j]} or {value: ID}")
-        result = None
-        if "result" in body:
-            if body["result"] in elements:
-                result = elements[body["result"]]
+                operands.append(ValueOperand(operand["value"]))
             else:
-                r.error((*base, "result"), f"unknown element type {describe_value(body['result'])}; known: {known_types}")
-        attrs: dict[str, str] = {}
-        strategy: str | None = None
-        for key, value in r.mapping(body.get("attrs", {}), (*base, "attrs")).items():
-            attr = r.string(value, (*base, "attrs", key))
-            if attr is None:
-                continue
-            if key == STRATEGY_ATTR:
-                if attr not in {s.value for s in kc.Strategy}:
-                    r.error((*base, "attrs", key), f"{attr!r} is not one of {', '.join(s.value for s in kc.Strategy)}")
-                strategy = attr
-            else:
-                attrs[str(key)] = attr
-        if op_id is not None and op_name is not None:
-            ops.append(kc.TileOp(op_id, op_name, tuple(operands), result, attrs, strategy))
-    if r.errors:
-        raise KernelFormatError(r.errors)
-    return kc.KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name), settings
+                row, column = operand.get("tile", [0, 0])
+                operands.append(DfbOperand(operand["dfb"], (row, column)))
+        result = element(raw["result"], (*base, "result")) if "result" in raw else None
+        attrs = {k: v for k, v in raw.get("attrs", {}).items() if k != STRATEGY_ATTR}
+        strategy = raw.get("attrs", {}).get(STRATEGY_ATTR)
+        if strategy is not None and strategy not in strategies:
+            unknown((*base, "attrs", STRATEGY_ATTR), "strategy", strategy, strategies)
+        ops.append(TileOp(raw["id"], raw["op"], tuple(operands), result, attrs, strategy))
+    if errors:
+        raise KernelFormatError(errors)
+    return Description(
+        KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name),
+        data.get("target"),
+        data.get("device_arch"),
+        fidelity,
+        dict(data.get("options", {})),
+        dict(data.get("attributes", {})),
+        doc,
+    )
 
 
 # ---------------------------------------------------------------------------- command
 
 
-def run_resolve(
-    kernel_path: Path,
-    target: str | None,
-    as_json: bool,
-    specs_dir: Path,
-    out_dir: Path | None,
-    stdout: IO[str],
-    stderr: IO[str],
-) -> int:
-    """Resolve one kernel description; returns the exit code (0 ok, 1 rejected, 2 bad input).
+@dataclass(frozen=True)
+class _Outcome:
+    """What one resolution printed: a plan (exit 0), a rejection (1) or bad input (2)."""
 
-    ``out_dir``: optional cache directory for the rendered package (default: in memory).
-    """
+    code: ExitCode
+    payload: dict[str, object]
+    text: str
+    errors: str = ""
+
+
+def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
+    chosen = target if target is not None else desc.target
     try:
-        kc = load_generated_package(specs_dir, out_dir)
-    except SpecErrors as exc:
-        return _bad_input(list(exc.diagnostics), as_json, stdout, stderr)
-    except UsageError as exc:
-        return _bad_input([Diagnostic(Mark(str(specs_dir)), str(exc))], as_json, stdout, stderr)
-    try:
-        kernel, settings = parse_kernel(kernel_path, kc)
-    except KernelFormatError as exc:
-        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
-    where = str(kernel_path)
-    chosen = target if target is not None else settings.get("target")
-    result = kc.resolve_kernel(
-        kernel,
-        target=chosen,
-        device_arch=settings.get("device_arch"),
-        options=settings["options"],
-        attributes=settings["attributes"],
-    )
+        return catalog.select_target(chosen, desc.device_arch)
+    except TargetError as exc:
+        key = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
+        where = desc.document.mark((key,)) if key is not None else Mark(desc.document.file)
+        hint = did_you_mean(chosen, catalog.target_names()) if chosen is not None and target is not None else ""
+        origin = " (--target)" if target is not None else ""
+        return Diagnostic(where, f"{exc.message}{hint}{origin}")
+
+
+def _resolve_description(catalog: Catalog, desc: Description, target: str | None) -> _Outcome:
+    where = desc.document.file
+    env = _select(catalog, desc, target)
+    if isinstance(env, Diagnostic):
+        return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
+    policy = normalize_policy(desc.options, desc.attributes)
+    if isinstance(policy, ResolveFailure):  # malformed options or attributes: bad input
+        return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", policy.format(where))
+    result: Plan | ResolveFailure = resolve(desc.kernel, env, policy)
     descriptor: dict[str, object] | None = None
-    if isinstance(result, kc.Plan):
+    if isinstance(result, Plan):
         try:
-            fields = kc.runtime_fields(result, settings.get("math_fidelity"))
+            fields = runtime_fields(result, desc.math_fidelity)
             descriptor = fields.to_json() if fields is not None else None
-        except kc.TranslationError as exc:
-            result = kc.ResolveFailure((kc.Diagnostic(None, None, str(exc)),))
-    if isinstance(result, kc.ResolveFailure):
-        if as_json:
-            stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
-        else:
-            stderr.write(result.format(where) + "\n")
-        return ExitCode.FAILED
-    plan = result
-    if as_json:
-        payload = {
-            "status": "ok",
-            "target": plan.target,
-            "plan": plan.to_json(),
-            "warnings": [w.to_json() for w in plan.warnings],
-            "descriptor": descriptor,
-        }
-        stdout.write(json.dumps(payload, indent=2) + "\n")
-        return ExitCode.OK
-    for warning in plan.warnings:
-        stderr.write(warning.format(where) + "\n")
+        except TranslationError as exc:
+            result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
+    if isinstance(result, ResolveFailure):
+        return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", result.format(where))
+    return _plan_outcome(where, result, descriptor)
+
+
+def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
+    locate = _Locator(desc.document.file, desc.document.positions, desc.kernel)
+    return error_envelope(locate.record(e) for e in failure.errors)
+
+
+def _plan_outcome(where: str, plan: Plan, descriptor: dict[str, object] | None) -> _Outcome:
+    payload: dict[str, object] = {
+        "status": "ok",
+        "target": plan.target,
+        "plan": plan.to_json(),
+        "warnings": [w.to_json() for w in plan.warnings],
+        "descriptor": descriptor,
+    }
     lines = [f"{where}: kernel configuration for target {plan.target!r}"]
     for op_id, strategy in plan.strategies:
-        lines.append(f"  op {op_id!r}: {kc.STRATEGY_ATTRIBUTE} = {strategy.value}")
+        lines.append(f"  op {op_id!r}: {STRATEGY_ATTRIBUTE} = {strategy}")
     lines.append(f"  fp32_dest_acc_en = {str(plan.fp32_dest_acc_en).lower()}")
     lines.append(f"  dst_full_sync_en = {str(plan.dst_full_sync_en).lower()}")
     lines.append(f"  ttl.unpack_to_dest_fp32 = {list(plan.unpack_to_dest_fp32)}")
@@ -401,8 +245,142 @@ def run_resolve(
         lines.append("  runtime descriptor:")
         for key, value in descriptor.items():
             lines.append(f"    {key} = {_compact(value)}")
-    stdout.write("\n".join(lines) + "\n")
-    return ExitCode.OK
+    warnings = "\n".join(w.format(where) for w in plan.warnings)
+    return _Outcome(ExitCode.OK, payload, "\n".join(lines), warnings)
+
+
+def _resolve_kernels(specs_dir: Path, kernel: str, target: str | None) -> list[tuple[str, _Outcome]]:
+    """Kernels of the specs by name, or every kernel of a kernel spec file, resolved as
+    `ttlgen build` resolves them (element types inferred per sub-expression)."""
+    from ttlgen.model.kernels import KIND as KERNEL_KIND
+    from ttlgen.model.kernels import build_kernel
+    from ttlgen.model.project import build_project
+    from ttlgen.plan.resolution import Resolver
+
+    documents = load_specs(specs_dir)
+    diagnostics = validate_documents(documents)
+    if diagnostics:
+        raise SpecErrors(diagnostics)
+    project = build_project(documents)
+    path = Path(kernel)
+    if path.is_file():
+        file_doc = load_file(path, str(path))
+        if file_doc.kind != KERNEL_KIND:
+            raise UsageError(f"{path} is a {file_doc.kind_id} spec, not a kernel spec or kernel description")
+        problems = validate_documents([file_doc])
+        if problems:
+            raise SpecErrors(problems)
+        sink = DiagnosticSink()
+        kernels = [build_kernel(file_doc, name, project.ops, project.spelling, sink) for name in file_doc.data["kernels"]]
+        sink.raise_if_any()
+    elif path.suffix in (".yaml", ".yml", ".toml") or "/" in kernel:
+        raise UsageError(f"cannot read the kernel description {kernel}: no such file")
+    else:
+        by_name = {k.name: k for k in project.kernels.kernels}
+        if kernel not in by_name:
+            names = sorted(by_name)
+            raise UsageError(
+                f"{kernel!r} is neither a file nor a kernel of {specs_dir}{did_you_mean(kernel, names)}; kernels: {', '.join(names)}"
+            )
+        kernels = [by_name[kernel]]
+    resolver = Resolver(project.ops, project.targets)
+    if target is not None:
+        try:
+            resolver.catalog.select_target(target)
+        except TargetError as exc:
+            raise UsageError(f"--target: {exc.message}{did_you_mean(target, resolver.catalog.target_names())}") from None
+    outcomes = []
+    for k in kernels:
+        if target is not None:
+            k = dataclasses.replace(k, target=target)
+        sink = DiagnosticSink()
+        plan = resolver.resolve(k, sink)
+        where = str(k.mark)
+        if plan is None:
+            text = "\n".join(d.format() for d in sink.diagnostics)
+            payload = error_envelope(d.to_json() for d in sink.diagnostics)
+            outcomes.append((k.name, _Outcome(ExitCode.FAILED, payload, "", text)))
+            continue
+        fields = runtime_fields(plan, k.math_fidelity)
+        outcomes.append((k.name, _plan_outcome(where, plan, fields.to_json() if fields is not None else None)))
+    return outcomes
+
+
+def _looks_like_description(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    try:
+        head = path.read_bytes()[:4096].decode("utf-8", errors="replace")
+    except OSError:
+        return True  # let the reader report it
+    return "ttlgen.kernel/v1" not in head
+
+
+def run_resolve(
+    kernel_path: Path,
+    target: str | None,
+    as_json: bool,
+    specs_dir: Path,
+    stdout: IO[str],
+    stderr: IO[str],
+) -> int:
+    """Resolve one kernel description, a kernel of the specs by name, or every kernel of a
+    kernel spec file; returns the exit code (0 ok, 1 rejected, 2 bad input)."""
+    try:
+        if _looks_like_description(kernel_path):
+            catalog = load_catalog(specs_dir)
+            outcomes = [("", _resolve_description(catalog, parse_kernel(kernel_path, catalog), target))]
+        else:
+            outcomes = _resolve_kernels(specs_dir, str(kernel_path), target)
+    except SpecErrors as exc:
+        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
+    except UsageError as exc:
+        if not as_json:
+            stderr.write(f"ttlgen: {exc}\n")
+            return ExitCode.BAD_INPUT
+        return _bad_input([exc.diagnostic()], as_json, stdout, stderr)
+    except KernelFormatError as exc:
+        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
+    if as_json:
+        if len(outcomes) == 1:
+            stdout.write(json.dumps(outcomes[0][1].payload, indent=2) + "\n")
+        else:
+            stdout.write(json.dumps({"kernels": {name: o.payload for name, o in outcomes}}, indent=2) + "\n")
+    else:
+        for _, outcome in outcomes:
+            if outcome.errors:
+                stderr.write(outcome.errors + "\n")
+            if outcome.text:
+                stdout.write(outcome.text + "\n")
+    return max(o.code for _, o in outcomes)
+
+
+class _Locator:
+    """Places the resolver's diagnostics in the kernel description: at the op, or at the
+    op's operand, or at the file for a function-level diagnostic."""
+
+    def __init__(self, file: str, positions: Positions, kernel: KernelDescription) -> None:
+        self.file = file
+        self.positions = positions
+        self.index = {op.id: i for i, op in enumerate(kernel.ops)}
+
+    def mark(self, op: str | None, operand: int | None) -> Mark:
+        if op is None or op not in self.index:
+            return Mark(self.file)
+        path: tuple[str | int, ...] = ("ops", self.index[op])
+        if operand is not None and ("ops", self.index[op], "operands", operand) in self.positions.values:
+            path = (*path, "operands", operand)
+        line, column = self.positions.value(path)
+        return Mark(self.file, line, column, path)
+
+    def record(self, error: ResolverDiagnostic) -> dict[str, object]:
+        """The error record every command prints, with the resolver's op and operand."""
+        notes = []
+        for note in error.notes:
+            located = Diagnostic(self.mark(note.op, note.operand), note.message).to_json()
+            notes.append({**located, "op": note.op, "operand": note.operand})
+        located = Diagnostic(self.mark(error.op, error.operand), error.message).to_json()
+        return {**located, "notes": notes, "op": error.op, "operand": error.operand}
 
 
 def _compact(value: object) -> str:
@@ -414,15 +392,9 @@ def _compact(value: object) -> str:
     return json.dumps(value)
 
 
-def _bad_input(diagnostics: list[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
+def _bad_input(diagnostics: Sequence[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
     if as_json:
-        payload = {"status": "error", "errors": [
-            {"op": None, "operand": None, "message": d.message, "notes": [],
-             "file": d.mark.file, "line": d.mark.line, "column": d.mark.column,
-             "path": format_key_path(d.mark.path) if d.mark.path else None}
-            for d in diagnostics
-        ]}
-        stdout.write(json.dumps(payload, indent=2) + "\n")
+        stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics), indent=2) + "\n")
     else:
         stderr.write("\n".join(d.format() for d in diagnostics) + "\n")
     return ExitCode.BAD_INPUT

@@ -16,16 +16,33 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ttlgen.accuracy_limits import (
+    ACCURACY_METHODS,
+    MAX_BLOCK,
+    MAX_K,
+    MAX_SEEDS,
+    MAX_VALUES,
+    MAX_WORK,
+    table_work,
+)
 from ttlgen.emit import emulator_api
-from ttlgen.emit._base import EmitContext, default_templates_dir
+from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
+from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import kernel_files
-from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError
+from ttlgen.errors import (
+    DiagnosticSink,
+    ExitCode,
+    SpecErrors,
+    UsageError,
+    diagnostics_of,
+    error_envelope,
+)
 from ttlgen.model import kernels as kernels_model
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
@@ -33,6 +50,9 @@ from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
+
+if TYPE_CHECKING:
+    from ttlgen.device.calibration import Calibration
 
 TILE = 32
 
@@ -74,7 +94,9 @@ def _reduce(x: F64, scaler: F64, attrs: Mapping[str, str]) -> F64:
     elif dim == "col":
         out[:, :, 0, :] = t.sum(axis=2) * s
     else:
-        out[:, :, 0, 0] = t.sum(axis=(2, 3)) * s
+        # REDUCE_SCALAR reduces columns, then the row of sums, applying the scaler in both
+        # passes (upstream's AVG scaler for it is 1/sqrt(N)).
+        out[:, :, 0, 0] = t.sum(axis=(2, 3)) * s * s
     return _untiles(out)
 
 
@@ -470,11 +492,10 @@ def run_command(
         models = _models(specs_dir)
         lowered = build_kernel(specs_dir, kernel, models=models)
     except (SpecErrors, UsageError) as exc:
-        text = exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}"
         if as_json:
-            stdout.write(json.dumps({"status": "error", "message": text}, indent=2) + "\n")
+            stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics_of(exc)), indent=2) + "\n")
         else:
-            stderr.write(text + "\n")
+            stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
         return ExitCode.BAD_INPUT
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -488,13 +509,48 @@ def run_command(
 
 # ------------------------------------------------------------------------ accuracy
 
-ACCURACY_METHODS = ("l1_acc", "dst_roundtrip", "fp32_dest")
+@dataclass(frozen=True)
+class AccuracyRow:
+    method: str
+    k: int
+    block: int
+    subblocked: bool
+    seeds: tuple[int, ...]
+    max_abs: float  # each metric averaged over the seeds
+    mean_abs: float
+    pcc: float
+    max_vs_k1: float  # relative to the row of the smallest K of the same method and block
+    mean_vs_k1: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "k": self.k,
+            "block": self.block,
+            "subblocked": self.subblocked,
+            "seeds": list(self.seeds),
+            "max_abs": self.max_abs,
+            "mean_abs": self.mean_abs,
+            "pcc": self.pcc,
+            "one_minus_pcc": 1.0 - self.pcc,
+            "max_vs_k1": self.max_vs_k1,
+            "mean_vs_k1": self.mean_vs_k1,
+        }
+
+
+Progress = Callable[[int, int, str, int, int], None]
 
 
 def accuracy_rows(
-    ks: Sequence[int], blocks: Sequence[int], specs_dir: Path = Path("specs"), seed: int = 0
-) -> list[dict[str, Any]]:
-    """One row per (method, K, block) of the matmul kernels that declare an accuracy_method."""
+    ks: Sequence[int],
+    blocks: Sequence[int],
+    specs_dir: Path = Path("specs"),
+    seeds: Sequence[int] = (0,),
+    progress: Progress | None = None,
+) -> list[AccuracyRow]:
+    """One row per (method, K, block) of the matmul kernels that declare an accuracy_method,
+    each metric averaged over ``seeds`` (the inputs of a seed are the same for every method).
+    ``progress(done, total, method, k, block)`` is called before each row runs."""
     models = _models(specs_dir)
     by_method: dict[str, str] = {}
     for kernel in models.project.kernels.kernels:
@@ -503,44 +559,78 @@ def accuracy_rows(
     missing = [m for m in ACCURACY_METHODS if m not in by_method]
     if missing:
         raise UsageError(f"no kernel spec declares accuracy_method {', '.join(missing)}")
-    rows: list[dict[str, Any]] = []
+    ks, blocks = sorted(set(ks)), sorted(set(blocks))
+    total = len(ACCURACY_METHODS) * len(blocks) * len(ks)
+    rows: list[AccuracyRow] = []
     for method in ACCURACY_METHODS:
         for block in blocks:
             base: tuple[float, float] | None = None
             for k in ks:
+                if progress is not None:
+                    progress(len(rows), total, method, k, block)
                 lowered = build_kernel(specs_dir, by_method[method], {"k_tiles": k, "block": block}, models)
-                rng = np.random.default_rng(seed)
-                inputs = make_inputs(lowered.kernel, rng)
-                report, _, _ = run_lowered(lowered, seed, inputs)
-                if report.error:
-                    raise UsageError(f"{method} K={k} block={block}: {report.error}")
-                (m,) = report.outputs.values()
+                metrics: list[Metrics] = []
+                for seed in seeds:
+                    inputs = make_inputs(lowered.kernel, np.random.default_rng(seed))
+                    report, _, _ = run_lowered(lowered, seed, inputs)
+                    if report.error:
+                        raise UsageError(f"{method} K={k} block={block} seed={seed}: {report.error}")
+                    metrics.extend(report.outputs.values())
+                max_abs = float(np.mean([m.max_abs for m in metrics]))
+                mean_abs = float(np.mean([m.mean_abs for m in metrics]))
+                pcc = float(np.mean([m.pcc for m in metrics]))
                 if base is None:
-                    base = (m.max_abs or 1e-30, m.mean_abs or 1e-30)
+                    base = (max_abs or 1e-30, mean_abs or 1e-30)
                 rows.append(
-                    {
-                        "method": method,
-                        "k": k,
-                        "block": block,
-                        "subblocked": lowered.subblocked,
-                        "max_abs": m.max_abs,
-                        "mean_abs": m.mean_abs,
-                        "pcc": m.pcc,
-                        "max_vs_k1": m.max_abs / base[0],
-                        "mean_vs_k1": m.mean_abs / base[1],
-                    }
+                    AccuracyRow(method, k, block, lowered.subblocked, tuple(seeds), max_abs, mean_abs, pcc,
+                                max_abs / base[0], mean_abs / base[1])
                 )
     return rows
 
 
-def _ints(text: str, what: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise UsageError(f"--{what}: expected comma-separated positive integers, got {text!r}") from None
-    if not values or any(v <= 0 for v in values):
-        raise UsageError(f"--{what}: expected comma-separated positive integers, got {text!r}")
+def _ints(text: str, what: str, limit: int) -> list[int]:
+    """A comma-separated list of integers 1..limit (at most MAX_VALUES of them), or a UsageError
+    naming the option, the offending item and the limit."""
+    expected = f"expected comma-separated integers 1..{limit}"
+    items = [item.strip() for item in text.split(",")]
+    if len(items) > MAX_VALUES:
+        raise UsageError(f"--{what}: {len(items)} values, at most {MAX_VALUES} ({expected})")
+    values: list[int] = []
+    for item in items:
+        if not item:
+            raise UsageError(f"--{what}: empty item in {text!r} ({expected})")
+        digits = item.lstrip("0")
+        if not (item.isascii() and item.isdigit()) or not digits:
+            raise UsageError(f"--{what}: {item!r} is not a positive integer ({expected})")
+        # Compared as text first, so that a huge number is never converted.
+        if len(digits) > len(str(limit)) or int(digits) > limit:
+            raise UsageError(f"--{what}: {item} exceeds the limit of {limit} ({expected})")
+        values.append(int(digits))
     return values
+
+
+def _hardware_columns(row: AccuracyRow, calibration: Calibration) -> dict[str, Any]:
+    from ttlgen.device.calibration import ratios
+
+    hw = calibration.row(row.method, row.k, row.block)
+    if hw is None:
+        return {"hardware": None, "ratio": None}
+    r = ratios(row.max_abs, row.mean_abs, row.pcc, hw)
+    return {
+        "hardware": {"max_abs": hw.max_abs, "mean_abs": hw.mean_abs, "pcc": hw.pcc, "one_minus_pcc": hw.one_minus_pcc},
+        "ratio": {"max_abs": r.max_abs, "mean_abs": r.mean_abs, "one_minus_pcc": r.one_minus_pcc, "within_targets": r.within_targets()},
+    }
+
+
+def _progress_writer(stderr: IO[str]) -> Progress:
+    tty = stderr.isatty()
+
+    def show(done: int, total: int, method: str, k: int, block: int) -> None:
+        line = f"ttlgen accuracy: row {done + 1}/{total}: {method} K={k} block={block}"
+        stderr.write(f"\r{line}\x1b[K" if tty else line + "\n")
+        stderr.flush()
+
+    return show
 
 
 def accuracy_command(
@@ -550,22 +640,70 @@ def accuracy_command(
     specs_dir: Path = Path("specs"),
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    hardware: bool = False,
+    seeds: int = 1,
+    progress: bool | None = None,
 ) -> int:
-    """`ttlgen accuracy`: the error-vs-K table of the generated matmul kernels."""
+    """`ttlgen accuracy`: the error-vs-K table of the generated matmul kernels; with
+    ``hardware``, beside the hardware measurements that exist for its rows."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
-        rows = accuracy_rows(_ints(k, "k"), _ints(block, "block"), specs_dir)
+        ks, blocks = _ints(k, "k", MAX_K), _ints(block, "block", MAX_BLOCK)
+        if not 1 <= seeds <= MAX_SEEDS:
+            raise UsageError(f"--seeds: {seeds} is outside 1..{MAX_SEEDS}")
+        work = table_work(ks, blocks, seeds)
+        if work > MAX_WORK:
+            raise UsageError(
+                f"the table is too large: K x block^2 x seeds summed over its rows is {work}, "
+                f"the limit is {MAX_WORK} (eight rows at K = {MAX_K}, block = {MAX_BLOCK}); "
+                "ask for fewer K values, blocks or seeds"
+            )
+        calibration: Calibration | None = None
+        if hardware:
+            from ttlgen.device.calibration import CalibrationError, load_calibration
+
+            try:
+                calibration = load_calibration()
+            except CalibrationError as exc:
+                raise UsageError(str(exc)) from None
+        show = progress if progress is not None else not as_json
+        try:
+            rows = accuracy_rows(ks, blocks, specs_dir, tuple(range(seeds)), _progress_writer(stderr) if show else None)
+        finally:
+            if show and stderr.isatty():
+                stderr.write("\r\x1b[K")  # the progress line was rewritten in place
     except (SpecErrors, UsageError) as exc:
         stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
         return ExitCode.BAD_INPUT
     if as_json:
-        stdout.write(json.dumps({"rows": rows}, indent=2) + "\n")
+        doc: dict[str, Any] = {"rows": [r.to_json() | (_hardware_columns(r, calibration) if calibration else {}) for r in rows]}
+        if calibration is not None:
+            doc["hardware"] = {"source": calibration.source, "conditions": dict(calibration.conditions)}
+        stdout.write(json.dumps(doc, indent=2) + "\n")
         return ExitCode.OK
-    stdout.write(f"{'method':<14}{'K':>5}{'block':>7}{'subblocked':>12}{'max_abs':>12}{'mean_abs':>12}{'pcc':>11}{'max/K1':>9}{'mean/K1':>9}\n")
+    head = f"{'method':<14}{'K':>5}{'block':>7}{'subblocked':>12}{'max_abs':>12}{'mean_abs':>12}{'1-pcc':>11}{'max/K1':>9}{'mean/K1':>9}"
+    if calibration is not None:
+        head += f"  |{'hw max':>9}{'hw mean':>9}{'hw 1-pcc':>11}  |{'max x':>7}{'mean x':>8}{'1-pcc x':>9}"
+    stdout.write(head + "\n")
     for r in rows:
-        stdout.write(
-            f"{r['method']:<14}{r['k']:>5}{r['block']:>7}{'yes' if r['subblocked'] else 'no':>12}"
-            f"{r['max_abs']:>12.3e}{r['mean_abs']:>12.3e}{r['pcc']:>11.6f}{r['max_vs_k1']:>9.2f}{r['mean_vs_k1']:>9.2f}\n"
+        line = (
+            f"{r.method:<14}{r.k:>5}{r.block:>7}{'yes' if r.subblocked else 'no':>12}"
+            f"{r.max_abs:>12.3e}{r.mean_abs:>12.3e}{1.0 - r.pcc:>11.3e}{r.max_vs_k1:>9.2f}{r.mean_vs_k1:>9.2f}"
         )
+        if calibration is not None:
+            cols = _hardware_columns(r, calibration)
+            hw, ratio = cols["hardware"], cols["ratio"]
+            if hw is None:
+                line += f"  |{'-':>9}{'-':>9}{'-':>11}  |{'-':>7}{'-':>8}{'-':>9}"
+            else:
+                line += (
+                    f"  |{hw['max_abs']:>9.3f}{hw['mean_abs']:>9.3f}{hw['one_minus_pcc']:>11.3e}"
+                    f"  |{ratio['max_abs']:>7.2f}{ratio['mean_abs']:>8.2f}{ratio['one_minus_pcc']:>9.2f}"
+                )
+        stdout.write(line + "\n")
+    if calibration is not None:
+        stdout.write(f"\nhardware rows: {calibration.source}\n")
+        stdout.write("  " + "; ".join(f"{k}: {v}" for k, v in calibration.conditions) + "\n")
+        stdout.write("  x = emulated / hardware (1-pcc x: ratio of 1 - PCC)\n")
     return ExitCode.OK

@@ -75,17 +75,45 @@ def lookup(key: str) -> dict[str, str] | None:
     return {str(k): v for k, v in data.items()}
 
 
+def _blob_path(digest: str) -> Path:
+    return cache_root() / "blobs" / digest[:2] / digest
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    # Write then rename, so a concurrent reader never sees half a file.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
+        handle.write(data)
+    os.replace(handle.name, target)
+
+
 def store(key: str, files: dict[str, bytes]) -> None:
+    """Record the tree for this key: its hashes, and each file's content by its hash (so a
+    later build of the same inputs into an empty or other tree needs no generation)."""
     record = {path: hashlib.sha256(content).hexdigest() for path, content in sorted(files.items())}
-    target = _record_path(key)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Write then rename, so a concurrent reader never sees half a record.
-        with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, encoding="utf-8") as handle:
-            json.dump(record, handle)
-        os.replace(handle.name, target)
+        for path, digest in record.items():
+            blob = _blob_path(digest)
+            if not blob.exists():
+                _write_atomically(blob, files[path])
+        _write_atomically(_record_path(key), json.dumps(record).encode("utf-8"))
     except OSError:
         pass  # a cache that cannot be written only costs speed
+
+
+def contents(record: dict[str, str]) -> dict[str, bytes] | None:
+    """The files of a recorded tree from the blob store, or None when any blob is missing
+    or does not hash to its name (then the tree is generated instead)."""
+    files: dict[str, bytes] = {}
+    for path, digest in record.items():
+        try:
+            data = _blob_path(digest).read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != digest:
+            return None
+        files[path] = data
+    return files
 
 
 def disk_hashes(out_dir: Path) -> dict[str, str]:

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from ttlgen.errors import UsageError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows has no advisory locks of this kind
@@ -50,8 +52,8 @@ class TreeDiff:
         return {"stale": list(self.stale), "missing": list(self.missing), "orphaned": list(self.orphaned)}
 
 
-class OutputError(Exception):
-    """The output tree could not be written; the old tree is intact."""
+class OutputError(UsageError):
+    """The output tree could not be written (the environment refused it); the old tree is intact."""
 
     def __init__(self, path: Path, error: OSError) -> None:
         self.path = path

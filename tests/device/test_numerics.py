@@ -59,7 +59,7 @@ def test_matmul_bf16_matches_float64_reference(run: Runner) -> None:
 def test_fp32_dest_accumulates_k_more_accurately_than_16bit_dest(run: Runner) -> None:
     err16 = _matmul_error(run, 16, fp32_dest_acc_en=False)
     err32 = _matmul_error(run, 16, fp32_dest_acc_en=True)
-    # 16-bit DST rounds the running sum to bf16 every 16 products; fp32 DST does not
+    # 16-bit DST rounds the running sum to TF32 per product and to bf16 per K tile; fp32 DST does not
     assert err32 * 20 < err16
 
 
@@ -164,11 +164,12 @@ def test_l1_accumulation_rounds_once_per_step_in_output_format(run: Runner) -> N
     set_ct_args(prog, [k], ("compute",))
     out = run("l1_acc_sum", {"x": x}, program=prog).outputs["out"]
     tiles = [x[:, 32 * i : 32 * (i + 1)].astype(np.float64) for i in range(k)]
+    # The packer narrows each L1 sum to nearest even (the calibrated default, NUMERICS.md).
     acc = tiles[0].astype(np.float32)
     for t in tiles[1:]:
-        acc = round_mantissa((acc.astype(np.float64) + t).astype(np.float32), 7, "ties_away")
+        acc = round_mantissa((acc.astype(np.float64) + t).astype(np.float32), 7, "nearest_even")
     np.testing.assert_array_equal(out, acc)
-    once = round_mantissa(np.sum(tiles, axis=0).astype(np.float32), 7, "ties_away")
+    once = round_mantissa(np.sum(tiles, axis=0).astype(np.float32), 7, "nearest_even")
     assert np.any(out != once)
 
 
@@ -193,9 +194,10 @@ def test_bfp8_packing_follows_block_float_model(run: Runner, precise: bool) -> N
         if b["name"] == "out":
             b["format"] = "Bfp8_b"
     out = run("copy", {"x": x}, program=prog).outputs["out"]
-    # precise: align to the shared exponent with rounding; otherwise bf16 first, then truncating alignment
-    flat = tilize(x) if precise else tilize(to_bf16(x, "ties_away"))
-    exps, mants = bfp8_quantize(flat, "ties_away" if precise else "truncate")
+    # precise: align to the shared exponent with rounding; otherwise bf16 first, then truncating
+    # alignment; both roundings use the packer's (default nearest_even)
+    flat = tilize(x) if precise else tilize(to_bf16(x, "nearest_even"))
+    exps, mants = bfp8_quantize(flat, "nearest_even" if precise else "truncate")
     np.testing.assert_array_equal(out, untilize(bfp8_values(exps, mants), 1, 2))
 
 
@@ -210,3 +212,86 @@ def test_bfp8_input_unpacks_exactly(run: Runner) -> None:
             b["format"] = "Bfp8_b"
     out = run("copy", {"x": x}, program=prog).outputs["out"]
     np.testing.assert_array_equal(out, to_bfp8(x))
+
+
+def _tile_ops_program(code: int, **config: object) -> dict[str, Any]:
+    prog = load_fixture_program("tile_ops")
+    prog["kernels"]["compute"]["runtime_args"] = [code]
+    prog["compute_config"].update(config)
+    return prog
+
+
+def _bf16_pair(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return to_bf16(rng.standard_normal((32, 32))), to_bf16(rng.standard_normal((32, 32)) * 3)
+
+
+@pytest.mark.parametrize(
+    ("code", "op", "mode", "other"),
+    [
+        (17, np.add, "truncate", "nearest_even"),
+        (18, np.subtract, "truncate", "nearest_even"),
+        (19, np.multiply, "nearest_even", "truncate"),
+    ],
+)
+def test_sfpu_binary_results_narrow_into_16_bit_dst_as_upstream_documents(
+    run: Runner, code: int, op: Any, mode: str, other: str
+) -> None:
+    """add/sub_binary_tile store natively (truncate); mul_binary_tile rounds to nearest even
+    (eltwise_binary_sfpu.h@1387d4d6)."""
+    x, y = _bf16_pair(code)
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, fp32_dest_acc_en=False))
+    exact = op(x, y).astype(np.float32)  # bf16 operands: the fp32 SFPU result is exact here
+    expected = round_mantissa(exact, 7, mode)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(out.outputs["out"], expected)
+    assert np.any(expected != round_mantissa(exact, 7, other))  # type: ignore[arg-type]
+
+
+def _face_row_scaler(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A scaler tile whose first row of each face holds distinct bf16 values and every other
+    row holds garbage, and the (face, column-in-face) table of those values."""
+    rng = np.random.default_rng(seed)
+    y = np.full((32, 32), 7.0, dtype=np.float32)
+    table = to_bf16(rng.uniform(0.25, 2.0, size=(2, 2, 16)))
+    for fr in range(2):
+        for fc in range(2):
+            y[16 * fr, 16 * fc : 16 * fc + 16] = table[fr, fc]
+    return y, table.astype(np.float64)
+
+
+def test_reduce_reads_the_scaler_from_the_first_row_of_each_face(run: Runner) -> None:
+    """reduce.h@0112bb1e: the scaler CB's first row of each face; input element (r, c) is
+    weighted by its face's scaler row at the reduced index within the face."""
+    x = to_bf16(np.random.default_rng(21).standard_normal((32, 32))).astype(np.float64)
+    y, s = _face_row_scaler(22)
+    w_row = np.array([[s[r // 16, c // 16, c % 16] for c in range(32)] for r in range(32)])
+    w_col = np.array([[s[r // 16, c // 16, r % 16] for c in range(32)] for r in range(32)])
+    col_sums = (x * w_col).sum(axis=0)
+    s00 = s[0, 0, 0]
+    expected = {  # code: (dim, per-face-row reading, element-(0, 0) reading)
+        2: ("row", (x * w_row).sum(axis=1), x.sum(axis=1) * s00),
+        3: ("col", col_sums, x.sum(axis=0) * s00),
+        # REDUCE_SCALAR applies the scaler in both passes (columns, then the row of sums).
+        4: ("scalar", np.array([(col_sums * w_row[0]).sum()]), np.array([x.sum() * s00 * s00])),
+    }
+    for code, (dim, ref, element_00) in expected.items():
+        out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code)).outputs["out"]
+        got = {"row": out[:, 0], "col": out[0, :], "scalar": out[:1, 0]}[dim]
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5, err_msg=f"REDUCE_{dim.upper()}")
+        assert not np.allclose(got, element_00, rtol=1e-3)
+
+
+def test_fpu_add_and_sub_ignore_the_configured_fidelity_but_mul_uses_it(run: Runner) -> None:
+    """eltwise_binary.h@00b0fa3f: add/sub run at LoFi whatever MATH_FIDELITY says (an addition
+    has no multiplier pass); mul_tiles uses MATH_FIDELITY."""
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal((32, 32)).astype(np.float32)
+    y = rng.standard_normal((32, 32)).astype(np.float32)
+    outs = {
+        (code, fid): run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fid)).outputs["out"]
+        for code in (24, 25, 26)
+        for fid in ("LoFi", "HiFi4")
+    }
+    np.testing.assert_array_equal(outs[(26, "LoFi")], outs[(26, "HiFi4")])  # add_tiles
+    np.testing.assert_array_equal(outs[(24, "LoFi")], outs[(24, "HiFi4")])  # sub_tiles
+    assert np.any(outs[(25, "LoFi")] != outs[(25, "HiFi4")])  # mul_tiles

@@ -30,8 +30,10 @@ def _reduce_col(x: F, y: F) -> F:
 
 
 def _reduce_scalar(x: F, y: F) -> F:
+    # REDUCE_SCALAR reduces columns, then the row of column sums, applying the scaler in
+    # both passes (upstream's AVG scaler for it is 1/sqrt(N)); NUMERICS.md "Reduce".
     out = np.zeros((32, 32))
-    out[0, 0] = x.sum() * y[0, 0]
+    out[0, 0] = x.sum() * y[0, 0] * y[0, 0]
     return out
 
 

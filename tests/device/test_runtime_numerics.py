@@ -1,4 +1,4 @@
-"""The runtime's vectorised rounding agrees with its scalar reference."""
+"""The runtime's vectorised numerics agree with their scalar references bit for bit."""
 
 from __future__ import annotations
 
@@ -17,6 +17,18 @@ def test_vector_rounding_matches_scalar_rounding_bit_for_bit(tmp_path: Path) -> 
     source = FIXTURES / "_cpp" / "round_block_check.cpp"
     subprocess.run(
         [CXX, *CXXFLAGS, f"-I{RUNTIME_DIR}", f"-I{INCLUDE_DIR}", str(source), "-o", str(exe)],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0"
+
+
+@pytest.mark.device
+def test_vector_fpu_accumulation_matches_scalar_reference_bit_for_bit(tmp_path: Path) -> None:
+    exe = tmp_path / "fpu_chain_check"
+    source = FIXTURES / "_cpp" / "fpu_chain_check.cpp"
+    subprocess.run(
+        [CXX, *CXXFLAGS, f"-I{RUNTIME_DIR}", str(source), str(RUNTIME_DIR / "fpu_matmul.cpp"), "-o", str(exe)],
         check=True,
     )
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout

@@ -52,8 +52,9 @@ def run(name: str | LoweredKernel, seed: int | None = None, **kwargs: Any) -> Ru
 
 def compute_source(name: str) -> str:
     """The generated compute.cpp body (without the generated-file header)."""
-    from ttlgen.emit._base import EmitContext, default_templates_dir
+    from ttlgen.emit._base import EmitContext
     from ttlgen.emit._header import finalize
+    from ttlgen.emit._templates import default_templates_dir
     from ttlgen.emit.kernels import kernel_files
 
     files = kernel_files(all_kernels()[name], EmitContext(default_templates_dir()))

@@ -71,7 +71,68 @@ def test_accuracy_marks_subblocked_blocks() -> None:
     assert {r["method"]: r["subblocked"] for r in rows} == {"l1_acc": True, "dst_roundtrip": True, "fp32_dest": True}
 
 
-def test_accuracy_rejects_bad_lists() -> None:
-    result = run_cli("accuracy", "--k", "0,x", "--specs", SPECS)
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--k", "1,,2"], "--k: empty item in '1,,2'"),
+        (["--k", "0,x"], "--k: '0' is not a positive integer"),
+        (["--k", "-4"], "--k: '-4' is not a positive integer"),
+        (["--k", "1.5"], "--k: '1.5' is not a positive integer"),
+        (["--block", "two"], "--block: 'two' is not a positive integer"),
+        (["--k", "257"], "--k: 257 exceeds the limit of 256"),
+        (["--block", "17"], "--block: 17 exceeds the limit of 16"),
+        (["--k", "9" * 5000], "exceeds the limit of 256"),
+        (["--k", ",".join(str(k) for k in range(1, 18))], "--k: 17 values, at most 16"),
+        (["--seeds", "17"], "--seeds: 17 is outside 1..16"),
+        (["--k", "256,255,254", "--block", "16,15,14"], "the table is too large"),
+    ],
+)
+def test_accuracy_rejects_malformed_or_oversized_requests_with_exit_2(args: list[str], message: str) -> None:
+    result = run_cli("accuracy", *args, "--specs", SPECS)
     assert result.exit_code == 2
-    assert "--k" in result.stderr
+    assert message in result.stderr
+    assert result.stdout == ""
+
+
+def test_accuracy_limits_are_checked_before_the_specs_are_read(tmp_path: Path) -> None:
+    # --k 100000 must fail at once, not after building (or failing to build) anything.
+    result = run_cli("accuracy", "--k", "100000", "--specs", tmp_path / "no-such-specs")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "ttlgen: --k: 100000 exceeds the limit of 256 (expected comma-separated integers 1..256)"
+    ]
+
+
+def test_accuracy_shows_progress_on_stderr_but_not_with_json() -> None:
+    text = run_cli("accuracy", "--k", "1", "--block", "2", "--specs", SPECS)
+    assert text.exit_code == 0
+    assert "ttlgen accuracy: row 3/3: fp32_dest K=1 block=2" in text.stderr
+    quiet = run_cli("accuracy", "--k", "1", "--block", "2", "--json", "--specs", SPECS)
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    asked = run_cli("accuracy", "--k", "1", "--block", "2", "--json", "--progress", "--specs", SPECS)
+    assert "row 1/3" in asked.stderr
+    json.loads(asked.stdout)
+
+
+def test_accuracy_hardware_json_carries_hardware_rows_and_ratios() -> None:
+    result = run_cli("accuracy", "--k", "1,4", "--block", "2", "--hardware", "--json", "--specs", SPECS)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert "tt-lang" in data["hardware"]["source"]
+    by_key = {(r["method"], r["k"]): r for r in data["rows"]}
+    l1 = by_key[("l1_acc", 4)]
+    assert l1["hardware"] == {"max_abs": 0.228, "mean_abs": 0.026, "pcc": 0.999995112, "one_minus_pcc": pytest.approx(4.888e-6)}
+    assert l1["ratio"]["mean_abs"] == pytest.approx(l1["mean_abs"] / 0.026)
+    assert l1["ratio"]["one_minus_pcc"] == pytest.approx(l1["one_minus_pcc"] / (1 - 0.999995112))
+    # No hardware row was measured for the round trip at K = 1 or for fp32 DST.
+    assert by_key[("dst_roundtrip", 1)]["hardware"] is None and by_key[("fp32_dest", 4)]["ratio"] is None
+
+
+def test_accuracy_hardware_table_prints_hardware_columns_and_source() -> None:
+    result = run_cli("accuracy", "--k", "16", "--block", "2", "--hardware", "--specs", SPECS)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "hw mean" in lines[0] and "mean x" in lines[0]
+    (row,) = [line for line in lines if line.startswith("dst_roundtrip")]
+    assert "0.123" in row and "1.591e-05" in row
+    assert any(line.startswith("hardware rows: Measured on Tenstorrent hardware") for line in lines)

@@ -64,7 +64,8 @@ def test_lofi_multiplies_fewer_mantissa_bits_than_hifi4() -> None:
 
 
 def test_l1_accumulation_rounds_once_per_k_step_in_the_output_format() -> None:
-    """out_k = bf16(out_{k-1} + x_k): the packer adds in L1 in the output's format."""
+    """out_k = bf16(out_{k-1} + x_k): the packer adds in L1 in the output's format, rounding
+    each sum to nearest even (the calibrated packer, NUMERICS.md)."""
     lowered = kernel("l1_acc_sum_reduction")
     inputs = make_inputs(lowered.kernel, np.random.default_rng(3))
     report, outputs, exact = run_lowered(lowered, 3, inputs)
@@ -73,8 +74,8 @@ def test_l1_accumulation_rounds_once_per_k_step_in_the_output_format() -> None:
     steps = [x[:, 64 * k : 64 * (k + 1)] for k in range(4)]
     stepwise = steps[0]
     for step in steps[1:]:
-        stepwise = formats.to_bf16(stepwise + step, "ties_away").astype(np.float64)
-    once = formats.to_bf16(exact["out"], "ties_away").astype(np.float64)
+        stepwise = formats.to_bf16(stepwise + step, "nearest_even").astype(np.float64)
+    once = formats.to_bf16(exact["out"], "nearest_even").astype(np.float64)
     out = outputs["out"].astype(np.float64)
     assert np.array_equal(out, stepwise)
     assert not np.array_equal(out, once)
@@ -85,3 +86,24 @@ def test_l1_accumulation_error_grows_with_k_in_16_bit_but_fp32_dest_stays_small(
     f32 = [next(iter(run(kernel("matmul_fp32_dest", k_tiles=k, block=2), seed=2).outputs.values())).max_abs for k in (1, 16)]
     assert l1[1] / l1[0] > f32[1] / f32[0]
     assert l1[1] > 2 * f32[1]
+
+
+@pytest.mark.parametrize("block", [2, 4])
+@pytest.mark.parametrize(("name", "method"), [("matmul_l1_acc", "l1_acc"), ("matmul_dst_roundtrip", "dst_roundtrip")])
+def test_accumulation_kernels_follow_the_calibrated_mechanism_bit_for_bit(name: str, method: str, block: int) -> None:
+    """The emulator runs the mechanism the calibration study chose (tests/device/numerics_study.py:
+    a TF32 ties-away chain per product onto DST, one bf16 landing per K tile, an RNE packer),
+    unsubblocked (block 2) and subblocked (block 4)."""
+    from tests.device import numerics_study as study
+
+    lowered = kernel(name, k_tiles=3, block=block)
+    seed = 8
+    report, outputs, _ = run_lowered(lowered, seed, make_inputs(lowered.kernel, np.random.default_rng(seed)))
+    assert report.error is None
+    chosen = next(m for m in study.CANDIDATES if m.name == study.CHOSEN)
+    a, b = study.inputs(3, block, seed)
+    model = study.simulate(chosen, method, a, b)
+    np.testing.assert_array_equal(outputs["out"].astype(np.float64), model)
+    # The rejected previous default (per-face landings, ties-away packer) differs.
+    previous = next(m for m in study.CANDIDATES if m.name == "face16_fp32_l1away")
+    assert not np.array_equal(study.simulate(previous, method, a, b), model)

@@ -17,8 +17,9 @@ from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
 from tests.conftest import bad_spec_tree, run_cli
 from ttlgen.device import parse_program
-from ttlgen.emit._base import EmitContext, default_templates_dir
+from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
+from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import kernel_files
 from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics

@@ -15,8 +15,9 @@ import pytest
 from kernel_helpers import REPO, SPECS, pin_api_level
 
 from tests.conftest import run_cli
-from ttlgen.emit._base import EmitContext, default_templates_dir
+from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
+from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import kernel_files
 from ttlgen.pipeline import load_project, plan_specs
 

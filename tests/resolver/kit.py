@@ -1,21 +1,41 @@
-"""Helpers for the resolver tests: the package generated from the current specs, and a
-compact way to write kernels."""
+"""Helpers for the resolver tests: the resolver library over the tables built from the
+repository's specs (exactly what `ttlgen build` resolves kernels with), and a compact
+way to write kernels."""
 
 from __future__ import annotations
 
 import functools
-import types
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import SPECS
-from ttlgen.resolve import load_generated_package
+from ttlgen import resolver as engine
+from ttlgen.model import ops as ops_model
+from ttlgen.model import targets as targets_model
+from ttlgen.pipeline import validate_specs
+from ttlgen.plan.tables import ResolverTables, build_tables
+
+
+def tables_of(specs: Path) -> ResolverTables:
+    """The resolver tables of a spec tree, as the plan stage builds them."""
+    documents = validate_specs(specs)
+    sink = ops_model.DiagnosticSink()
+    ops = ops_model.build(documents, sink)
+    targets = targets_model.build(documents, sink, ops.vocabulary)
+    sink.raise_if_any()
+    return build_tables(ops, targets)
 
 
 @functools.cache
-def generated() -> types.ModuleType:
-    """The ttl_kernel_config package rendered from the repository's specs."""
-    return load_generated_package(SPECS)
+def tables() -> ResolverTables:
+    """The tables of the repository's specs, with their enum classes."""
+    return tables_of(SPECS)
+
+
+@functools.cache
+def catalog() -> engine.Catalog:
+    return engine.Catalog(tables().tables)
 
 
 def dfb(index: int, tile: tuple[int, int] = (0, 0)) -> tuple[str, int, tuple[int, int]]:
@@ -26,10 +46,10 @@ def val(op_id: str) -> tuple[str, str]:
     return ("value", op_id)
 
 
-def kernel(dfbs: Mapping[int, str], *ops: Sequence[Any]) -> Any:
+def kernel(dfbs: Mapping[int, str], *ops: Sequence[Any]) -> engine.KernelDescription:
     """``kernel({0: "f32"}, ("e", "tile_exp", [dfb(0)]), ("s", "tile_add", [dfb(0), dfb(1)],
-    {"result": "bf16", "bcast": "col", "strategy": "fpu"}))``."""
-    kc = generated()
+    {"result": "bf16", "bcast": "col", "strategy": "fpu"}))``. Element types are plain
+    strings, as a caller of the library may give them."""
     tile_ops = []
     for entry in ops:
         op_id, name, operands = entry[0], entry[1], entry[2]
@@ -37,35 +57,31 @@ def kernel(dfbs: Mapping[int, str], *ops: Sequence[Any]) -> Any:
         result = extra.pop("result", None)
         strategy = extra.pop("strategy", None)
         built = [
-            kc.DfbOperand(o[1], o[2]) if o[0] == "dfb" else kc.ValueOperand(o[1])
+            engine.DfbOperand(o[1], o[2]) if o[0] == "dfb" else engine.ValueOperand(o[1])
             for o in operands
         ]
-        tile_ops.append(
-            kc.TileOp(op_id, name, tuple(built), kc.ElementType(result) if result else None, extra, strategy)
-        )
-    return kc.KernelDescription({i: kc.ElementType(t) for i, t in dfbs.items()}, tuple(tile_ops))
+        tile_ops.append(engine.TileOp(op_id, name, tuple(built), result, extra, strategy))
+    return engine.KernelDescription(dict(dfbs), tuple(tile_ops))
 
 
 def resolve(
-    k: Any, target: str | None = None, device_arch: str | None = None,
+    k: engine.KernelDescription, target: str | None = None, device_arch: str | None = None,
     options: Mapping[str, object] | None = None, attributes: Mapping[str, object] | None = None,
-) -> Any:
-    return generated().resolve_kernel(
+) -> engine.Plan | engine.ResolveFailure:
+    return catalog().resolve_kernel(
         k, target=target, device_arch=device_arch, options=options, attributes=attributes
     )
 
 
-def plan_of(result: Any) -> Any:
-    kc = generated()
-    assert isinstance(result, kc.Plan), result.format() if isinstance(result, kc.ResolveFailure) else result
+def plan_of(result: object) -> engine.Plan:
+    assert isinstance(result, engine.Plan), result.format() if isinstance(result, engine.ResolveFailure) else result
     return result
 
 
-def failure_of(result: Any) -> Any:
-    kc = generated()
-    assert isinstance(result, kc.ResolveFailure), f"expected a failure, got {result}"
+def failure_of(result: object) -> engine.ResolveFailure:
+    assert isinstance(result, engine.ResolveFailure), f"expected a failure, got {result}"
     return result
 
 
-def strategies(plan: Any) -> dict[str, str]:
-    return {op_id: s.value for op_id, s in plan.strategies}
+def strategies(plan: engine.Plan) -> dict[str, str]:
+    return {op_id: str(s) for op_id, s in plan.strategies}

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.resolver.kit import dfb, failure_of, generated, kernel, resolve, val
-from ttlgen.resolve import load_generated_package
+from tests.resolver.kit import dfb, engine, failure_of, kernel, resolve, tables_of, val
 
 
 def messages(result: object) -> list[tuple[str | None, int | None, str]]:
@@ -94,7 +93,7 @@ def test_dfb_index_outside_target_capacity() -> None:
     k = kernel({40: "bf16"}, ("c", "copy_tile", [dfb(40)]))
     assert messages(resolve(k, "wormhole_b0")) == [("c", 0, "uses dataflow buffer index 40 outside the supported range [0, 31]")]
     assert messages(resolve(k)) == [("c", 0, "uses dataflow buffer index 40 outside the supported range [0, 31]")]
-    assert isinstance(resolve(k, "blackhole"), generated().Plan)
+    assert isinstance(resolve(k, "blackhole"), engine.Plan)
 
 
 def test_unpack_attribute_index_outside_capacity() -> None:
@@ -135,13 +134,12 @@ def test_dataflow_buffer_operand_without_buffer_is_an_error() -> None:
 
 
 def test_failure_carries_typed_conflict_evidence() -> None:
-    kc = generated()
     k = kernel({0: "f32"}, ("t", "tile_transpose", [dfb(0)]), ("e", "tile_exp", [dfb(0)]))
     conflict = failure_of(resolve(k)).conflict
-    assert conflict.kind is kc.ConflictKind.UNPACK_MODE
-    assert (conflict.requirement.op, conflict.requirement.dfb, conflict.requirement.route) == ("e", 0, kc.Route.DST)
-    assert (conflict.established_by.op, conflict.established_by.route) == ("t", kc.Route.DFB)
-    assert kc.diagnose(conflict) == failure_of(resolve(k)).errors[0]
+    assert conflict.kind is engine.ConflictKind.UNPACK_MODE
+    assert (conflict.requirement.op, conflict.requirement.dfb, conflict.requirement.route) == ("e", 0, engine.Route.DST)
+    assert (conflict.established_by.op, conflict.established_by.route) == ("t", engine.Route.DFB)
+    assert engine.diagnose(conflict) == failure_of(resolve(k)).errors[0]
 
 
 def test_element_type_without_any_supported_width(spec_copy: Path) -> None:
@@ -151,7 +149,8 @@ def test_element_type_without_any_supported_width(spec_copy: Path) -> None:
     marker = "      - when: {element_bits: [32]}\n        allow: [32]\n      - allow: [16, 32]\n\n  dest_width_unrestricted:"
     assert marker in text
     relations.write_text(text.replace(marker, "      - when: {element: [u16]}\n        allow: []\n" + marker))
-    kc = load_generated_package(spec_copy)
-    k = kc.KernelDescription({0: kc.ElementType.U16}, (kc.TileOp("c", "copy_tile", (kc.DfbOperand(0),)),))
-    result = kc.resolve_kernel(k, target="blackhole")
+    edited = tables_of(spec_copy)
+    k = engine.KernelDescription({0: edited.element_type.U16}, (engine.TileOp("c", "copy_tile", (engine.DfbOperand(0),)),))
+    result = engine.Catalog(edited.tables).resolve_kernel(k, target="blackhole")
+    assert isinstance(result, engine.ResolveFailure)
     assert [(e.op, e.message) for e in result.errors] == [("c", "has no target-supported destination element width for 'u16' elements")]

@@ -1,4 +1,4 @@
-"""Property test: the generated resolver against an independent brute-force oracle.
+"""Property test: the resolver library against an independent brute-force oracle.
 
 The oracle re-states the op facts it needs (from the facts table, not the generated
 op table), enumerates every strategy assignment and every complete configuration to
@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.resolver.kit import generated
+from tests.resolver.kit import catalog, engine
 
 W16, W32 = 16, 32
 D, U = "default", "unpack_to_dest"
@@ -160,19 +160,19 @@ def options_of(op: OracleOp, fpu_enabled: bool) -> list[str | None] | None:
 Config = tuple[int, dict[int, str]]
 
 
-def allowed(env: Any, kc: Any, spec: dict[str, Any], op: OracleOp, strategy: str | None) -> list[tuple[int | None, frozenset[tuple[int, str | None]]]]:
+def allowed(env: Any, spec: dict[str, Any], op: OracleOp, strategy: str | None) -> list[tuple[int | None, frozenset[tuple[int, str | None]]]]:
     """(dfb or None, allowed (width, mode) pairs) for each requirement of one option."""
-    prim = kc.Primitive(op.primitive)
+    prim = op.primitive
     reqs: list[tuple[int | None, frozenset[tuple[int, str | None]]]] = []
     for operand, route in zip(op.operands, op.routes[strategy], strict=True):
         if operand[0] == "dfb" and route != "none":
-            pairs = env.dfb_configurations(prim, kc.ElementType(spec["dfbs"][operand[1]]), kc.Route(route))
+            pairs = env.dfb_configurations(prim, spec["dfbs"][operand[1]], engine.Route(route))
             reqs.append((operand[1], frozenset((int(w), m.value) for w, m in pairs)))
     dest_types = [op.result] if op.result else [
         spec_type(spec, o) for o, r in zip(op.operands, op.routes[strategy], strict=True) if r == "dst"
     ]
     for element in dest_types:
-        widths = env.dest_widths(prim, kc.ElementType(element))
+        widths = env.dest_widths(prim, element)
         reqs.append((None, frozenset((int(w), None) for w in widths)))
     return reqs
 
@@ -206,10 +206,10 @@ def policy_ok(config: Config, spec: dict[str, Any], env: Any) -> bool:
     listed = spec["attributes"].get("ttl.unpack_to_dest_fp32")
     if listed is not None:
         for dfb, element in spec["dfbs"].items():
-            if element in {e.value for e in env.UNPACK_EFFECTIVE_FOR}:
+            if element in env.table.unpack_effective_for:
                 if modes[dfb] != (U if dfb in listed else D):
                     return False
-            elif dfb in listed and env.UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST and width != W32:
+            elif dfb in listed and env.table.unpack_other_entries_need_32bit_dest and width != W32:
                 return False
     return True
 
@@ -256,8 +256,7 @@ def plain_search(domains: Domains, pending: list[tuple[OracleOp, list[tuple[str,
 def oracle(spec: dict[str, Any]) -> dict[str, Any] | None:
     if spec["target"] in REJECTED:
         return None
-    kc = generated()
-    env = kc.get_target(spec["target"])
+    env = catalog().get_target(spec["target"])
     ops = oracle_ops(spec)
     assert ops is not None
     fpu = spec["options"]["enable-fpu-binary-ops"]
@@ -266,7 +265,7 @@ def oracle(spec: dict[str, Any]) -> dict[str, Any] | None:
         options = options_of(op, fpu)
         if not options:
             return None
-        per_op.append((op, [(s, allowed(env, kc, spec, op, s)) for s in options]))
+        per_op.append((op, [(s, allowed(env, spec, op, s)) for s in options]))
     dfbs = sorted(spec["dfbs"])
     configs: list[Config] = [
         (w, dict(zip(dfbs, modes, strict=True)))
@@ -303,7 +302,7 @@ def oracle(spec: dict[str, Any]) -> dict[str, Any] | None:
     preferred = [
         op for op in ops if op.full_fp32
         and spec["options"]["matmul-full-fp32" if op.full_fp32 == "matmul" else "reduce-full-fp32"]
-        and env.full_fp32(kc.FullFp32Kind(op.full_fp32)).supported
+        and env.full_fp32(op.full_fp32).supported
     ]
     width = W32 if (preferred and W32 in widths) or W16 not in widths else W16
     listed = spec["attributes"].get("ttl.unpack_to_dest_fp32")
@@ -329,23 +328,22 @@ def build(spec: dict[str, Any]) -> Any:
 @settings(max_examples=int(os.environ.get("RESOLVER_ORACLE_EXAMPLES", "400")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(kernels())
 def test_resolver_matches_brute_force_oracle(spec: dict[str, Any]) -> None:
-    kc = generated()
-    result = kc.resolve_kernel(build(spec), target=spec["target"], options=spec["options"], attributes=spec["attributes"])
+    result = catalog().resolve_kernel(build(spec), target=spec["target"], options=spec["options"], attributes=spec["attributes"])
     expected = oracle(spec)
     if expected is None:
-        assert isinstance(result, kc.ResolveFailure), f"oracle finds no plan, resolver found {result}"
+        assert isinstance(result, engine.ResolveFailure), f"oracle finds no plan, resolver found {result}"
         return
-    assert isinstance(result, kc.Plan), f"oracle finds {expected}, resolver failed: {result.format()}"
+    assert isinstance(result, engine.Plan), f"oracle finds {expected}, resolver failed: {result.format()}"
     # Every relation holds for the plan's concrete configuration.
-    env = kc.get_target(spec["target"])
-    effective = {e.value for e in env.UNPACK_EFFECTIVE_FOR}
+    env = catalog().get_target(spec["target"])
+    effective = env.table.unpack_effective_for
     modes = {d: (U if d in result.unpack_to_dest_fp32 and t in effective else D) for d, t in spec["dfbs"].items()}
     config = (int(result.dest_width), modes)
     assert policy_ok(config, spec, env)
     for op in oracle_ops(spec) or []:
-        strategy = result.strategy_of(op.id).value if op.name in BINARY_ALTERNATIVES else next(iter(op.routes))
-        assert satisfies(config, allowed(env, kc, spec, op, strategy)), op
+        strategy = result.strategy_of(op.id) if op.name in BINARY_ALTERNATIVES else next(iter(op.routes))
+        assert satisfies(config, allowed(env, spec, op, strategy)), op
     # And the plan is the first solution of the plain exhaustive search.
-    assert {i: s.value for i, s in result.strategies} == expected["strategies"]
+    assert {i: str(s) for i, s in result.strategies} == expected["strategies"]
     assert int(result.dest_width) == expected["width"]
     assert list(result.unpack_to_dest_fp32) == expected["unpack"]

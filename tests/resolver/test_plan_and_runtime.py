@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 
-from tests.resolver.kit import dfb, failure_of, generated, kernel, plan_of, resolve
+from tests.resolver.kit import catalog, dfb, engine, failure_of, kernel, plan_of, resolve, tables
 
 
 def test_only_the_resolver_constructs_a_plan() -> None:
-    kc = generated()
     with pytest.raises(TypeError, match="only by the resolver"):
-        kc.Plan("blackhole", (), kc.DestWidth.BITS16, kc.SyncMode.FULL, ())
+        engine.Plan("blackhole", (), engine.DestWidth.BITS16, engine.SyncMode.FULL, (), catalog().get_target("blackhole"))
 
 
 def test_plan_application_writes_attributes_and_removes_fpu_policy() -> None:
@@ -32,50 +31,44 @@ def test_plan_application_writes_attributes_and_removes_fpu_policy() -> None:
 
 
 def test_all_plans_are_built_before_any_is_applied() -> None:
-    kc = generated()
     good = kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)]))
     bad = kernel({0: "f32"}, ("c", "copy_tile", [dfb(0)]))
-    env = kc.get_target("blackhole")
-    disabled = kc.normalize_policy({"fp32-dest-acc-en": "disabled"}, {})
-    result = kc.resolve_all([(good, env, kc.KernelConfigPolicy()), (bad, env, disabled)])
-    assert isinstance(result, kc.ResolveFailure)
-    plans = kc.resolve_all([(good, env, kc.KernelConfigPolicy()), (good, env, disabled)])
+    env = catalog().get_target("blackhole")
+    disabled = engine.normalize_policy({"fp32-dest-acc-en": "disabled"}, {})
+    result = engine.resolve_all([(good, env, engine.KernelConfigPolicy()), (bad, env, disabled)])
+    assert isinstance(result, engine.ResolveFailure)
+    plans = engine.resolve_all([(good, env, engine.KernelConfigPolicy()), (good, env, disabled)])
     assert isinstance(plans, tuple) and len(plans) == 2
 
 
 def test_compute_config_descriptor_with_all_default_unpack_is_empty() -> None:
-    kc = generated()
     plan = plan_of(resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)])), "blackhole"))
-    fields = kc.to_compute_config_descriptor(plan)
-    assert fields == kc.ComputeConfigDescriptorFields(kc.MathFidelity.HiFi4, False, False, ())
+    fields = engine.to_compute_config_descriptor(plan)
+    assert fields == engine.ComputeConfigDescriptorFields(tables().tables.runtime_enums.math_fidelity.HiFi4, False, False, ())
     assert (fields.bfp8_pack_precise, fields.math_approx_mode) == (False, False)
 
 
 def test_compute_config_descriptor_unpack_list_has_num_circular_buffers_entries() -> None:
-    kc = generated()
     plan = plan_of(resolve(kernel({0: "f32", 5: "f32"}, ("c", "copy_tile", [dfb(5)])), "wormhole_b0"))
-    fields = kc.to_compute_config_descriptor(plan, "HiFi2")
+    fields = engine.to_compute_config_descriptor(plan, "HiFi2")
     assert len(fields.unpack_to_dest_mode) == 64
-    assert [i for i, m in enumerate(fields.unpack_to_dest_mode) if m is kc.UnpackToDestMode.UnpackToDestFp32] == [5]
-    assert fields.fp32_dest_acc_en and fields.math_fidelity is kc.MathFidelity.HiFi2
-    assert len(kc.to_compute_config_descriptor(plan, runtime_version="legacy").unpack_to_dest_mode) == 32
+    assert [i for i, m in enumerate(fields.unpack_to_dest_mode) if m is tables().tables.runtime_enums.unpack_to_dest_mode.UnpackToDestFp32] == [5]
+    assert fields.fp32_dest_acc_en and fields.math_fidelity is tables().tables.runtime_enums.math_fidelity.HiFi2
+    assert len(engine.to_compute_config_descriptor(plan, runtime_version="legacy").unpack_to_dest_mode) == 32
 
 
 def test_runtime_enum_values() -> None:
-    kc = generated()
-    assert {m.name: int(m) for m in kc.UnpackToDestMode} == {"UnpackToDestFp32": 0, "Default": 1}
-    assert {m.name: int(m) for m in kc.MathFidelity} == {"LoFi": 0, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
+    assert {m.name: int(m) for m in tables().tables.runtime_enums.unpack_to_dest_mode} == {"UnpackToDestFp32": 0, "Default": 1}
+    assert {m.name: int(m) for m in tables().tables.runtime_enums.math_fidelity} == {"LoFi": 0, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 
 
 def test_unknown_math_fidelity_is_a_translation_error() -> None:
-    kc = generated()
     plan = plan_of(resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)])), "blackhole"))
-    with pytest.raises(kc.TranslationError, match="HiFi5"):
-        kc.to_compute_config_descriptor(plan, "HiFi5")
+    with pytest.raises(engine.TranslationError, match="HiFi5"):
+        engine.to_compute_config_descriptor(plan, "HiFi5")
 
 
 def test_ttnn_descriptor_assigns_whole_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    kc = generated()
 
     class Descriptor:
         def __init__(self) -> None:
@@ -92,10 +85,10 @@ def test_ttnn_descriptor_assigns_whole_lists(monkeypatch: pytest.MonkeyPatch) ->
         UnpackToDestMode=types.SimpleNamespace(UnpackToDestFp32="fp32", Default="default"),
     )
     plan = plan_of(resolve(kernel({1: "f32"}, ("c", "copy_tile", [dfb(1)])), "blackhole"))
-    fields = kc.to_compute_config_descriptor(plan)
-    assert kc.to_ttnn_compute_config(fields) is fields or "ttnn" in sys.modules
+    fields = engine.to_compute_config_descriptor(plan)
+    assert engine.to_ttnn_compute_config(fields) is fields or "ttnn" in sys.modules
     monkeypatch.setitem(sys.modules, "ttnn", fake)
-    descriptor = kc.to_ttnn_compute_config(fields)
+    descriptor = engine.to_ttnn_compute_config(fields)
     assert isinstance(descriptor.assigned["unpack_to_dest_mode"], list)
     assert descriptor.assigned["unpack_to_dest_mode"][:3] == ["default", "fp32", "default"]
     assert descriptor.assigned["math_fidelity"] == "hifi4"
@@ -103,33 +96,29 @@ def test_ttnn_descriptor_assigns_whole_lists(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_compute_gen1_config_fields() -> None:
-    kc = generated()
     k = kernel({0: "f32", 1: "f32", 2: "bf16"}, ("s", "tile_add", [dfb(0), dfb(1)]), ("c", "copy_tile", [dfb(2)]))
     plan = plan_of(resolve(k, "blackhole_gen1_config", options={"dst-full-sync-en": "enabled"}))
-    fields = kc.to_compute_gen1_config(plan, "LoFi", dfb_names={0: "in0"})
+    fields = engine.to_compute_gen1_config(plan, "LoFi", dfb_names={0: "in0"})
     assert fields.enable_32_bit_dest is True
     assert fields.double_buffer_dest is False
-    assert fields.fpu_math_fidelity is kc.MathFidelity.LoFi
-    assert fields.unpack_modes == (("dfb1", kc.UnpackToDestMode.Default), ("in0", kc.UnpackToDestMode.Default))
-    assert kc.runtime_fields(plan) == kc.to_compute_gen1_config(plan)
+    assert fields.fpu_math_fidelity is tables().tables.runtime_enums.math_fidelity.LoFi
+    assert fields.unpack_modes == (("dfb1", tables().tables.runtime_enums.unpack_to_dest_mode.Default), ("in0", tables().tables.runtime_enums.unpack_to_dest_mode.Default))
+    assert engine.runtime_fields(plan) == engine.to_compute_gen1_config(plan)
 
 
 def test_compute_gen1_config_translation_rejects_the_other_api() -> None:
-    kc = generated()
     plan = plan_of(resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)])), "blackhole"))
-    with pytest.raises(kc.TranslationError, match="ComputeConfigDescriptor"):
-        kc.to_compute_gen1_config(plan)
+    with pytest.raises(engine.TranslationError, match="ComputeConfigDescriptor"):
+        engine.to_compute_gen1_config(plan)
 
 
 def test_no_target_has_no_runtime_translation() -> None:
-    kc = generated()
     plan = plan_of(resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)]))))
-    assert kc.runtime_fields(plan) is None
-    with pytest.raises(kc.TranslationError):
-        kc.to_compute_config_descriptor(plan)
+    assert engine.runtime_fields(plan) is None
+    with pytest.raises(engine.TranslationError):
+        engine.to_compute_config_descriptor(plan)
 
 
 def test_failure_is_not_a_plan() -> None:
-    kc = generated()
     failure = failure_of(resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(9)]))))
-    assert not isinstance(failure, kc.Plan)
+    assert not isinstance(failure, engine.Plan)

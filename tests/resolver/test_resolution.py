@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.resolver.kit import dfb, failure_of, generated, kernel, plan_of, resolve, strategies, val
+from tests.resolver.kit import dfb, engine, failure_of, kernel, plan_of, resolve, strategies, val
 
 
 def test_fixed_sfpu_consumer_forces_sfpu_on_binary_sharing_its_f32_buffer() -> None:
@@ -119,7 +119,7 @@ def test_sync_is_full_only_when_enabled() -> None:
     assert not plan_of(resolve(k, options={"dst-full-sync-en": "auto"})).dst_full_sync_en
     assert not plan_of(resolve(k, options={"dst-full-sync-en": "disabled"})).dst_full_sync_en
     assert plan_of(resolve(k, attributes={"dst_full_sync_en": True})).dst_full_sync_en
-    assert plan_of(resolve(k)).sync is generated().SyncMode.DOUBLE_BUFFERED
+    assert plan_of(resolve(k)).sync is engine.SyncMode.DOUBLE_BUFFERED
 
 
 def test_explicit_unpack_set_is_sorted_and_deduplicated() -> None:

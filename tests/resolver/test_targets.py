@@ -4,41 +4,38 @@ from __future__ import annotations
 
 import pytest
 
-from tests.resolver.kit import dfb, failure_of, generated, kernel, plan_of, resolve
+from tests.resolver.kit import catalog, dfb, engine, failure_of, kernel, plan_of, resolve, tables
 
 
 def test_dest_width_query_broadcast_difference() -> None:
-    kc = generated()
-    bf16, f32 = kc.ElementType.BF16, kc.ElementType.F32
-    only16, both, only32 = frozenset({kc.DestWidth.BITS16}), frozenset(kc.DestWidth), frozenset({kc.DestWidth.BITS32})
+    bf16, f32 = tables().element_type.BF16, tables().element_type.F32
+    only16, both, only32 = frozenset({engine.DestWidth.BITS16}), frozenset(engine.DestWidth), frozenset({engine.DestWidth.BITS32})
     for name in ("wormhole_b0", "blackhole", "blackhole_gen1_config"):
-        env = kc.get_target(name)
-        for bcast in (kc.Primitive.BroadcastColumn, kc.Primitive.BroadcastRow, kc.Primitive.BroadcastScalar):
+        env = catalog().get_target(name)
+        for bcast in (tables().primitive.BroadcastColumn, tables().primitive.BroadcastRow, tables().primitive.BroadcastScalar):
             assert env.dest_widths(bcast, bf16) == only16
             assert env.dest_widths(bcast, f32) == only32
-        assert env.dest_widths(kc.Primitive.ElementwiseUnary, bf16) == both
-    env = kc.get_target(None)
-    assert env.dest_widths(kc.Primitive.BroadcastColumn, bf16) == both
-    assert env.dest_widths(kc.Primitive.Copy, kc.ElementType.SI32) == only32
+        assert env.dest_widths(tables().primitive.ElementwiseUnary, bf16) == both
+    env = catalog().get_target(None)
+    assert env.dest_widths(tables().primitive.BroadcastColumn, bf16) == both
+    assert env.dest_widths(tables().primitive.Copy, tables().element_type.SI32) == only32
 
 
 def test_dfb_relation_shared_by_gen1_targets() -> None:
-    kc = generated()
-    unpack32 = frozenset({(kc.DestWidth.BITS32, kc.UnpackMode.UNPACK_TO_DEST)})
-    default = frozenset({(kc.DestWidth.BITS16, kc.UnpackMode.DEFAULT), (kc.DestWidth.BITS32, kc.UnpackMode.DEFAULT)})
+    unpack32 = frozenset({(engine.DestWidth.BITS32, engine.UnpackMode.UNPACK_TO_DEST)})
+    default = frozenset({(engine.DestWidth.BITS16, engine.UnpackMode.DEFAULT), (engine.DestWidth.BITS32, engine.UnpackMode.DEFAULT)})
     for name in (None, "wormhole_b0", "blackhole"):
-        env = kc.get_target(name)
-        f32 = kc.ElementType.F32
-        assert env.dfb_configurations(kc.Primitive.ElementwiseUnary, f32, kc.Route.DST) == unpack32
-        assert env.dfb_configurations(kc.Primitive.Copy, f32, kc.Route.DFB) == unpack32
-        assert env.dfb_configurations(kc.Primitive.ElementwiseBinary, f32, kc.Route.DFB) == default
-        assert env.dfb_configurations(kc.Primitive.ElementwiseUnary, kc.ElementType.BF16, kc.Route.DST) == default
+        env = catalog().get_target(name)
+        f32 = tables().element_type.F32
+        assert env.dfb_configurations(tables().primitive.ElementwiseUnary, f32, engine.Route.DST) == unpack32
+        assert env.dfb_configurations(tables().primitive.Copy, f32, engine.Route.DFB) == unpack32
+        assert env.dfb_configurations(tables().primitive.ElementwiseBinary, f32, engine.Route.DFB) == default
+        assert env.dfb_configurations(tables().primitive.ElementwiseUnary, tables().element_type.BF16, engine.Route.DST) == default
 
 
 def test_full_fp32_support_per_target() -> None:
-    kc = generated()
-    kinds = kc.FullFp32Kind
-    wh, bh, none = kc.get_target("wormhole_b0"), kc.get_target("blackhole"), kc.get_target(None)
+    kinds = tables().full_fp32_kind
+    wh, bh, none = catalog().get_target("wormhole_b0"), catalog().get_target("blackhole"), catalog().get_target(None)
     assert [wh.full_fp32(k).supported for k in kinds] == [k is kinds.MATMUL for k in kinds]
     assert all(wh.full_fp32(k).warning is None for k in kinds)
     assert [bh.full_fp32(k).supported for k in kinds] == [k is not kinds.REDUCE_ROW for k in kinds]
@@ -68,29 +65,26 @@ def test_no_target_has_no_broadcast_restriction() -> None:
 
 
 def test_dfb_capacity_per_target() -> None:
-    kc = generated()
-    assert [kc.get_target(n).dfb_capacity for n in (None, "wormhole_b0", "blackhole")] == [32, 32, 64]
+    assert [catalog().get_target(n).dfb_capacity for n in (None, "wormhole_b0", "blackhole")] == [32, 32, 64]
 
 
 def test_quasar_is_recognized_and_rejected_with_reason() -> None:
-    kc = generated()
-    with pytest.raises(kc.TargetError, match="Gen2 configuration descriptor"):
-        kc.get_target("quasar")
-    assert kc.architecture_from_runtime_name("QUASAR") is kc.Architecture.QUASAR
+    with pytest.raises(engine.TargetError, match="Gen2 configuration descriptor"):
+        catalog().get_target("quasar")
+    assert catalog().architecture_from_runtime_name("QUASAR") is tables().architecture.QUASAR
     result = resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)])), device_arch="quasar")
     assert "not supported" in failure_of(result).errors[0].message
 
 
 def test_unknown_target_is_an_error_naming_it() -> None:
-    kc = generated()
-    with pytest.raises(kc.TargetError, match="unknown target architecture 'grayskull'"):
-        kc.get_target("grayskull")
+    with pytest.raises(engine.TargetError, match="compute-kernel configuration is not implemented for target architecture 'grayskull'"):
+        catalog().get_target("grayskull")
 
 
 def test_target_and_device_must_agree() -> None:
     k = kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)]))
     result = resolve(k, "blackhole", device_arch="wormhole_b0")
-    assert failure_of(result).errors[0].message == "target architecture 'blackhole' disagrees with the device architecture 'wormhole_b0'"
+    assert failure_of(result).errors[0].message == "ttl.target_arch does not match the selected device arch (target architecture 'blackhole', device architecture 'wormhole_b0')"
     assert failure_of(result).errors[0].op is None
     assert plan_of(resolve(k, "blackhole", device_arch="BLACKHOLE")).target == "blackhole"
     assert plan_of(resolve(k, "blackhole_gen1_config", device_arch="blackhole")).target == "blackhole_gen1_config"
@@ -103,16 +97,14 @@ def test_device_alone_selects_the_architecture_default_target() -> None:
 
 
 def test_runtime_architecture_names_map_in_any_case() -> None:
-    kc = generated()
-    assert kc.architecture_from_runtime_name("WORMHOLE_B0") is kc.Architecture.WORMHOLE_B0
-    assert kc.architecture_from_runtime_name("blackhole") is kc.Architecture.BLACKHOLE
-    assert kc.architecture_from_runtime_name("Blackhole") is kc.Architecture.BLACKHOLE
+    assert catalog().architecture_from_runtime_name("WORMHOLE_B0") is tables().architecture.WORMHOLE_B0
+    assert catalog().architecture_from_runtime_name("blackhole") is tables().architecture.BLACKHOLE
+    assert catalog().architecture_from_runtime_name("Blackhole") is tables().architecture.BLACKHOLE
 
 
 def test_unknown_runtime_architecture_fails() -> None:
-    kc = generated()
-    with pytest.raises(kc.TargetError, match="unknown runtime architecture 'GRAYSKULL'"):
-        kc.architecture_from_runtime_name("GRAYSKULL")
+    with pytest.raises(engine.TargetError, match="unknown runtime architecture 'GRAYSKULL'"):
+        catalog().architecture_from_runtime_name("GRAYSKULL")
 
 
 def test_gen1_config_target_rejects_inert_entries_with_16bit_dest() -> None:
@@ -132,8 +124,19 @@ def test_gen1_config_target_rejects_unbound_entries() -> None:
 
 
 def test_target_lookup_is_the_registry() -> None:
-    kc = generated()
-    assert kc.target_names() == (
+    assert catalog().target_names() == (
         "blackhole", "blackhole_gen1_config", "no_target", "quasar", "wormhole_b0", "wormhole_b0_gen1_config",
     )
-    assert type(kc.get_target("wormhole_b0")) is not type(kc.get_target("blackhole"))
+    for name in catalog().target_names():
+        if name != "quasar":
+            assert catalog().get_target(name).table is next(t for t in tables().tables.targets if t.name == name)
+
+
+def test_each_target_answers_from_its_own_table_only() -> None:
+    # wormhole_b0 and blackhole share the Gen1 relation tables by review, but each
+    # target keeps its own answers: their full-fp32 support differs.
+    wh, bh = catalog().get_target("wormhole_b0"), catalog().get_target("blackhole")
+    assert wh.table.dest_width.origin == bh.table.dest_width.origin == "gen1_llk.dest_width"
+    assert wh.table.dest_width.review != bh.table.dest_width.review
+    assert wh.full_fp32("reduce_column").supported is False
+    assert bh.full_fp32("reduce_column").supported is True

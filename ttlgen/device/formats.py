@@ -48,28 +48,26 @@ def round_mantissa(x: npt.ArrayLike, keep: int, mode: Rounding) -> F32:
 
     NaN stays NaN and Inf stays Inf; overflow of the magnitude rounds to Inf.
     """
+    if mode not in ROUNDINGS:
+        raise ValueError(f"unknown rounding mode {mode!r}; expected one of {ROUNDINGS}")
     a = np.array(x, dtype=np.float32)  # a contiguous copy that keeps 0-d shapes
     u = a.view(np.uint32)
     drop = 23 - keep
-    mask = np.uint32((1 << drop) - 1)
     special = (u & np.uint32(0x7F800000)) == np.uint32(0x7F800000)
-    nan = special & ((u & np.uint32(0x007FFFFF)) != 0)
-    rem = u & mask
-    base = u & ~mask
-    half = np.uint32(1 << (drop - 1))
-    step = np.uint32(1 << drop)
-    if mode == "truncate":
-        up = np.zeros_like(u, dtype=bool)
-    elif mode == "ties_away":
-        up = rem >= half
+    original = u[special] if special.any() else None
+    # In place on the copy: add the rounding increment, then clear the dropped bits. A
+    # carry out of the mantissa bumps the exponent, as rounding up must.
+    if mode == "ties_away":
+        u += np.uint32(1 << (drop - 1))
     elif mode == "nearest_even":
-        up = (rem > half) | ((rem == half) & (((base >> np.uint32(drop)) & np.uint32(1)) == 1))
-    else:
-        raise ValueError(f"unknown rounding mode {mode!r}; expected one of {ROUNDINGS}")
-    out = np.where(up & ~special, base + step, base)
-    out = np.where(special & ~nan, u, out)
-    out = np.where(nan, base | np.uint32(0x00400000), out)
-    return out.astype(np.uint32).view(np.float32).reshape(a.shape)
+        u += np.uint32((1 << (drop - 1)) - 1) + ((u >> np.uint32(drop)) & np.uint32(1))
+    u &= np.uint32(~((1 << drop) - 1) & 0xFFFFFFFF)
+    if original is not None:
+        # Inf keeps its bits; a NaN keeps its high payload and stays a (quiet) NaN.
+        nan = (original & np.uint32(0x007FFFFF)) != 0
+        kept = original & np.uint32(~((1 << drop) - 1) & 0xFFFFFFFF)
+        u[special] = np.where(nan, kept | np.uint32(0x00400000), original)
+    return a
 
 
 def to_bf16(x: npt.ArrayLike, mode: Rounding = "nearest_even") -> F32:

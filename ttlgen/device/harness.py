@@ -38,7 +38,7 @@ class Numerics:
     Defaults and their reasons are in NUMERICS.md.
     """
 
-    pack_rounding: Rounding = "ties_away"
+    pack_rounding: Rounding = "nearest_even"
     unpack_tf32_rounding: Rounding = "truncate"
     dst16_rounding: Rounding = "ties_away"
     sfpu_dst16_rounding: Rounding = "truncate"

@@ -13,13 +13,6 @@ from ttlgen import cache
 from ttlgen.emit import _filters
 
 
-def default_templates_dir() -> Path:
-    """The templates shipped with ttlgen: in the wheel, or beside the package in a checkout."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / "_templates"  # wheel layout (see pyproject force-include)
-    return installed if installed.is_dir() else package.parent / "templates"
-
-
 @dataclass(frozen=True)
 class GeneratedFile:
     """One output: a POSIX path relative to the output tree, its body, and its sources.

@@ -1,86 +1,89 @@
 """Emits generated/python/ttl_kernel_config: the kernel-configuration resolver package.
 
-Spec-dependent tables are rendered from templates; the engine, the same for every
-spec, is copied from plain source files under templates/python/ttl_kernel_config/.
+The engine modules are copied verbatim from the library the plan stage resolves kernels
+with (``ttlgen/resolver/``). The table modules print the ``ResolverTables`` the plan
+stage built and resolved with, and ``__init__.py`` binds the two.
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
+from pathlib import Path
+
+import ttlgen.resolver
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.model.ops import OpsModel
 from ttlgen.model.project import Project
-from ttlgen.model.targets import TargetsModel
 from ttlgen.plan.project import ProjectPlan
 
 PACKAGE = "python/ttl_kernel_config"
 TEMPLATES = "python/ttl_kernel_config"
 
-# Engine modules copied verbatim (logic shared by every spec).
-STATIC_MODULES = (
-    "__init__.py",
-    "diagnostics.py",
-    "environment.py",
-    "kernel.py",
-    "lookup.py",
-    "resolver.py",
-    "runtime.py",
-    "semantics.py",
-)
+ENGINE_DIR = Path(ttlgen.resolver.__file__).resolve().parent
+ENGINE_SOURCE = "ttlgen/resolver"
+# Every module of the library but its __init__ (the generated package has its own,
+# which binds the engine to the rendered tables).
+ENGINE_MODULES = tuple(sorted(p.name for p in ENGINE_DIR.glob("*.py") if p.name != "__init__.py"))
 
 
 def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
-    if not project.ops.ops or not project.targets.targets:
+    if plan.tables is None:
         return []
-    return render_package(project.ops, project.targets, ctx)
-
-
-def render_package(ops: OpsModel, targets: TargetsModel, ctx: EmitContext) -> list[GeneratedFile]:
-    """Every file of the package for these models (also used by `ttlgen resolve`)."""
+    ops, targets = project.ops, project.targets
     files = [
         GeneratedFile(
             path=f"{PACKAGE}/{name}",
-            body=ctx.copy(f"{TEMPLATES}/{name}"),
-            sources=(f"templates/{TEMPLATES}/{name}",),
+            body=(ENGINE_DIR / name).read_text(encoding="utf-8"),
+            sources=(f"{ENGINE_SOURCE}/{name}",),
         )
-        for name in STATIC_MODULES
+        for name in ENGINE_MODULES
     ]
-    vocabulary = ops.vocabulary
-    files.append(
-        GeneratedFile(
-            path=f"{PACKAGE}/vocabulary.py",
-            body=ctx.render(
-                f"{TEMPLATES}/vocabulary.py.j2",
-                element_types=vocabulary.element_types,
-                primitives=vocabulary.primitives,
-                strategies=vocabulary.strategies,
-                full_fp32_kinds=vocabulary.full_fp32_kinds,
-                architectures=targets.architectures,
-                runtime_enums=targets.runtime_enums,
-            ),
-            sources=tuple(sorted({vocabulary.source, *targets.sources})),
-        )
+    tables = plan.tables
+    rendered = (
+        ("__init__.py", (f"templates/{TEMPLATES}/__init__.py.j2",)),
+        ("vocabulary.py", tuple(sorted({ops.vocabulary.source, *targets.sources}))),
+        ("ops_table.py", ops.sources),
+        ("targets.py", targets.sources),
     )
-    files.append(
-        GeneratedFile(
-            path=f"{PACKAGE}/ops_table.py",
-            body=ctx.render(
-                f"{TEMPLATES}/ops_table.py.j2",
-                ops=ops.ops,
-                full_fp32_kinds=vocabulary.full_fp32_kinds,
-            ),
-            sources=ops.sources,
-        )
-    )
-    files.append(
-        GeneratedFile(
-            path=f"{PACKAGE}/targets.py",
-            body=ctx.render(
-                f"{TEMPLATES}/targets.py.j2",
-                targets=targets.targets,
-                runtime_apis=targets.runtime_apis,
-                no_target=targets.no_target,
-            ),
-            sources=targets.sources,
-        )
-    )
+    for name, sources in rendered:
+        body = ctx.render(f"{TEMPLATES}/{name}.j2", t=tables, py=literal)
+        files.append(GeneratedFile(path=f"{PACKAGE}/{name}", body=body, sources=sources))
     return files
+
+
+def literal(value: object) -> str:
+    """Python source for a table value: enum members as ``Class.MEMBER``, records
+    (NamedTuples) as calls with keyword arguments (defaults left out), sets in declaration
+    order."""
+    if isinstance(value, enum.Enum):  # before str and int: StrEnum and IntEnum are both
+        return f"{type(value).__name__}.{value.name}"
+    if value is None or isinstance(value, bool | int | str):
+        return repr(value)
+    fields = getattr(type(value), "_fields", None)
+    if isinstance(value, tuple) and fields is not None:  # a NamedTuple record
+        defaults = getattr(type(value), "_field_defaults", {})
+        arguments = [
+            f"{name}={literal(current)}"
+            for name, current in zip(fields, value, strict=True)
+            if name not in defaults or current != defaults[name]
+        ]
+        return f"{type(value).__name__}({', '.join(arguments)})"
+    if isinstance(value, frozenset):
+        if not value:
+            return "frozenset()"
+        return "frozenset({" + ", ".join(literal(v) for v in sorted(value, key=_order)) + "})"
+    if isinstance(value, tuple):
+        items = [literal(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, Mapping):
+        return "MappingProxyType({" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "})"
+    raise TypeError(f"no Python literal for {type(value).__name__} values")
+
+
+def _order(value: object) -> tuple[int, str]:
+    if isinstance(value, enum.Enum):
+        return list(type(value)).index(value), ""
+    if isinstance(value, int):
+        return value, ""
+    return 0, str(value)
+

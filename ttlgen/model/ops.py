@@ -6,29 +6,19 @@ here are target-independent; target support is in :mod:`ttlgen.model.targets`.
 
 from __future__ import annotations
 
-import enum
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink, Mark
+
+# Operand routes and strategy legality conditions are the resolver's fixed vocabulary.
+from ttlgen.resolver.semantics import LegalityCondition as LegalityCondition
+from ttlgen.resolver.semantics import Route as Route
 from ttlgen.spec.document import SpecDocument
 
 VOCABULARY_KIND = "ttlgen.op_vocabulary"
 OPS_KIND = "ttlgen.ops"
-
-
-class Route(enum.Enum):
-    NONE = "none"
-    DFB = "dfb"
-    DST = "dst"
-
-
-class LegalityCondition(enum.Enum):
-    """A condition a strategy needs from the op's operands and result."""
-
-    OPERANDS_FROM_DFB_SAME_TILE = "operands_from_dfb_same_tile"
-    FLOAT_RESULT = "float_result"
 
 
 @dataclass(frozen=True)

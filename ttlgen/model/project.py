@@ -9,6 +9,9 @@ from ttlgen.errors import DiagnosticSink
 from ttlgen.model import kernels, layout, namespaces, ops, programs, spelling, targets, tt_metal_api
 from ttlgen.spec.document import SpecDocument
 
+# Validated like a spec (its schema ships with the others) but read by `ttlgen resolve` only.
+DESCRIPTION_KIND = "ttlgen.kernel_description"
+
 
 @dataclass(frozen=True)
 class Project:
@@ -32,6 +35,12 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     errors of all domains together.
     """
     sink = DiagnosticSink()
+    for document in documents:
+        if document.kind == DESCRIPTION_KIND:
+            sink.error(
+                document.mark(("spec",)),
+                "a kernel description is the input of `ttlgen resolve`, not a spec; keep it outside the spec tree",
+            )
     ops_model = ops.build(documents, sink)
     api_model = tt_metal_api.build(documents, sink)
     targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)

@@ -6,19 +6,25 @@ from dataclasses import dataclass
 
 from ttlgen.model.project import Project
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
+from ttlgen.plan.tables import ResolverTables, resolver_tables
 
 
 @dataclass(frozen=True)
 class ProjectPlan:
-    """Every kernel of the model, resolved and lowered, in the model's order."""
+    """Every kernel of the model, resolved and lowered, in the model's order, and the
+    resolver's tables the kernels were resolved with (None: no ops or no targets)."""
 
     kernels: tuple[LoweredKernel, ...]
+    tables: ResolverTables | None = None
 
 
 def plan_project(project: Project) -> ProjectPlan:
     """Resolve and lower every kernel; raises SpecErrors with every problem found."""
+    tables = None
+    if project.ops.ops and project.targets.targets:
+        tables = resolver_tables(project.ops, project.targets)
     if not project.kernels.kernels:
-        return ProjectPlan(())
+        return ProjectPlan((), tables)
     return ProjectPlan(
-        tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api))
+        tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api)), tables
     )

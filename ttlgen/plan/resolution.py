@@ -1,13 +1,13 @@
 """Kernel-configuration resolution of the kernels of the model.
 
 A kernel body becomes the resolver's kernel description (its tile ops, their operands and
-element types), the resolver decides the plan, and a rejection becomes a located error
-at the kernel spec showing the resolver's diagnostic.
+element types), the resolver library decides the plan from the tables built from the
+model (:mod:`ttlgen.plan.tables`), and a rejection becomes a located error at the kernel
+spec showing the resolver's diagnostic. Nothing is rendered or imported from templates.
 """
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
@@ -15,17 +15,22 @@ from ttlgen.model.kernels import DfbRef, Kernel, Store, walk_statements, walk_va
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.targets import TargetsModel
 from ttlgen.plan import element_types
+from ttlgen.plan.tables import resolver_tables
+from ttlgen.resolver import (
+    Catalog,
+    DfbOperand,
+    KernelDescription,
+    Operand,
+    Plan,
+    ResolveFailure,
+    TileOp,
+    ValueOperand,
+    to_compute_config_descriptor,
+)
 
 
-def load_resolver(ops: OpsModel, targets: TargetsModel) -> types.ModuleType:
-    """The generated ``ttl_kernel_config`` package for these models, imported in memory."""
-    from ttlgen.resolve import load_package_for_models
-
-    return load_package_for_models(ops, targets)
-
-
-def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
-    elements = {e.value: e for e in pkg.ElementType}
+def _describe(kernel: Kernel, ops: OpsModel, catalog: Catalog) -> KernelDescription:
+    elements = {e.name: e.name for e in catalog.tables.elements}
     dfbs = {d.index: elements[d.dtype] for d in kernel.dfbs if d.dtype in elements}
     tile_ops = []
     semantics = {op.name: op for op in ops.ops}
@@ -39,20 +44,27 @@ def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
         if isinstance(stmt.value, DfbRef):
             src = kernel.dfb(stmt.value.dfb)
             if copy is not None:
-                tile_ops.append(pkg.TileOp(id=f"copy_{stmt.mark.line}_{stmt.mark.column}", op=copy.name, operands=(pkg.DfbOperand(src.index),), result=elements.get(src.dtype)))
+                tile_ops.append(
+                    TileOp(
+                        id=f"copy_{stmt.mark.line}_{stmt.mark.column}",
+                        op=copy.name,
+                        operands=(DfbOperand(src.index),),
+                        result=elements.get(src.dtype),
+                    )
+                )
             continue
         for expr in walk_values(stmt.value):
             if expr.op not in semantics:
                 continue
-            operands = []
+            operands: list[Operand] = []
             for arg in expr.args:
                 if isinstance(arg, DfbRef):
-                    operands.append(pkg.DfbOperand(kernel.dfb(arg.dfb).index))
+                    operands.append(DfbOperand(kernel.dfb(arg.dfb).index))
                 else:
-                    operands.append(pkg.ValueOperand(arg.id))
+                    operands.append(ValueOperand(arg.id))
             result = value_types.of(expr)
             tile_ops.append(
-                pkg.TileOp(
+                TileOp(
                     id=expr.id,
                     op=expr.op,
                     operands=tuple(operands),
@@ -61,7 +73,7 @@ def _describe(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType) -> Any:
                     strategy=expr.strategy,
                 )
             )
-    return pkg.KernelDescription(dfbs=dfbs, ops=tuple(tile_ops), name=kernel.name)
+    return KernelDescription(dfbs=dfbs, ops=tuple(tile_ops), name=kernel.name)
 
 
 def _op_marks(kernel: Kernel) -> dict[str, Mark]:
@@ -74,23 +86,20 @@ def _op_marks(kernel: Kernel) -> dict[str, Mark]:
     return marks
 
 
-def resolve_plan(kernel: Kernel, ops: OpsModel, pkg: types.ModuleType, sink: DiagnosticSink) -> Any | None:
-    description = _describe(kernel, ops, pkg)
-    result = pkg.resolve_kernel(
+def resolve_plan(kernel: Kernel, ops: OpsModel, catalog: Catalog, sink: DiagnosticSink) -> Plan | None:
+    description = _describe(kernel, ops, catalog)
+    result = catalog.resolve_kernel(
         description, target=kernel.target, options=dict(kernel.options), attributes=dict(kernel.attributes)
     )
-    if isinstance(result, pkg.ResolveFailure):
+    if isinstance(result, ResolveFailure):
         marks = _op_marks(kernel)
         for err in result.errors:
             where = marks.get(err.op or "", kernel.mark)
-            notes = [
-                Diagnostic(marks.get(n.op or "", kernel.mark), n.message) for n in getattr(err, "notes", ())
-            ]
+            notes = [Diagnostic(marks.get(n.op or "", kernel.mark), n.message) for n in err.notes]
             operand = f" operand {err.operand}:" if err.operand is not None else ""
             sink.error(where, f"the configuration resolver rejects kernel {kernel.name!r}:{operand} {err.message}", notes)
         return None
     return result
-
 
 
 class Resolver:
@@ -98,14 +107,12 @@ class Resolver:
 
     def __init__(self, ops: OpsModel, targets: TargetsModel) -> None:
         self.ops = ops
-        self.pkg = load_resolver(ops, targets)
+        self.catalog = Catalog(resolver_tables(ops, targets).tables)
 
-    def resolve(self, kernel: Kernel, sink: DiagnosticSink) -> Any | None:
+    def resolve(self, kernel: Kernel, sink: DiagnosticSink) -> Plan | None:
         """The kernel's plan, or None after reporting the resolver's diagnostics to ``sink``."""
-        return resolve_plan(kernel, self.ops, self.pkg, sink)
+        return resolve_plan(kernel, self.ops, self.catalog, sink)
 
-    def compute_config(self, plan: Any, math_fidelity: str | None) -> dict[str, Any]:
+    def compute_config(self, plan: Plan, math_fidelity: str | None) -> dict[str, Any]:
         """The runtime's compute-config descriptor fields for a plan, as program.json holds them."""
-        fields: dict[str, Any] = self.pkg.to_compute_config_descriptor(plan, math_fidelity).to_json()
-        return fields
-
+        return to_compute_config_descriptor(plan, math_fidelity).to_json()

@@ -11,9 +11,11 @@
 #   specs/targets/wormhole_b0.yaml
 #   specs/targets/wormhole_b0_gen1_config.yaml
 
-"""One target-environment class per target spec, and the registry that selects them.
+"""One table per target spec (an architecture under a runtime configuration API), and
+the targets that are recognized but rejected.
 
-The registry lookup in ``lookup.py`` is the only place an architecture is chosen.
+Each target answers only from its own table; ``lookup.Catalog`` is the only place a
+target is chosen.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .environment import TargetEnvironment
 from .semantics import (
     DestWidth,
     FullFp32Support,
@@ -29,227 +30,216 @@ from .semantics import (
     Route,
     RuntimeApi,
     RuntimeVersion,
+    Translation,
     UnpackMode,
     UnpackRule,
     WidthRule,
 )
+from .tables import RejectedTarget, TargetTable, UnpackTable, WidthTable
 from .vocabulary import Architecture, ElementType, FullFp32Kind, Primitive
 
 RUNTIME_APIS: Mapping[str, RuntimeApi] = MappingProxyType({
     'ComputeConfigDescriptor': RuntimeApi(
         name='ComputeConfigDescriptor',
-        translation='compute_config_descriptor',
+        translation=Translation.COMPUTE_CONFIG_DESCRIPTOR,
         default_math_fidelity='HiFi4',
         versions=(
-            RuntimeVersion('current', 64),
-            RuntimeVersion('legacy', 32),
+            RuntimeVersion(name='current', num_circular_buffers=64),
+            RuntimeVersion(name='legacy', num_circular_buffers=32),
         ),
         pinned_version='current',
     ),
     'ComputeGen1Config': RuntimeApi(
         name='ComputeGen1Config',
-        translation='compute_gen1_config',
+        translation=Translation.COMPUTE_GEN1_CONFIG,
         default_math_fidelity='HiFi4',
         versions=(
-            RuntimeVersion('current', 64),
+            RuntimeVersion(name='current', num_circular_buffers=64),
         ),
         pinned_version='current',
     ),
 })
 
-
-class BlackholeEnvironment(TargetEnvironment):
-    """Blackhole launched through ttnn.ComputeConfigDescriptor."""
-
-    NAME = 'blackhole'
-    SUMMARY = 'Blackhole launched through ttnn.ComputeConfigDescriptor.'
-    ARCHITECTURE = Architecture.BLACKHOLE
-    RUNTIME_API = RUNTIME_APIS['ComputeConfigDescriptor']
-    RUNTIME_ARCHITECTURE_NAME = 'BLACKHOLE'
-    DFB_CAPACITY = 64
-    # gen1_llk.dest_width; reviewed: Blackhole broadcast LLKs have the 16-bit broadcast data mover of the Gen1 contract.
-    DEST_WIDTH_ORIGIN = 'gen1_llk.dest_width'
-    DEST_WIDTH_RULES = (
-        WidthRule(Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), frozenset({DestWidth.BITS16})),
-        WidthRule(Match(element_bits=frozenset({32})), frozenset({DestWidth.BITS32})),
-        WidthRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32})),
-    )
-    # gen1_llk.dfb_unpack; reviewed: Blackhole unpacks through the same Gen1 LLK unpack-to-DST contract as Wormhole B0 under ComputeConfigDescriptor.
-    DFB_UNPACK_ORIGIN = 'gen1_llk.dfb_unpack'
-    DFB_UNPACK_RULES = (
-        UnpackRule(Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32}), frozenset({UnpackMode.DEFAULT})),
-    )
-    UNPACK_EFFECTIVE_FOR = frozenset({ElementType.F32})
-    UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST = False
-    UNPACK_UNBOUND_ENTRIES_REJECTED = False
-    FULL_FP32 = MappingProxyType({
-        FullFp32Kind.MATMUL: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_COLUMN: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_ROW: FullFp32Support(False, 'full-fp32 row reduction is unavailable on Blackhole (the row-reduce LLK returns zeros with 32-bit accumulation); using non-full-fp32 lowering'),
-        FullFp32Kind.REDUCE_SCALAR: FullFp32Support(True, None),
-    })
-
-
-class BlackholeGen1ConfigEnvironment(TargetEnvironment):
-    """Blackhole launched through the Metal 2.0 ComputeGen1Config."""
-
-    NAME = 'blackhole_gen1_config'
-    SUMMARY = 'Blackhole launched through the Metal 2.0 ComputeGen1Config.'
-    ARCHITECTURE = Architecture.BLACKHOLE
-    RUNTIME_API = RUNTIME_APIS['ComputeGen1Config']
-    RUNTIME_ARCHITECTURE_NAME = 'BLACKHOLE'
-    DFB_CAPACITY = 64
-    # gen1_llk.dest_width; reviewed: Same Blackhole broadcast LLKs as under ComputeConfigDescriptor.
-    DEST_WIDTH_ORIGIN = 'gen1_llk.dest_width'
-    DEST_WIDTH_RULES = (
-        WidthRule(Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), frozenset({DestWidth.BITS16})),
-        WidthRule(Match(element_bits=frozenset({32})), frozenset({DestWidth.BITS32})),
-        WidthRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32})),
-    )
-    # gen1_llk.dfb_unpack; reviewed: ComputeGen1Config drives the same Blackhole unpack LLKs; its stricter checks of unpack entries are stated in its unpack_attribute (specs/targets/runtime_apis.yaml).
-    DFB_UNPACK_ORIGIN = 'gen1_llk.dfb_unpack'
-    DFB_UNPACK_RULES = (
-        UnpackRule(Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32}), frozenset({UnpackMode.DEFAULT})),
-    )
-    UNPACK_EFFECTIVE_FOR = frozenset({ElementType.F32})
-    UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST = True
-    UNPACK_UNBOUND_ENTRIES_REJECTED = True
-    FULL_FP32 = MappingProxyType({
-        FullFp32Kind.MATMUL: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_COLUMN: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_ROW: FullFp32Support(False, 'full-fp32 row reduction is unavailable on Blackhole (the row-reduce LLK returns zeros with 32-bit accumulation); using non-full-fp32 lowering'),
-        FullFp32Kind.REDUCE_SCALAR: FullFp32Support(True, None),
-    })
-
-
-class NoTargetEnvironment(TargetEnvironment):
-    """No architecture attached: the shared Wormhole B0 / Blackhole relations without architecture-specific restrictions. For compiler tests only; emits no runtime configuration."""
-
-    NAME = 'no_target'
-    SUMMARY = 'No architecture attached: the shared Wormhole B0 / Blackhole relations without architecture-specific restrictions. For compiler tests only; emits no runtime configuration.'
-    ARCHITECTURE = None
-    RUNTIME_API = None
-    RUNTIME_ARCHITECTURE_NAME = None
-    DFB_CAPACITY = 32
-    # gen1_llk.dest_width_unrestricted; reviewed: The test environment drops the broadcast restriction of the Gen1 targets.
-    DEST_WIDTH_ORIGIN = 'gen1_llk.dest_width_unrestricted'
-    DEST_WIDTH_RULES = (
-        WidthRule(Match(element_bits=frozenset({32})), frozenset({DestWidth.BITS32})),
-        WidthRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32})),
-    )
-    # gen1_llk.dfb_unpack; reviewed: The test environment uses the unpack relation both Gen1 targets share.
-    DFB_UNPACK_ORIGIN = 'gen1_llk.dfb_unpack'
-    DFB_UNPACK_RULES = (
-        UnpackRule(Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32}), frozenset({UnpackMode.DEFAULT})),
-    )
-    UNPACK_EFFECTIVE_FOR = frozenset({ElementType.F32})
-    UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST = False
-    UNPACK_UNBOUND_ENTRIES_REJECTED = False
-    FULL_FP32 = MappingProxyType({
-        FullFp32Kind.MATMUL: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_COLUMN: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_ROW: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_SCALAR: FullFp32Support(True, None),
-    })
-
-
-class WormholeB0Environment(TargetEnvironment):
-    """Wormhole B0 launched through ttnn.ComputeConfigDescriptor."""
-
-    NAME = 'wormhole_b0'
-    SUMMARY = 'Wormhole B0 launched through ttnn.ComputeConfigDescriptor.'
-    ARCHITECTURE = Architecture.WORMHOLE_B0
-    RUNTIME_API = RUNTIME_APIS['ComputeConfigDescriptor']
-    RUNTIME_ARCHITECTURE_NAME = 'WORMHOLE_B0'
-    DFB_CAPACITY = 32
-    # gen1_llk.dest_width; reviewed: Wormhole B0 broadcast LLKs have the 16-bit broadcast data mover of the Gen1 contract.
-    DEST_WIDTH_ORIGIN = 'gen1_llk.dest_width'
-    DEST_WIDTH_RULES = (
-        WidthRule(Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), frozenset({DestWidth.BITS16})),
-        WidthRule(Match(element_bits=frozenset({32})), frozenset({DestWidth.BITS32})),
-        WidthRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32})),
-    )
-    # gen1_llk.dfb_unpack; reviewed: Wormhole B0 unpacks through the same Gen1 LLK unpack-to-DST contract as Blackhole under ComputeConfigDescriptor.
-    DFB_UNPACK_ORIGIN = 'gen1_llk.dfb_unpack'
-    DFB_UNPACK_RULES = (
-        UnpackRule(Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32}), frozenset({UnpackMode.DEFAULT})),
-    )
-    UNPACK_EFFECTIVE_FOR = frozenset({ElementType.F32})
-    UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST = False
-    UNPACK_UNBOUND_ENTRIES_REJECTED = False
-    FULL_FP32 = MappingProxyType({
-        FullFp32Kind.MATMUL: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_COLUMN: FullFp32Support(False, None),
-        FullFp32Kind.REDUCE_ROW: FullFp32Support(False, None),
-        FullFp32Kind.REDUCE_SCALAR: FullFp32Support(False, None),
-    })
-
-
-class WormholeB0Gen1ConfigEnvironment(TargetEnvironment):
-    """Wormhole B0 launched through the Metal 2.0 ComputeGen1Config."""
-
-    NAME = 'wormhole_b0_gen1_config'
-    SUMMARY = 'Wormhole B0 launched through the Metal 2.0 ComputeGen1Config.'
-    ARCHITECTURE = Architecture.WORMHOLE_B0
-    RUNTIME_API = RUNTIME_APIS['ComputeGen1Config']
-    RUNTIME_ARCHITECTURE_NAME = 'WORMHOLE_B0'
-    DFB_CAPACITY = 32
-    # gen1_llk.dest_width; reviewed: Same Wormhole B0 broadcast LLKs as under ComputeConfigDescriptor.
-    DEST_WIDTH_ORIGIN = 'gen1_llk.dest_width'
-    DEST_WIDTH_RULES = (
-        WidthRule(Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), frozenset({DestWidth.BITS16})),
-        WidthRule(Match(element_bits=frozenset({32})), frozenset({DestWidth.BITS32})),
-        WidthRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32})),
-    )
-    # gen1_llk.dfb_unpack; reviewed: ComputeGen1Config drives the same Wormhole B0 unpack LLKs; its stricter checks of unpack entries are stated in its unpack_attribute (specs/targets/runtime_apis.yaml).
-    DFB_UNPACK_ORIGIN = 'gen1_llk.dfb_unpack'
-    DFB_UNPACK_RULES = (
-        UnpackRule(Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32}), frozenset({UnpackMode.DEFAULT})),
-    )
-    UNPACK_EFFECTIVE_FOR = frozenset({ElementType.F32})
-    UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST = True
-    UNPACK_UNBOUND_ENTRIES_REJECTED = True
-    FULL_FP32 = MappingProxyType({
-        FullFp32Kind.MATMUL: FullFp32Support(True, None),
-        FullFp32Kind.REDUCE_COLUMN: FullFp32Support(False, None),
-        FullFp32Kind.REDUCE_ROW: FullFp32Support(False, None),
-        FullFp32Kind.REDUCE_SCALAR: FullFp32Support(False, None),
-    })
-
-
-# Target name -> environment class. The only architecture switch.
-REGISTRY: Mapping[str, type[TargetEnvironment]] = MappingProxyType({
-    'blackhole': BlackholeEnvironment,
-    'blackhole_gen1_config': BlackholeGen1ConfigEnvironment,
-    'no_target': NoTargetEnvironment,
-    'wormhole_b0': WormholeB0Environment,
-    'wormhole_b0_gen1_config': WormholeB0Gen1ConfigEnvironment,
-})
-
-# Recognized targets that cannot be compiled for, with the reason.
-REJECTED: Mapping[str, tuple[Architecture, str]] = MappingProxyType({
-    'quasar': (
-        Architecture.QUASAR,
-        'Quasar needs the Gen2 configuration descriptor, global unpack routing and the Quasar kernel launch mechanism, none of which the current TT-Lang runtime implements',
+TARGETS: tuple[TargetTable, ...] = (
+    TargetTable(
+        name='blackhole',
+        summary='Blackhole launched through ttnn.ComputeConfigDescriptor.',
+        architecture=Architecture.BLACKHOLE,
+        default_for_architecture=True,
+        runtime_api=RUNTIME_APIS['ComputeConfigDescriptor'],
+        dfb_capacity=64,
+        dest_width=WidthTable(
+            origin='gen1_llk.dest_width',
+            review='Blackhole broadcast LLKs have the 16-bit broadcast data mover of the Gen1 contract.',
+            rules=(
+                WidthRule(when=Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), widths=frozenset({DestWidth.BITS16})),
+                WidthRule(when=Match(element_bits=frozenset({32})), widths=frozenset({DestWidth.BITS32})),
+                WidthRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32})),
+            ),
+        ),
+        dfb_unpack=UnpackTable(
+            origin='gen1_llk.dfb_unpack',
+            review='Blackhole unpacks through the same Gen1 LLK unpack-to-DST contract as Wormhole B0 under ComputeConfigDescriptor.',
+            rules=(
+                UnpackRule(when=Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32}), modes=frozenset({UnpackMode.DEFAULT})),
+            ),
+        ),
+        unpack_effective_for=frozenset({ElementType.F32}),
+        unpack_other_entries_need_32bit_dest=False,
+        unpack_unbound_entries_rejected=False,
+        full_fp32=MappingProxyType({
+            FullFp32Kind.MATMUL: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False, warning='full-fp32 row reduction is unavailable on Blackhole (the row-reduce LLK returns zeros with 32-bit accumulation); using non-full-fp32 lowering'),
+            FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=True),
+        }),
     ),
-})
+    TargetTable(
+        name='blackhole_gen1_config',
+        summary='Blackhole launched through the Metal 2.0 ComputeGen1Config.',
+        architecture=Architecture.BLACKHOLE,
+        default_for_architecture=False,
+        runtime_api=RUNTIME_APIS['ComputeGen1Config'],
+        dfb_capacity=64,
+        dest_width=WidthTable(
+            origin='gen1_llk.dest_width',
+            review='Same Blackhole broadcast LLKs as under ComputeConfigDescriptor.',
+            rules=(
+                WidthRule(when=Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), widths=frozenset({DestWidth.BITS16})),
+                WidthRule(when=Match(element_bits=frozenset({32})), widths=frozenset({DestWidth.BITS32})),
+                WidthRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32})),
+            ),
+        ),
+        dfb_unpack=UnpackTable(
+            origin='gen1_llk.dfb_unpack',
+            review='ComputeGen1Config drives the same Blackhole unpack LLKs; its stricter checks of unpack entries are stated in its unpack_attribute (specs/targets/runtime_apis.yaml).',
+            rules=(
+                UnpackRule(when=Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32}), modes=frozenset({UnpackMode.DEFAULT})),
+            ),
+        ),
+        unpack_effective_for=frozenset({ElementType.F32}),
+        unpack_other_entries_need_32bit_dest=True,
+        unpack_unbound_entries_rejected=True,
+        full_fp32=MappingProxyType({
+            FullFp32Kind.MATMUL: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False, warning='full-fp32 row reduction is unavailable on Blackhole (the row-reduce LLK returns zeros with 32-bit accumulation); using non-full-fp32 lowering'),
+            FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=True),
+        }),
+    ),
+    TargetTable(
+        name='no_target',
+        summary='No architecture attached: the shared Wormhole B0 / Blackhole relations without architecture-specific restrictions. For compiler tests only; emits no runtime configuration.',
+        architecture=None,
+        default_for_architecture=False,
+        runtime_api=None,
+        dfb_capacity=32,
+        dest_width=WidthTable(
+            origin='gen1_llk.dest_width_unrestricted',
+            review='The test environment drops the broadcast restriction of the Gen1 targets.',
+            rules=(
+                WidthRule(when=Match(element_bits=frozenset({32})), widths=frozenset({DestWidth.BITS32})),
+                WidthRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32})),
+            ),
+        ),
+        dfb_unpack=UnpackTable(
+            origin='gen1_llk.dfb_unpack',
+            review='The test environment uses the unpack relation both Gen1 targets share.',
+            rules=(
+                UnpackRule(when=Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32}), modes=frozenset({UnpackMode.DEFAULT})),
+            ),
+        ),
+        unpack_effective_for=frozenset({ElementType.F32}),
+        unpack_other_entries_need_32bit_dest=False,
+        unpack_unbound_entries_rejected=False,
+        full_fp32=MappingProxyType({
+            FullFp32Kind.MATMUL: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=True),
+        }),
+    ),
+    TargetTable(
+        name='wormhole_b0',
+        summary='Wormhole B0 launched through ttnn.ComputeConfigDescriptor.',
+        architecture=Architecture.WORMHOLE_B0,
+        default_for_architecture=True,
+        runtime_api=RUNTIME_APIS['ComputeConfigDescriptor'],
+        dfb_capacity=32,
+        dest_width=WidthTable(
+            origin='gen1_llk.dest_width',
+            review='Wormhole B0 broadcast LLKs have the 16-bit broadcast data mover of the Gen1 contract.',
+            rules=(
+                WidthRule(when=Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), widths=frozenset({DestWidth.BITS16})),
+                WidthRule(when=Match(element_bits=frozenset({32})), widths=frozenset({DestWidth.BITS32})),
+                WidthRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32})),
+            ),
+        ),
+        dfb_unpack=UnpackTable(
+            origin='gen1_llk.dfb_unpack',
+            review='Wormhole B0 unpacks through the same Gen1 LLK unpack-to-DST contract as Blackhole under ComputeConfigDescriptor.',
+            rules=(
+                UnpackRule(when=Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32}), modes=frozenset({UnpackMode.DEFAULT})),
+            ),
+        ),
+        unpack_effective_for=frozenset({ElementType.F32}),
+        unpack_other_entries_need_32bit_dest=False,
+        unpack_unbound_entries_rejected=False,
+        full_fp32=MappingProxyType({
+            FullFp32Kind.MATMUL: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=False),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False),
+            FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=False),
+        }),
+    ),
+    TargetTable(
+        name='wormhole_b0_gen1_config',
+        summary='Wormhole B0 launched through the Metal 2.0 ComputeGen1Config.',
+        architecture=Architecture.WORMHOLE_B0,
+        default_for_architecture=False,
+        runtime_api=RUNTIME_APIS['ComputeGen1Config'],
+        dfb_capacity=32,
+        dest_width=WidthTable(
+            origin='gen1_llk.dest_width',
+            review='Same Wormhole B0 broadcast LLKs as under ComputeConfigDescriptor.',
+            rules=(
+                WidthRule(when=Match(primitives=frozenset({Primitive.BroadcastColumn, Primitive.BroadcastRow, Primitive.BroadcastScalar}), element_bits=frozenset({16})), widths=frozenset({DestWidth.BITS16})),
+                WidthRule(when=Match(element_bits=frozenset({32})), widths=frozenset({DestWidth.BITS32})),
+                WidthRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32})),
+            ),
+        ),
+        dfb_unpack=UnpackTable(
+            origin='gen1_llk.dfb_unpack',
+            review='ComputeGen1Config drives the same Wormhole B0 unpack LLKs; its stricter checks of unpack entries are stated in its unpack_attribute (specs/targets/runtime_apis.yaml).',
+            rules=(
+                UnpackRule(when=Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(primitives=frozenset({Primitive.Copy}), elements=frozenset({ElementType.F32})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32}), modes=frozenset({UnpackMode.DEFAULT})),
+            ),
+        ),
+        unpack_effective_for=frozenset({ElementType.F32}),
+        unpack_other_entries_need_32bit_dest=True,
+        unpack_unbound_entries_rejected=True,
+        full_fp32=MappingProxyType({
+            FullFp32Kind.MATMUL: FullFp32Support(supported=True),
+            FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=False),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False),
+            FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=False),
+        }),
+    ),
+)
 
-# The target chosen when only the device architecture is known.
-ARCHITECTURE_DEFAULTS: Mapping[Architecture, str] = MappingProxyType({
-    Architecture.BLACKHOLE: 'blackhole',
-    Architecture.QUASAR: 'quasar',
-    Architecture.WORMHOLE_B0: 'wormhole_b0',
-})
+REJECTED: tuple[RejectedTarget, ...] = (
+    RejectedTarget(name='quasar', architecture=Architecture.QUASAR, default_for_architecture=True, reason='Quasar needs the Gen2 configuration descriptor, global unpack routing and the Quasar kernel launch mechanism, none of which the current TT-Lang runtime implements'),
+)
 
-# The environment used when neither a target nor a device is given (compiler tests).
+# The target used when a kernel names neither a target nor a device (compiler tests).
 NO_TARGET: str | None = 'no_target'

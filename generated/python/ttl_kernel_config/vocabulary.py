@@ -12,15 +12,24 @@
 #   specs/targets/wormhole_b0.yaml
 #   specs/targets/wormhole_b0_gen1_config.yaml
 
-"""Names shared by the op and target tables: element types, primitives, strategies,
-full-fp32 kinds, architectures and runtime enum values."""
+"""Names the op and target specs declare, the runtime's enum values, and what the
+resolver knows about each name."""
 
 from __future__ import annotations
 
 import enum
 
+from .semantics import (
+    ArchitectureInfo,
+    ElementInfo,
+    FullFp32KindInfo,
+    Preference,
+    StrategyInfo,
+)
+from .tables import RuntimeEnums
 
-class ElementType(enum.Enum):
+
+class ElementType(enum.StrEnum):
     """Tile element types."""
 
     BF16 = 'bf16'
@@ -30,35 +39,8 @@ class ElementType(enum.Enum):
     U16 = 'u16'
     U32 = 'u32'
 
-    @property
-    def bits(self) -> int:
-        return _ELEMENT_BITS[self]
 
-    @property
-    def is_float(self) -> bool:
-        return _ELEMENT_FLOAT[self]
-
-
-_ELEMENT_BITS: dict[ElementType, int] = {
-    ElementType.BF16: 16,
-    ElementType.F16: 16,
-    ElementType.F32: 32,
-    ElementType.SI32: 32,
-    ElementType.U16: 16,
-    ElementType.U32: 32,
-}
-
-_ELEMENT_FLOAT: dict[ElementType, bool] = {
-    ElementType.BF16: True,
-    ElementType.F16: True,
-    ElementType.F32: True,
-    ElementType.SI32: False,
-    ElementType.U16: False,
-    ElementType.U32: False,
-}
-
-
-class Primitive(enum.Enum):
+class Primitive(enum.StrEnum):
     """Hardware primitives that tile operations execute on."""
 
     Copy = 'Copy'
@@ -75,25 +57,14 @@ class Primitive(enum.Enum):
     DstIndex = 'DstIndex'
 
 
-class Strategy(enum.Enum):
+class Strategy(enum.StrEnum):
     """Execution strategies, in the order the resolver tries them."""
 
     FPU = 'fpu'
     SFPU = 'sfpu'
 
 
-STRATEGY_ORDER: tuple[Strategy, ...] = (
-    Strategy.FPU,
-    Strategy.SFPU,
-)
-
-# Strategies that enable-fpu-binary-ops / ttl.enable_fpu_binary_ops false removes.
-FPU_POLICY_GATED: frozenset[Strategy] = frozenset({
-    Strategy.FPU,
-})
-
-
-class FullFp32Kind(enum.Enum):
+class FullFp32Kind(enum.StrEnum):
     """Accumulation categories with a configurable full-fp32 lowering."""
 
     MATMUL = 'matmul'
@@ -102,20 +73,12 @@ class FullFp32Kind(enum.Enum):
     REDUCE_SCALAR = 'reduce_scalar'
 
 
-class Architecture(enum.Enum):
+class Architecture(enum.StrEnum):
     """Typed device architectures."""
 
     BLACKHOLE = 'blackhole'
     QUASAR = 'quasar'
     WORMHOLE_B0 = 'wormhole_b0'
-
-
-# Runtime device-discovery names (matched case-insensitively) -> architecture.
-RUNTIME_ARCHITECTURE_NAMES: dict[str, Architecture] = {
-    'BLACKHOLE': Architecture.BLACKHOLE,
-    'QUASAR': Architecture.QUASAR,
-    'WORMHOLE_B0': Architecture.WORMHOLE_B0,
-}
 
 
 class UnpackToDestMode(enum.IntEnum):
@@ -132,3 +95,37 @@ class MathFidelity(enum.IntEnum):
     HiFi2 = 2
     HiFi3 = 3
     HiFi4 = 4
+
+
+ELEMENTS: tuple[ElementInfo, ...] = (
+    ElementInfo(name=ElementType.BF16, bits=16, is_float=True),
+    ElementInfo(name=ElementType.F16, bits=16, is_float=True),
+    ElementInfo(name=ElementType.F32, bits=32, is_float=True),
+    ElementInfo(name=ElementType.SI32, bits=32, is_float=False),
+    ElementInfo(name=ElementType.U16, bits=16, is_float=False),
+    ElementInfo(name=ElementType.U32, bits=32, is_float=False),
+)
+
+PRIMITIVES: tuple[str, ...] = tuple(Primitive)
+
+# In the order the resolver tries them.
+STRATEGIES: tuple[StrategyInfo, ...] = (
+    StrategyInfo(name=Strategy.FPU, gated_by_fpu_binary_policy=True),
+    StrategyInfo(name=Strategy.SFPU, gated_by_fpu_binary_policy=False),
+)
+
+FULL_FP32_KINDS: tuple[FullFp32KindInfo, ...] = (
+    FullFp32KindInfo(name=FullFp32Kind.MATMUL, preference=Preference.MATMUL_FULL_FP32),
+    FullFp32KindInfo(name=FullFp32Kind.REDUCE_COLUMN, preference=Preference.REDUCE_FULL_FP32),
+    FullFp32KindInfo(name=FullFp32Kind.REDUCE_ROW, preference=Preference.REDUCE_FULL_FP32),
+    FullFp32KindInfo(name=FullFp32Kind.REDUCE_SCALAR, preference=Preference.REDUCE_FULL_FP32),
+)
+
+# With the runtime's device-discovery name (matched case-insensitively).
+ARCHITECTURES: tuple[ArchitectureInfo, ...] = (
+    ArchitectureInfo(name=Architecture.BLACKHOLE, runtime_name='BLACKHOLE'),
+    ArchitectureInfo(name=Architecture.QUASAR, runtime_name='QUASAR'),
+    ArchitectureInfo(name=Architecture.WORMHOLE_B0, runtime_name='WORMHOLE_B0'),
+)
+
+RUNTIME_ENUMS = RuntimeEnums(UnpackToDestMode, MathFidelity)

@@ -14,61 +14,41 @@ from .semantics import (
     LegalityCondition,
     OperandSemantics,
     OpSemantics,
-    Preference,
     Route,
     Selected,
     StrategySemantics,
 )
 from .vocabulary import FullFp32Kind, Primitive, Strategy
 
-# The pass option that prefers full-fp32 lowering for each kind.
-FULL_FP32_PREFERENCE: Mapping[FullFp32Kind, Preference] = MappingProxyType({
-})
-
 OPS: Mapping[str, OpSemantics] = MappingProxyType({
     'tile_add': OpSemantics(
         name='tile_add',
         family='add',
-        primitive=Selected(None, Primitive.ElementwiseBinary),
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseBinary),
         operands=(
-            OperandSemantics('lhs', optional=False, initialized_by_op=False),
-            OperandSemantics('rhs', optional=False, initialized_by_op=False),
+            OperandSemantics(name='lhs', optional=False, initialized_by_op=False),
+            OperandSemantics(name='rhs', optional=False, initialized_by_op=False),
         ),
         result_in_dst=True,
         has_result=True,
         full_fp32=None,
         strategies=(
-            StrategySemantics(
-                strategy=Strategy.FPU,
-                legal_when=(LegalityCondition.OPERANDS_FROM_DFB_SAME_TILE, LegalityCondition.FLOAT_RESULT),
-                routes=(Route.DFB, Route.DFB),
-                accumulates=True,
-            ),
-            StrategySemantics(
-                strategy=Strategy.SFPU,
-                legal_when=(),
-                routes=(Route.DST, Route.DST),
-                accumulates=False,
-            ),
+            StrategySemantics(strategy=Strategy.FPU, legal_when=(LegalityCondition.OPERANDS_FROM_DFB_SAME_TILE, LegalityCondition.FLOAT_RESULT), routes=(Route.DFB, Route.DFB), accumulates=True),
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST, Route.DST), accumulates=False),
         ),
     ),
     'tile_exp': OpSemantics(
         name='tile_exp',
         family='exp',
-        primitive=Selected(None, Primitive.ElementwiseUnary),
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
         operands=(
-            OperandSemantics('input', optional=False, initialized_by_op=False),
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
         ),
         result_in_dst=True,
         has_result=True,
         full_fp32=None,
         strategies=(
-            StrategySemantics(
-                strategy=Strategy.SFPU,
-                legal_when=(),
-                routes=(Route.DST,),
-                accumulates=False,
-            ),
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
     ),
 })

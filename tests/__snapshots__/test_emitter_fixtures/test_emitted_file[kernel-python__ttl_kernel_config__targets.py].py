@@ -5,9 +5,11 @@
 #   specs/targets/tiny.yaml
 #   specs/targets/tiny_llk.yaml
 
-"""One target-environment class per target spec, and the registry that selects them.
+"""One table per target spec (an architecture under a runtime configuration API), and
+the targets that are recognized but rejected.
 
-The registry lookup in ``lookup.py`` is the only place an architecture is chosen.
+Each target answers only from its own table; ``lookup.Catalog`` is the only place a
+target is chosen.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .environment import TargetEnvironment
 from .semantics import (
     DestWidth,
     FullFp32Support,
@@ -23,66 +24,60 @@ from .semantics import (
     Route,
     RuntimeApi,
     RuntimeVersion,
+    Translation,
     UnpackMode,
     UnpackRule,
     WidthRule,
 )
+from .tables import RejectedTarget, TargetTable, UnpackTable, WidthTable
 from .vocabulary import Architecture, ElementType, FullFp32Kind, Primitive
 
 RUNTIME_APIS: Mapping[str, RuntimeApi] = MappingProxyType({
     'ComputeConfigDescriptor': RuntimeApi(
         name='ComputeConfigDescriptor',
-        translation='compute_config_descriptor',
+        translation=Translation.COMPUTE_CONFIG_DESCRIPTOR,
         default_math_fidelity='HiFi4',
         versions=(
-            RuntimeVersion('current', 32),
+            RuntimeVersion(name='current', num_circular_buffers=32),
         ),
         pinned_version='current',
     ),
 })
 
+TARGETS: tuple[TargetTable, ...] = (
+    TargetTable(
+        name='tiny',
+        summary='The tiny architecture launched through ComputeConfigDescriptor.',
+        architecture=Architecture.TINY,
+        default_for_architecture=True,
+        runtime_api=RUNTIME_APIS['ComputeConfigDescriptor'],
+        dfb_capacity=32,
+        dest_width=WidthTable(
+            origin='tiny_llk.dest_width',
+            review='The tiny architecture has no broadcast restriction.',
+            rules=(
+                WidthRule(when=Match(element_bits=frozenset({32})), widths=frozenset({DestWidth.BITS32})),
+                WidthRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32})),
+            ),
+        ),
+        dfb_unpack=UnpackTable(
+            origin='tiny_llk.dfb_unpack',
+            review='The tiny architecture unpacks f32 to DST as the tiny LLKs state.',
+            rules=(
+                UnpackRule(when=Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), widths=frozenset({DestWidth.BITS32}), modes=frozenset({UnpackMode.UNPACK_TO_DEST})),
+                UnpackRule(when=Match(), widths=frozenset({DestWidth.BITS16, DestWidth.BITS32}), modes=frozenset({UnpackMode.DEFAULT})),
+            ),
+        ),
+        unpack_effective_for=frozenset({ElementType.F32}),
+        unpack_other_entries_need_32bit_dest=False,
+        unpack_unbound_entries_rejected=False,
+        full_fp32=MappingProxyType({
+        }),
+    ),
+)
 
-class TinyEnvironment(TargetEnvironment):
-    """The tiny architecture launched through ComputeConfigDescriptor."""
+REJECTED: tuple[RejectedTarget, ...] = (
+)
 
-    NAME = 'tiny'
-    SUMMARY = 'The tiny architecture launched through ComputeConfigDescriptor.'
-    ARCHITECTURE = Architecture.TINY
-    RUNTIME_API = RUNTIME_APIS['ComputeConfigDescriptor']
-    RUNTIME_ARCHITECTURE_NAME = 'TINY'
-    DFB_CAPACITY = 32
-    # tiny_llk.dest_width; reviewed: The tiny architecture has no broadcast restriction.
-    DEST_WIDTH_ORIGIN = 'tiny_llk.dest_width'
-    DEST_WIDTH_RULES = (
-        WidthRule(Match(element_bits=frozenset({32})), frozenset({DestWidth.BITS32})),
-        WidthRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32})),
-    )
-    # tiny_llk.dfb_unpack; reviewed: The tiny architecture unpacks f32 to DST as the tiny LLKs state.
-    DFB_UNPACK_ORIGIN = 'tiny_llk.dfb_unpack'
-    DFB_UNPACK_RULES = (
-        UnpackRule(Match(elements=frozenset({ElementType.F32}), routes=frozenset({Route.DST})), frozenset({DestWidth.BITS32}), frozenset({UnpackMode.UNPACK_TO_DEST})),
-        UnpackRule(Match(), frozenset({DestWidth.BITS16, DestWidth.BITS32}), frozenset({UnpackMode.DEFAULT})),
-    )
-    UNPACK_EFFECTIVE_FOR = frozenset({ElementType.F32})
-    UNPACK_OTHER_ENTRIES_NEED_32BIT_DEST = False
-    UNPACK_UNBOUND_ENTRIES_REJECTED = False
-    FULL_FP32 = MappingProxyType({
-    })
-
-
-# Target name -> environment class. The only architecture switch.
-REGISTRY: Mapping[str, type[TargetEnvironment]] = MappingProxyType({
-    'tiny': TinyEnvironment,
-})
-
-# Recognized targets that cannot be compiled for, with the reason.
-REJECTED: Mapping[str, tuple[Architecture, str]] = MappingProxyType({
-})
-
-# The target chosen when only the device architecture is known.
-ARCHITECTURE_DEFAULTS: Mapping[Architecture, str] = MappingProxyType({
-    Architecture.TINY: 'tiny',
-})
-
-# The environment used when neither a target nor a device is given (compiler tests).
+# The target used when a kernel names neither a target nor a device (compiler tests).
 NO_TARGET: str | None = None

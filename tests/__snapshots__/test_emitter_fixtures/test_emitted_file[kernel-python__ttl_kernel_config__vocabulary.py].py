@@ -6,41 +6,31 @@
 #   specs/targets/tiny.yaml
 #   specs/targets/tiny_llk.yaml
 
-"""Names shared by the op and target tables: element types, primitives, strategies,
-full-fp32 kinds, architectures and runtime enum values."""
+"""Names the op and target specs declare, the runtime's enum values, and what the
+resolver knows about each name."""
 
 from __future__ import annotations
 
 import enum
 
+from .semantics import (
+    ArchitectureInfo,
+    ElementInfo,
+    FullFp32KindInfo,
+    Preference,
+    StrategyInfo,
+)
+from .tables import RuntimeEnums
 
-class ElementType(enum.Enum):
+
+class ElementType(enum.StrEnum):
     """Tile element types."""
 
     BF16 = 'bf16'
     F32 = 'f32'
 
-    @property
-    def bits(self) -> int:
-        return _ELEMENT_BITS[self]
 
-    @property
-    def is_float(self) -> bool:
-        return _ELEMENT_FLOAT[self]
-
-
-_ELEMENT_BITS: dict[ElementType, int] = {
-    ElementType.BF16: 16,
-    ElementType.F32: 32,
-}
-
-_ELEMENT_FLOAT: dict[ElementType, bool] = {
-    ElementType.BF16: True,
-    ElementType.F32: True,
-}
-
-
-class Primitive(enum.Enum):
+class Primitive(enum.StrEnum):
     """Hardware primitives that tile operations execute on."""
 
     Copy = 'Copy'
@@ -48,39 +38,22 @@ class Primitive(enum.Enum):
     ElementwiseUnary = 'ElementwiseUnary'
 
 
-class Strategy(enum.Enum):
+class Strategy(enum.StrEnum):
     """Execution strategies, in the order the resolver tries them."""
 
     FPU = 'fpu'
     SFPU = 'sfpu'
 
 
-STRATEGY_ORDER: tuple[Strategy, ...] = (
-    Strategy.FPU,
-    Strategy.SFPU,
-)
-
-# Strategies that enable-fpu-binary-ops / ttl.enable_fpu_binary_ops false removes.
-FPU_POLICY_GATED: frozenset[Strategy] = frozenset({
-    Strategy.FPU,
-})
-
-
-class FullFp32Kind(enum.Enum):
+class FullFp32Kind(enum.StrEnum):
     """Accumulation categories with a configurable full-fp32 lowering."""
 
 
 
-class Architecture(enum.Enum):
+class Architecture(enum.StrEnum):
     """Typed device architectures."""
 
     TINY = 'tiny'
-
-
-# Runtime device-discovery names (matched case-insensitively) -> architecture.
-RUNTIME_ARCHITECTURE_NAMES: dict[str, Architecture] = {
-    'TINY': Architecture.TINY,
-}
 
 
 class UnpackToDestMode(enum.IntEnum):
@@ -95,3 +68,27 @@ class MathFidelity(enum.IntEnum):
 
     LoFi = 0
     HiFi4 = 4
+
+
+ELEMENTS: tuple[ElementInfo, ...] = (
+    ElementInfo(name=ElementType.BF16, bits=16, is_float=True),
+    ElementInfo(name=ElementType.F32, bits=32, is_float=True),
+)
+
+PRIMITIVES: tuple[str, ...] = tuple(Primitive)
+
+# In the order the resolver tries them.
+STRATEGIES: tuple[StrategyInfo, ...] = (
+    StrategyInfo(name=Strategy.FPU, gated_by_fpu_binary_policy=True),
+    StrategyInfo(name=Strategy.SFPU, gated_by_fpu_binary_policy=False),
+)
+
+FULL_FP32_KINDS: tuple[FullFp32KindInfo, ...] = (
+)
+
+# With the runtime's device-discovery name (matched case-insensitively).
+ARCHITECTURES: tuple[ArchitectureInfo, ...] = (
+    ArchitectureInfo(name=Architecture.TINY, runtime_name='TINY'),
+)
+
+RUNTIME_ENUMS = RuntimeEnums(UnpackToDestMode, MathFidelity)

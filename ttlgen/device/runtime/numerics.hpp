@@ -51,17 +51,6 @@ inline float round_mantissa(float x, int keep, Rounding mode) {
 constexpr int kTf32Mantissa = 10; // SrcA/SrcB: 1 sign, 8 exponent, 10 mantissa
 constexpr int kBf16Mantissa = 7;
 
-// Narrow a double to float with round-to-odd, so that a later rounding to fewer
-// bits rounds as if straight from the double (no double-rounding error).
-inline float to_float_odd(double x) {
-    float f = static_cast<float>(x);
-    if (static_cast<double>(f) == x || x != x)
-        return f;
-    if ((f > 0.0f ? static_cast<double>(f) > x : static_cast<double>(f) < x))
-        f = u2f(f2u(f) - 1u);
-    return u2f(f2u(f) | 1u);
-}
-
 inline float to_bf16(float x, Rounding mode) {
     return round_mantissa(x, kBf16Mantissa, mode);
 }
@@ -129,6 +118,71 @@ inline void round_block(float* x, int n, int keep, Rounding mode, int keep2 = 0)
         x[i] = round_mantissa(x[i], keep, mode);
         if (keep2 > 0)
             x[i] = round_mantissa(x[i], keep2, mode);
+    }
+}
+
+// Packer L1 accumulation into a bf16 page: l1 = bf16(l1 + v), the exact sum rounded
+// once with `mode`. The float sum s and its exact error (TwoSum: s + err == l1 + v)
+// give the round-to-odd float of the exact sum, which the bf16 rounding then rounds
+// as if it were the exact sum. An overflowing sum of finite values rounds to Inf
+// (or, truncating, to the largest finite bf16); Inf and NaN operands add as floats.
+inline uint16_t l1_add_bf16(uint16_t l1, float v, Rounding mode) {
+    const float a = bf16_value(l1);
+    const float s = a + v;
+    const uint32_t su = f2u(s);
+    if ((su & 0x7f800000u) == 0x7f800000u) {
+        const bool finite_operands =
+            (f2u(a) & 0x7f800000u) != 0x7f800000u && (f2u(v) & 0x7f800000u) != 0x7f800000u;
+        if (finite_operands) {
+            const uint32_t sign = (su >> 16) & 0x8000u;
+            return static_cast<uint16_t>(sign | (mode == Rounding::Truncate ? 0x7f7fu : 0x7f80u));
+        }
+        return bf16_bits(to_bf16(s, mode));
+    }
+    const float bb = s - a;
+    const float err = (a - (s - bb)) + (v - bb);
+    uint32_t u = su;
+    if (err != 0.0f) // truncation of the exact sum (s, or s less one unit), last bit set
+        u = (u - (((u ^ f2u(err)) >> 31) & 1u)) | 1u;
+    return bf16_bits(to_bf16(u2f(u), mode));
+}
+
+// l1_add_bf16 over n elements (n a multiple of 4), four lanes at a time; a group of
+// lanes with a non-finite operand or sum takes the scalar function.
+inline void l1_add_bf16_block(uint16_t* l1, const float* v, int n, Rounding mode) {
+    typedef float f4 __attribute__((vector_size(16)));
+    typedef int32_t s4 __attribute__((vector_size(16)));
+    for (int i = 0; i < n; i += 4) {
+        u4 lu = {static_cast<uint32_t>(l1[i]) << 16, static_cast<uint32_t>(l1[i + 1]) << 16,
+                 static_cast<uint32_t>(l1[i + 2]) << 16, static_cast<uint32_t>(l1[i + 3]) << 16};
+        f4 a, b;
+        std::memcpy(&a, &lu, sizeof a);
+        std::memcpy(&b, v + i, sizeof b);
+        const f4 s = a + b;
+        const f4 bb = s - a;
+        const f4 err = (a - (s - bb)) + (b - bb);
+        u4 su, au, bu;
+        std::memcpy(&su, &s, sizeof su);
+        std::memcpy(&au, &a, sizeof au);
+        std::memcpy(&bu, &b, sizeof bu);
+        const u4 special = (u4)((su & 0x7f800000u) == 0x7f800000u) |
+                           (u4)((au & 0x7f800000u) == 0x7f800000u) |
+                           (u4)((bu & 0x7f800000u) == 0x7f800000u);
+        if (special[0] | special[1] | special[2] | special[3]) {
+            for (int j = i; j < i + 4; ++j)
+                l1[j] = l1_add_bf16(l1[j], v[j], mode);
+            continue;
+        }
+        u4 eu;
+        std::memcpy(&eu, &err, sizeof eu);
+        // Inexact: the exact sum lies beyond s (same sign as s: s is its truncation)
+        // or short of it (then its truncation is s less one unit); either way odd.
+        const u4 inexact = (u4)(err != f4{0.0f, 0.0f, 0.0f, 0.0f});
+        const u4 shorter = (u4)((s4)((su ^ eu) & 0x80000000u) != s4{0, 0, 0, 0});
+        const u4 odd = ((su - (shorter & 1u)) | 1u);
+        const u4 r = round_lanes((inexact & odd) | (~inexact & su), kBf16Mantissa, mode);
+        for (int j = 0; j < 4; ++j)
+            l1[i + j] = static_cast<uint16_t>(r[j] >> 16);
     }
 }
 

@@ -2,6 +2,7 @@
 // threads can touch (CB counters, kernel status, the error); compute-only state
 // (DST, packer flags) is touched by the compute thread alone.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -33,9 +34,11 @@ struct CbState {
     uint32_t num_pages = 0;
     bool unpack_to_dest = false;
     uint8_t* base = nullptr;
-    // Shared counters (under Emu::mu): pages pushed and pages popped so far.
-    uint64_t pushed = 0;
-    uint64_t popped = 0;
+    // Shared counters: pages pushed and pages popped so far. Changed under Emu::mu
+    // (release stores, after the pages' data); a waiting kernel may poll them
+    // without the lock (acquire loads) before it sleeps.
+    std::atomic<uint64_t> pushed{0};
+    std::atomic<uint64_t> popped{0};
     // Producer-side (one thread): pages reserved and not yet pushed, write page, pack cursor.
     uint32_t reserved = 0;
     uint32_t wr_page = 0;
@@ -44,7 +47,10 @@ struct CbState {
     uint32_t waited = 0;
     uint32_t rd_page = 0;
 
-    uint32_t available() const { return static_cast<uint32_t>(pushed - popped); }
+    uint32_t available() const {
+        return static_cast<uint32_t>(pushed.load(std::memory_order_acquire) -
+                                     popped.load(std::memory_order_acquire));
+    }
     uint32_t free_pages() const { return num_pages - available(); }
     uint8_t* page(uint32_t p) const {
         return base + static_cast<size_t>(p % num_pages) * page_size;
@@ -62,6 +68,8 @@ struct Kernel {
     uint32_t wait_cb = 0;
     uint32_t wait_pages = 0;
     bool wait_front = false;
+    bool sleeping = false;        // inside cv.wait
+    std::condition_variable cv;   // a blocked kernel sleeps on its own
 };
 
 struct Config {
@@ -70,7 +78,7 @@ struct Config {
     bool dst_full_sync_en = false;
     bool math_approx_mode = false;
     bool bfp8_pack_precise = false;
-    Rounding pack_rounding = Rounding::TiesAway;
+    Rounding pack_rounding = Rounding::NearestEven;
     Rounding unpack_tf32_rounding = Rounding::Truncate;
     Rounding dst16_rounding = Rounding::TiesAway;
     Rounding sfpu_dst16_rounding = Rounding::Truncate;
@@ -98,9 +106,9 @@ struct Emu {
     CbState cbs[kMaxCbs];
     Kernel kernels[3];
     std::mutex mu;
-    std::condition_variable cv;
-    bool aborted = false;
-    int sleepers = 0; // kernels inside cv.wait: pushes and pops wake only when needed
+    std::condition_variable cv; // the main thread waits here for the kernels to finish
+    std::atomic<bool> aborted{false}; // also polled without the lock
+    int sleepers = 0; // kernels asleep: pushes and pops look for whom to wake only then
     std::string err_kind, err_msg;
     std::vector<std::string> warnings;
     uint8_t* l1 = nullptr;

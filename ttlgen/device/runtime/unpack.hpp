@@ -1,6 +1,9 @@
 // Unpacker: CB tiles to values. FPU operands pass through the 19-bit SrcA/SrcB
 // registers; math fidelity then limits which operand bits the multiplier sees.
 #pragma once
+#include <cmath>
+
+#include "fpu.hpp"
 #include "state.hpp"
 
 namespace ttlemu {
@@ -34,6 +37,24 @@ inline float fidelity_mul(float a, float b, int fidelity) {
     }
     default:
         return a * b;
+    }
+}
+
+// One FPU accumulation step (fpu_mac) of SrcA a times SrcB b as the fidelity passes
+// form the product; HiFi3's second-pass product is added before the step's
+// rounding, as in matmul_tile.
+inline float fpu_mac_fidelity(float s, float a, float b, int fidelity, const FpuAccum& f) {
+    switch (fidelity) {
+    case 0:
+        return fpu_mac(s, hi_bits(a, kSrcAHiBits), hi_bits(b, kSrcBHiBits), f);
+    case 2:
+        return fpu_mac(s, a, hi_bits(b, kSrcBHiBits), f);
+    case 3: {
+        const float bh = hi_bits(b, kSrcBHiBits);
+        return fpu_mac(std::fma(a, bh, s), hi_bits(a, kSrcAHiBits), b - bh, f);
+    }
+    default:
+        return fpu_mac(s, a, b, f);
     }
 }
 

@@ -1,31 +1,35 @@
-"""TT-Lang compute-kernel configuration resolver, generated from ttlgen's op and target specs.
+"""TT-Lang's compute-kernel configuration resolver, as a library that takes its tables.
 
-Standard library only. The spec-dependent parts are tables (``vocabulary``, ``ops_table``,
-``targets``); the engine (policy normalization, requirement collection, the joint
-search, diagnostics, plan and runtime translation) is the same for every spec.
+Standard library only, and importing nothing of ttlgen outside this package: the same
+modules ship verbatim in the generated ``ttl_kernel_config`` package (with relative
+imports, so they work in both places), beside the tables rendered from the specs.
+What a spec decides comes in as one typed :class:`Tables` record (see ``tables`` for
+how spec-declared names are typed); the engine (policy normalization, requirement
+collection, the joint search, diagnostics, plan and runtime translation) is the same
+for every spec.
 
 Public API
 ----------
-Targets
-    ``get_target(name)`` -> ``TargetEnvironment`` (None: the compiler-testing environment);
-    ``select_target(target, device_arch)`` applies the target/device agreement rule;
-    ``architecture_from_runtime_name(name)`` maps WORMHOLE_B0 / BLACKHOLE / QUASAR (any
-    case) to ``Architecture``; ``target_names()``. Unknown or rejected targets and
-    unknown runtime names raise ``TargetError`` (``.message``).
+Tables and targets
+    ``Catalog(tables)``: ``get_target(name)`` -> ``TargetEnvironment`` (None: the
+    compiler-testing environment); ``select_target(target, device_arch)`` applies the
+    target/device agreement rule; ``architecture_from_runtime_name(name)`` maps
+    WORMHOLE_B0 / BLACKHOLE / QUASAR (any case) to an architecture; ``target_names()``;
+    ``resolve_kernel(...)`` (below). Unknown or rejected targets and unknown runtime
+    names raise ``TargetError`` (``.message``).
 Inputs
-    ``KernelDescription(dfbs={index: ElementType}, ops=(TileOp, ...))`` with
+    ``KernelDescription(dfbs={index: element type}, ops=(TileOp, ...))`` with
     ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
-    result=ElementType | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
-    ``OPS`` is the op semantics table (``OpSemantics``).
+    result=element type | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
 Policy
     ``normalize_policy(options, attributes)`` -> ``KernelConfigPolicy | ResolveFailure``
     (option names in ``OPTION_NAMES``, attribute names in ``ATTRIBUTE_NAMES``).
 Resolution
     ``resolve(kernel, target_env, policy)`` -> ``Plan | ResolveFailure``;
-    ``resolve_kernel(kernel, target=, device_arch=, options=, attributes=)`` does all three
-    steps; ``resolve_all([...])`` returns every plan or the first failure.
-    ``Plan``: ``strategies`` ((op id, Strategy) for every op whose spec declares more than
-    one strategy), ``dest_width``, ``sync``, ``unpack_to_dest_fp32``, ``warnings``,
+    ``Catalog.resolve_kernel(kernel, target=, device_arch=, options=, attributes=)`` does
+    all three steps; ``resolve_all([...])`` returns every plan or the first failure.
+    ``Plan``: ``strategies`` ((op id, strategy) for every op whose spec declares more
+    than one strategy), ``dest_width``, ``sync``, ``unpack_to_dest_fp32``, ``warnings``,
     ``fp32_dest_acc_en``, ``dst_full_sync_en``, ``op_attributes()``,
     ``function_attributes(existing)``, ``to_json()``. Only the resolver constructs one.
     ``ResolveFailure.errors``: ``Diagnostic(op, operand, message, notes)``;
@@ -54,26 +58,15 @@ from .diagnostics import (
 )
 from .environment import TargetEnvironment
 from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand
-from .lookup import (
-    architecture_from_runtime_name,
-    get_target,
-    parse_architecture,
-    select_target,
-    target_names,
-)
-from .ops_table import OPS
-from .resolver import (
+from .lookup import Catalog
+from .policy import (
     ATTRIBUTE_NAMES,
     OPTION_NAMES,
     STRATEGY_ATTRIBUTE,
     KernelConfigPolicy,
-    Plan,
-    diagnose,
     normalize_policy,
-    resolve,
-    resolve_all,
-    resolve_kernel,
 )
+from .resolver import Plan, diagnose, resolve, resolve_all
 from .runtime import (
     ComputeConfigDescriptorFields,
     ComputeGen1ConfigFields,
@@ -84,30 +77,44 @@ from .runtime import (
     to_ttnn_compute_config,
 )
 from .semantics import (
+    ArchitectureInfo,
     DestWidth,
+    ElementInfo,
+    FullFp32KindInfo,
+    FullFp32Support,
+    LegalityCondition,
+    Match,
+    OperandSemantics,
     OpSemantics,
     Preference,
     Route,
+    RuntimeApi,
+    RuntimeVersion,
+    Selected,
     Selection,
+    StrategyInfo,
+    StrategySemantics,
     SyncMode,
+    Translation,
     UnpackMode,
+    UnpackRule,
+    WidthRule,
 )
-from .vocabulary import (
-    Architecture,
-    ElementType,
-    FullFp32Kind,
-    MathFidelity,
-    Primitive,
-    Strategy,
-    UnpackToDestMode,
+from .tables import (
+    RejectedTarget,
+    RuntimeEnums,
+    Tables,
+    TargetTable,
+    UnpackTable,
+    WidthTable,
 )
 
 __all__ = [
     "ATTRIBUTE_NAMES",
-    "OPS",
     "OPTION_NAMES",
     "STRATEGY_ATTRIBUTE",
-    "Architecture",
+    "ArchitectureInfo",
+    "Catalog",
     "ComputeConfigDescriptorFields",
     "ComputeGen1ConfigFields",
     "Conflict",
@@ -115,44 +122,52 @@ __all__ = [
     "DestWidth",
     "DfbOperand",
     "Diagnostic",
-    "ElementType",
-    "FullFp32Kind",
+    "ElementInfo",
+    "FullFp32KindInfo",
+    "FullFp32Support",
     "KernelConfigPolicy",
     "KernelDescription",
-    "MathFidelity",
+    "LegalityCondition",
+    "Match",
     "Note",
     "OpSemantics",
     "Operand",
+    "OperandSemantics",
     "Plan",
     "Preference",
-    "Primitive",
+    "RejectedTarget",
     "Requirement",
     "ResolveFailure",
     "ResolveWarning",
     "Route",
+    "RuntimeApi",
+    "RuntimeEnums",
+    "RuntimeVersion",
+    "Selected",
     "Selection",
     "Source",
-    "Strategy",
+    "StrategyInfo",
+    "StrategySemantics",
     "SyncMode",
+    "Tables",
     "TargetEnvironment",
     "TargetError",
+    "TargetTable",
     "TileOp",
+    "Translation",
     "TranslationError",
     "UnpackMode",
-    "UnpackToDestMode",
+    "UnpackRule",
+    "UnpackTable",
     "ValueOperand",
-    "architecture_from_runtime_name",
+    "WidthRule",
+    "WidthTable",
     "diagnose",
-    "get_target",
     "normalize_policy",
-    "parse_architecture",
     "resolve",
     "resolve_all",
-    "resolve_kernel",
     "runtime_fields",
     "runtime_translation",
-    "select_target",
-    "target_names",
     "to_compute_config_descriptor",
     "to_compute_gen1_config",
     "to_ttnn_compute_config",

@@ -1,15 +1,17 @@
-"""Input types: the tile operations of one compute function, in walk order."""
+"""Input types: the tile operations of one compute function, in walk order.
+
+Element types are names the tables declare (``ElementType.F32`` or ``"f32"``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
-from .vocabulary import ElementType
 
-
-# Kernels can hold tens of thousands of these: slots keep them small, which keeps the
+# Kernels can hold tens of thousands of these: tuples keep them small, which keeps the
 # resolver's walk over them in cache.
 @dataclass(frozen=True, slots=True)
 class DfbOperand:
@@ -36,23 +38,23 @@ _NO_ATTRS: Mapping[str, str] = MappingProxyType({})
 class TileOp:
     """One tile operation. ``operands`` lists only tile-data operands, in spec order.
 
-    ``result`` defaults to the first operand's element type. ``attrs`` holds op
-    attributes such as ``bcast`` or ``reduce_dim``; ``strategy`` is an explicit
+    ``result`` (an element type) defaults to the first operand's element type. ``attrs``
+    holds op attributes such as ``bcast`` or ``reduce_dim``; ``strategy`` is an explicit
     ttl.tile_execution_strategy.
     """
 
     id: str
     op: str
     operands: tuple[Operand, ...] = ()
-    result: ElementType | None = None
+    result: str | None = None
     attrs: Mapping[str, str] = field(default_factory=lambda: _NO_ATTRS)
     strategy: str | None = None
 
 
-@dataclass(frozen=True)
-class KernelDescription:
-    """One compute function: its finalized dataflow buffers and its tile operations."""
+class KernelDescription(NamedTuple):
+    """One compute function: its finalized dataflow buffers (index -> element type) and
+    its tile operations."""
 
-    dfbs: Mapping[int, ElementType]
+    dfbs: Mapping[int, str]
     ops: tuple[TileOp, ...]
     name: str = "kernel"

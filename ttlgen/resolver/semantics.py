@@ -1,19 +1,16 @@
-"""Typed vocabulary of the resolver that is the same for every spec.
+"""The resolver's fixed vocabulary and the records its tables are made of.
 
-Operand routes, destination widths, unpack modes, synchronization, tri-state policy
-selections and the types the generated op and target tables are made of.
+Fixed here, the same for every spec: operand routes, destination widths, unpack modes,
+synchronization, tri-state policy selections, full-fp32 preferences and strategy
+legality conditions. Names a spec declares (element types, primitives, strategies,
+full-fp32 kinds, architectures) are ``str`` in these records: see ``tables`` for why.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Generic, TypeVar
-
-from .vocabulary import ElementType, FullFp32Kind, Primitive, Strategy
-
-T = TypeVar("T")
+from typing import NamedTuple
 
 
 class Route(enum.Enum):
@@ -65,7 +62,7 @@ class LegalityCondition(enum.Enum):
     FLOAT_RESULT = "float_result"
 
 
-# Bit masks used by the search: a domain is a set of values as an int.
+# The search keeps each domain as a set of values in an int: a bit per value.
 WIDTH_BIT = {DestWidth.BITS16: 1, DestWidth.BITS32: 2}
 MODE_BIT = {UnpackMode.DEFAULT: 1, UnpackMode.UNPACK_TO_DEST: 2}
 ALL_WIDTHS = 3
@@ -94,16 +91,53 @@ def modes_of(mask: int) -> frozenset[UnpackMode]:
     return frozenset(m for m, bit in MODE_BIT.items() if mask & bit)
 
 
-@dataclass(frozen=True)
-class Selected(Generic[T]):
-    """A fixed value, or a value chosen by an op attribute (e.g. tile_bcast's ``bcast``)."""
+# ------------------------------------------------------------------------ vocabulary
+
+
+class ElementInfo(NamedTuple):
+    """A tile element type: ``bits`` of storage per element, and whether it is a float."""
+
+    name: str
+    bits: int
+    is_float: bool
+
+
+class StrategyInfo(NamedTuple):
+    """An execution strategy; ``gated_by_fpu_binary_policy``: enable-fpu-binary-ops
+    false (or ttl.enable_fpu_binary_ops false) removes it."""
+
+    name: str
+    gated_by_fpu_binary_policy: bool
+
+
+class FullFp32KindInfo(NamedTuple):
+    """An accumulation category with a configurable full-fp32 lowering, and the pass
+    option that prefers it."""
+
+    name: str
+    preference: Preference
+
+
+class ArchitectureInfo(NamedTuple):
+    """A typed device architecture and its runtime device-discovery name (None: the
+    runtime does not report it)."""
+
+    name: str
+    runtime_name: str | None
+
+
+# --------------------------------------------------------------------- op semantics
+
+
+class Selected(NamedTuple):
+    """A fixed name, or a name chosen by an op attribute (e.g. tile_bcast's ``bcast``)."""
 
     attribute: str | None
-    fixed: T | None
-    values: tuple[tuple[str, T], ...] = ()
+    fixed: str | None
+    values: tuple[tuple[str, str], ...] = ()  # (attribute value, name), in spec order
 
-    def select(self, attrs: Mapping[str, str]) -> T | None:
-        """The selected value, or None when the selecting attribute is missing or unknown."""
+    def select(self, attrs: Mapping[str, str]) -> str | None:
+        """The selected name, or None when the selecting attribute is missing or unknown."""
         if self.attribute is None:
             return self.fixed
         chosen = attrs.get(self.attribute)
@@ -114,34 +148,31 @@ class Selected(Generic[T]):
         return tuple(key for key, _ in self.values)
 
 
-@dataclass(frozen=True)
-class OperandSemantics:
+class OperandSemantics(NamedTuple):
     name: str
     optional: bool
     initialized_by_op: bool
 
 
-@dataclass(frozen=True)
-class StrategySemantics:
+class StrategySemantics(NamedTuple):
     """One way to execute an op; ``strategy`` is None for fixed execution semantics."""
 
-    strategy: Strategy | None
+    strategy: str | None
     legal_when: tuple[LegalityCondition, ...]
     routes: tuple[Route, ...]  # one per operand
     accumulates: bool
 
 
-@dataclass(frozen=True)
-class OpSemantics:
+class OpSemantics(NamedTuple):
     """Target-independent execution semantics of one tile operation."""
 
     name: str
     family: str
-    primitive: Selected[Primitive]
+    primitive: Selected
     operands: tuple[OperandSemantics, ...]
     result_in_dst: bool
     has_result: bool
-    full_fp32: Selected[FullFp32Kind] | None
+    full_fp32: Selected | None
     strategies: tuple[StrategySemantics, ...]  # resolver order
 
     @property
@@ -161,34 +192,34 @@ class OpSemantics:
         return tuple(i for i, o in enumerate(self.operands) if o.initialized_by_op)
 
 
-@dataclass(frozen=True)
-class Match:
+# -------------------------------------------------------------------- relation rules
+
+
+class Match(NamedTuple):
     """The condition of a relation rule; an empty set matches anything."""
 
-    primitives: frozenset[Primitive] = frozenset()
-    elements: frozenset[ElementType] = frozenset()
+    primitives: frozenset[str] = frozenset()
+    elements: frozenset[str] = frozenset()
     element_bits: frozenset[int] = frozenset()
     element_float: bool | None = None
     routes: frozenset[Route] = frozenset()
 
-    def matches(self, primitive: Primitive, element: ElementType, route: Route | None) -> bool:
+    def matches(self, primitive: str, element: ElementInfo, route: Route | None) -> bool:
         return (
             (not self.primitives or primitive in self.primitives)
-            and (not self.elements or element in self.elements)
+            and (not self.elements or element.name in self.elements)
             and (not self.element_bits or element.bits in self.element_bits)
             and (self.element_float is None or element.is_float == self.element_float)
             and (not self.routes or (route is not None and route in self.routes))
         )
 
 
-@dataclass(frozen=True)
-class WidthRule:
+class WidthRule(NamedTuple):
     when: Match
     widths: frozenset[DestWidth]
 
 
-@dataclass(frozen=True)
-class UnpackRule:
+class UnpackRule(NamedTuple):
     """Allows every pairing of ``widths`` and ``modes``."""
 
     when: Match
@@ -196,24 +227,31 @@ class UnpackRule:
     modes: frozenset[UnpackMode]
 
 
-@dataclass(frozen=True)
-class FullFp32Support:
+class FullFp32Support(NamedTuple):
     supported: bool
     warning: str | None = None
 
 
-@dataclass(frozen=True)
-class RuntimeVersion:
+# ---------------------------------------------------------------------- runtime APIs
+
+
+class Translation(enum.Enum):
+    """Which compiler-to-runtime field mapping a runtime API uses."""
+
+    COMPUTE_CONFIG_DESCRIPTOR = "compute_config_descriptor"
+    COMPUTE_GEN1_CONFIG = "compute_gen1_config"
+
+
+class RuntimeVersion(NamedTuple):
     name: str
     num_circular_buffers: int
 
 
-@dataclass(frozen=True)
-class RuntimeApi:
+class RuntimeApi(NamedTuple):
     """A runtime configuration API and what its translation needs."""
 
     name: str
-    translation: str
+    translation: Translation
     default_math_fidelity: str
     versions: tuple[RuntimeVersion, ...]
     pinned_version: str

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .semantics import Route
-from .vocabulary import ElementType, Primitive
 
 
 class Source(enum.Enum):
@@ -30,8 +28,8 @@ class Requirement(NamedTuple):
     op: str | None
     op_name: str | None
     operand: int | None
-    primitive: Primitive | None
-    element: ElementType | None
+    primitive: str | None
+    element: str | None
     route: Route | None
     dfb: int | None
     widths: int
@@ -45,8 +43,7 @@ class ConflictKind(enum.Enum):
     NO_CONFIGURATION = "no_configuration"  # a single DFB use allows nothing
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """Typed evidence of an empty domain: the requirement that emptied it and the one
     that had established the domain's previous restriction."""
 
@@ -55,15 +52,13 @@ class Conflict:
     established_by: Requirement | None
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     op: str | None
     operand: int | None
     message: str
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     op: str | None  # None: function- or module-level
     operand: int | None
     message: str
@@ -83,8 +78,7 @@ class Diagnostic:
         }
 
 
-@dataclass(frozen=True)
-class ResolveWarning:
+class ResolveWarning(NamedTuple):
     op: str | None
     message: str
 
@@ -95,8 +89,7 @@ class ResolveWarning:
         return {"op": self.op, "message": self.message}
 
 
-@dataclass(frozen=True)
-class ResolveFailure:
+class ResolveFailure(NamedTuple):
     """The kernel cannot be configured. Nothing was applied anywhere."""
 
     errors: tuple[Diagnostic, ...]

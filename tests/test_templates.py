@@ -1,0 +1,63 @@
+"""Templates are presentation only: no Python source lives there, `build --templates DIR`
+renders from that tree alone, and planning reads no template at all."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import GENERATED, REPO, SPECS, TEMPLATES, run_cli
+
+
+def test_templates_hold_no_python_source() -> None:
+    found = sorted(p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*.py"))
+    assert not found, f"Python source under templates/ (move it into the ttlgen package): {found}"
+
+
+def test_build_renders_the_resolver_tables_from_the_given_templates(tmp_path: Path) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    table = templates / "python" / "ttl_kernel_config" / "targets.py.j2"
+    text = table.read_text(encoding="utf-8")
+    anchor = "RUNTIME_APIS: Mapping[str, RuntimeApi]"
+    assert anchor in text
+    table.write_text(text.replace(anchor, "# rendered from the edited template tree\n" + anchor), encoding="utf-8")
+    out = tmp_path / "generated"
+    result = run_cli("build", "--specs", SPECS, "--out", out, "--templates", templates)
+    assert result.exit_code == 0, result.stderr
+    rendered = (out / "python" / "ttl_kernel_config" / "targets.py").read_text(encoding="utf-8")
+    assert "# rendered from the edited template tree\n" in rendered
+    assert "edited template tree" not in (GENERATED / "python" / "ttl_kernel_config" / "targets.py").read_text(encoding="utf-8")
+    # Everything but the edited table (and the manifest of template hashes) is as committed.
+    for path in out.rglob("*"):
+        relative = path.relative_to(out)
+        if path.is_file() and relative.as_posix() not in ("python/ttl_kernel_config/targets.py", "MANIFEST"):
+            assert path.read_bytes() == (GENERATED / relative).read_bytes(), relative
+
+
+# Loads, validates, models and plans every kernel of the specs in a fresh interpreter,
+# then reports whether anything that renders was imported.
+PLAN_ONLY = """\
+import sys
+from pathlib import Path
+from ttlgen.model.project import build_project
+from ttlgen.plan.project import plan_project
+from ttlgen.spec.load import load_specs
+from ttlgen.validate.documents import validate_documents
+documents = load_specs(Path(sys.argv[1]))
+assert not validate_documents(documents)
+plan = plan_project(build_project(documents))
+assert plan.kernels and plan.tables is not None
+rendering = sorted(m for m in sys.modules if m == "jinja2" or m.startswith(("jinja2.", "ttlgen.emit")))
+print(",".join(rendering) or "none")
+"""
+
+
+def test_planning_renders_nothing_and_reads_no_template() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", PLAN_ONLY, str(SPECS)], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "none"
