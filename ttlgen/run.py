@@ -572,7 +572,7 @@ def accuracy_rows(
                 metrics: list[Metrics] = []
                 for seed in seeds:
                     inputs = make_inputs(lowered.kernel, np.random.default_rng(seed))
-                    report, _, _ = run_lowered(lowered, seed, inputs)
+                    report, _, _ = run_lowered(lowered, seed, inputs, api=models.project.api)
                     if report.error:
                         raise UsageError(f"{method} K={k} block={block} seed={seed}: {report.error}")
                     metrics.extend(report.outputs.values())
