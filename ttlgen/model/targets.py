@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model import goldens as golden_model
+from ttlgen.model.goldens import Golden
 from ttlgen.model.ops import Vocabulary
 from ttlgen.spec.document import SpecDocument
 
@@ -116,6 +118,7 @@ class Target:
     source: str
     sources: tuple[str, ...]  # this target's file, its architecture's and API's, relation sets it uses
     mark: Mark
+    goldens: tuple[Golden, ...] = ()  # answers TT-Lang's lit tests pin, from the target's file
 
 
 @dataclass(frozen=True)
@@ -466,6 +469,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
             source=doc.file,
             sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
+            goldens=golden_model.build(doc, vocabulary.primitives, tuple(elements), tuple(kinds), sink),
         )
         if name in targets:
             sink.error(target.mark, f"target {name!r} is declared twice (first in {targets[name].source})")
