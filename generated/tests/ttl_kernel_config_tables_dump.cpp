@@ -12,10 +12,10 @@
 //   specs/targets/wormhole_b0.yaml
 //   specs/targets/wormhole_b0_gen1_config.yaml
 
-// Prints every answer of ttl_kernel_config/kernel_target_tables.hpp as one JSON object per line: each target's record,
-// its answer to every primitive x element type (x operand route) and every full-fp32 kind,
-// each architecture's default target, and the runtime's values. tests/cpp_tables compares
-// every line with the Python resolver's answer over the same enumeration.
+// Prints every answer of ttl_kernel_config/kernel_target_tables.hpp as one JSON object per line:
+// each target's record, its answer to every primitive x element type (x operand route) and every
+// full-fp32 kind, each architecture's default target, and the runtime's values. tests/cpp_tables
+// compares every line with the Python resolver's answer over the same enumeration.
 #include <cstdio>
 #include <string_view>
 

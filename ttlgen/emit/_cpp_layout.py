@@ -107,8 +107,20 @@ def render(item: Item, indent: int, prefix: str = "", suffix: str = "") -> list[
 
 
 def declaration(head: str, item: Item) -> list[str]:
-    """``head item;`` at namespace scope: ``constexpr WidthTable kX{...};``."""
-    return render(item, 0, head, ";")
+    """``head item;`` at namespace scope: ``constexpr WidthTable kX{...};``. When even the
+    opening line is too long, the declarator moves to the next line, indented once, and
+    the items with it."""
+    lines = render(item, 0, head, ";")
+    if len(lines[0]) <= COLUMNS or len(lines) == 1:
+        return lines
+    if isinstance(item, Braced) and item.head:  # constexpr Type kName{...}
+        type_part, declarator = head.rstrip(), ""
+    else:  # constexpr Type kName[] = {...}
+        type_part, _, name = head.rstrip().removesuffix("=").rstrip().rpartition(" ")
+        declarator = f"{name} = "
+    lines = render(item, INDENT, declarator, ";")
+    lines[-1] = lines[-1].lstrip()  # clang-format puts the closing brace back at the margin
+    return [type_part, *lines]
 
 
 def static_assert(function: str, argument: Item, message: str) -> list[str]:
@@ -143,13 +155,18 @@ def comment(text: str, indent: int = 0) -> list[str]:
 
 
 def commented_list(head: str, items: Sequence[tuple[str, str]]) -> list[str]:
-    """``head{`` and one ``item, // note`` per line, notes aligned as clang-format aligns
-    trailing comments: a note on every item keeps clang-format from packing short items
-    into columns."""
+    """``head{`` and one ``item,`` per line, each with its note, and ``};``. A note on every
+    item keeps clang-format from packing short items into columns: after the item, aligned
+    as clang-format aligns trailing comments, when every line fits; else on a line of its
+    own above the item."""
     codes = [" " * INDENT + item + "," for item, _ in items]
     column = max((len(code) for code in codes), default=0) + 1
     lines = [head + "{"]
-    lines.extend(code.ljust(column) + "// " + note for code, (_, note) in zip(codes, items, strict=True))
+    if all(column + len("// " + note) <= COLUMNS for _, note in items):
+        lines.extend(code.ljust(column) + "// " + note for code, (_, note) in zip(codes, items, strict=True))
+    else:
+        for code, (_, note) in zip(codes, items, strict=True):
+            lines += [" " * INDENT + "// " + note, code]
     lines.append("};")
     return lines
 
@@ -171,3 +188,12 @@ def class_head(name: str, base: str, indent: int = 0) -> str:
     if len(one) <= COLUMNS:
         return one
     return f"{pad}class {name} final\n{pad}{' ' * INDENT}: public {base} {{"
+
+
+def return_call(call: str, template_argument: str, indent: int) -> str:
+    """``return call<argument>();``, the argument on its own line when it does not fit."""
+    pad = " " * indent
+    one = f"{pad}return {call}<{template_argument}>();"
+    if len(one) <= COLUMNS:
+        return one
+    return f"{pad}return {call}<\n{pad}{' ' * INDENT}{template_argument}>();"

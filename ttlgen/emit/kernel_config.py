@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import ttlgen.resolver
-from ttlgen.resolver import Tables
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
+from ttlgen.resolver import Tables
 
 PACKAGE = "python/ttl_kernel_config"
 TEMPLATES = "python/ttl_kernel_config"

@@ -12,7 +12,15 @@ same record the table header is printed from.
 from __future__ import annotations
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._cpp_layout import Text, assignment, class_head, comment, literal, render
+from ttlgen.emit._cpp_layout import (
+    Text,
+    assignment,
+    class_head,
+    comment,
+    literal,
+    render,
+    return_call,
+)
 from ttlgen.model.project import Project
 from ttlgen.plan.kernel_target_cpp import CppTarget, KernelTargetCpp
 from ttlgen.plan.project import ProjectPlan
@@ -41,6 +49,11 @@ _QUERIES = """\
   private:"""
 
 
+def _doc(text: str) -> str:
+    """A paragraph of ``//`` comment lines."""
+    return "\n".join(comment(text))
+
+
 def _environment_class(c: KernelTargetCpp, t: CppTarget) -> list[str]:
     assert t.environment_class is not None and t.dest_width is not None and t.dfb_unpack is not None
     tables = c.tables_alias
@@ -67,7 +80,9 @@ def adapter(c: KernelTargetCpp, ctx: EmitContext) -> str:
         f"{TEMPLATES}/KernelTargetEnvironments.generation_{c.interface}.inc.j2",
         c=c,
         lit=literal,
+        doc=_doc,
         classes=classes,
+        make=lambda environment_class: return_call("environment", environment_class, 8),
         message_head=render(Text(before), 4, "std::string message = ", ";"),
         message_tail=render(Text(after), 4, "message += ", ";"),
     )

@@ -13,14 +13,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._cpp_layout import Braced, Item, Text, comment, commented_list, declaration, literal, render, static_assert
+from ttlgen.emit._cpp_layout import (
+    Braced,
+    Item,
+    Text,
+    comment,
+    commented_list,
+    declaration,
+    literal,
+    render,
+    static_assert,
+)
 from ttlgen.model.goldens import DestWidthGolden, DfbCapacityGolden, DfbUnpackGolden, FullFp32Golden
 from ttlgen.model.project import Project
-from ttlgen.plan.kernel_target_cpp import CppEnum, CppGolden, CppRuntimeApi, CppTable, CppTarget, Enumerator, KernelTargetCpp
+from ttlgen.plan.kernel_target_cpp import (
+    CppEnum,
+    CppGolden,
+    CppRuntimeApi,
+    CppTable,
+    CppTarget,
+    Enumerator,
+    KernelTargetCpp,
+)
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.resolver import Match, UnpackRule, WidthRule
 
 TEMPLATES = "cpp/ttl_kernel_config"
+
+
+def _doc(text: str) -> str:
+    """A paragraph of ``//`` comment lines."""
+    return "\n".join(comment(text))
 
 
 def _bool(value: bool) -> str:
@@ -170,6 +193,7 @@ def header(c: KernelTargetCpp, ctx: EmitContext) -> str:
         f"{TEMPLATES}/kernel_target_tables.hpp.j2",
         c=c,
         lit=literal,
+        doc=_doc,
         value_arrays=value_arrays,
         runtime_names=[runtime_names.get(e.cpp, "") for e in c.architecture.enumerators],
         runtime_api_infos=[_runtime_api_info(c, apis.get(e.cpp)) for e in c.runtime_api.enumerators],
@@ -188,7 +212,7 @@ def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[Generate
         GeneratedFile(path=f"include/{c.header}", body=header(c, ctx), sources=c.sources),
         GeneratedFile(
             path=f"tests/{c.dump_program}",
-            body=ctx.render(f"{TEMPLATES}/tables_dump.cpp.j2", c=c, lit=literal),
+            body=ctx.render(f"{TEMPLATES}/tables_dump.cpp.j2", c=c, lit=literal, doc=_doc),
             sources=c.sources,
         ),
     ]

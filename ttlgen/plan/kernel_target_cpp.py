@@ -12,13 +12,14 @@ scope the generated file defines it in.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ttlgen.errors import DiagnosticSink, Mark
-from ttlgen.model.goldens import DestWidthGolden, DfbCapacityGolden, DfbUnpackGolden, FullFp32Golden, Golden
-from ttlgen.model.namespaces import Namespaces, Scope, Source
+from ttlgen.model.goldens import (
+    Golden,
+)
+from ttlgen.model.namespaces import Namespaces, Source
 from ttlgen.model.ops import Vocabulary
 from ttlgen.model.targets import NO_ARCHITECTURE, NO_RUNTIME_API, Target, TargetsModel
 from ttlgen.model.ttlang_cpp import TtlangCpp
@@ -42,18 +43,18 @@ cpp = CppNaming()
 # What the generated table header defines in its namespace whatever the spec says (the
 # template writes them; tests/cpp_tables/test_cpp_names.py checks this list against it).
 HEADER_DEFINES = (
-    "ElementType", "Architecture", "RuntimeApi", "MathFidelity", "UnpackToDestMode", "BitSet",
-    "PrimitiveSet", "ElementTypeSet", "ElementBitsSet", "RouteSet", "WidthSet", "UnpackModeSet",
-    "FloatMatch", "When", "WidthRule", "UnpackRule", "WidthTable", "UnpackTable", "DFBConfigurations",
-    "FullFp32Support", "ElementTypeInfo", "ArchitectureInfo", "RuntimeApiInfo", "TargetRecord",
-    "DestWidthGolden", "DfbUnpackGolden", "FullFp32Golden", "DfbCapacityGolden",
-    "kPrimitives", "kElementTypes", "kRoutes", "kFullFp32Kinds", "kDestinationWidths", "kUnpackModes",
-    "kArchitectures", "kRuntimeApis", "kMathFidelities", "kUnpackToDestModes", "kFullFp32KindCount",
-    "kElementTypeInfos", "kArchitectureInfos", "kRuntimeApiInfos", "kTargets",
-    "spec_name", "bits", "element_type_info", "architecture_info", "runtime_api_info", "equal_ignoring_case",
-    "architecture_named", "architecture_from_runtime_name", "matches", "allowed_destination_widths",
-    "supports_destination_element_width", "allowed_dfb_configurations", "full_fp32_support",
-    "target_named", "default_target", "dfb_capacity_of", "same_configurations", "holds",
+    "Primitive", "Route", "Kind", "Width", "UnpackMode",
+    "ElementType", "Architecture", "RuntimeApi", "MathFidelity", "UnpackToDestMode",
+    "kPrimitives", "kRoutes", "kFullFp32Kinds", "kDestinationWidths", "kUnpackModes", "kElementTypes",
+    "kArchitectures", "kRuntimeApis", "kMathFidelities", "kUnpackToDestModes",
+    "spec_name", "bits", "is_float", "runtime_name", "architecture_named", "equal_ignoring_case",
+    "architecture_from_runtime_name", "RuntimeApiInfo", "runtime_api_info",
+    "BitSet", "PrimitiveSet", "ElementTypeSet", "ElementBitsSet", "RouteSet", "WidthSet", "UnpackModeSet",
+    "FloatMatch", "When", "matches", "WidthRule", "UnpackRule", "WidthTable", "UnpackTable", "DFBConfigurations",
+    "FullFp32Support", "kFullFp32KindCount", "TargetRecord", "kTargets",
+    "allowed_destination_widths", "supports_destination_element_width", "allowed_dfb_configurations",
+    "full_fp32_support", "target_named", "default_target", "dfb_capacity_of",
+    "DestWidthGolden", "DfbUnpackGolden", "FullFp32Golden", "DfbCapacityGolden", "same_configurations", "holds",
 )
 # What the adapter defines in its namespace whatever the spec says, and what it uses there
 # from TT-Lang's namespace.
@@ -228,16 +229,17 @@ class _Build:
         self.unpack_to_dest_mode = CppEnum(
             cpp.type("unpack", "to", "dest", "mode"), tuple(Enumerator(m, m.name, m.name, int(m)) for m in enums.unpack_to_dest_mode)
         )
-        self.tables: dict[str, CppTable] = {}
+        self.tables: dict[tuple[str, str], CppTable] = {}
 
     def table(self, table: WidthTable | UnpackTable, target: str, query: str, source: str) -> CppTable:
         """The table under one identifier for all its targets: ``kGen1LlkDestWidth`` for a
         shared ``gen1_llk.dest_width``, ``kNebulaDestWidth`` for target nebula's own."""
-        found = self.tables.get(table.origin)
+        key = (table.origin, query)  # a target's own tables share its name as origin
+        found = self.tables.get(key)
         if found is None:
             parts = (table.origin,) if table.origin != target else (table.origin, query)
             found = CppTable(cpp.constant(*parts), cpp.constant(*parts, "rules"), table, source)
-            self.tables[table.origin] = found
+            self.tables[key] = found
         return found
 
     def target(self, model: Target, table: TargetTable | RejectedTarget) -> CppTarget:
@@ -275,7 +277,7 @@ class _Build:
             dfb_unpack=self.table(table.dfb_unpack, table.name, "dfb_unpack", model.dfb_unpack.rules[0].mark.file),
             dest_width_review=table.dest_width.review,
             dfb_unpack_review=table.dfb_unpack.review,
-            full_fp32=tuple((k, table.full_fp32[k.value]) for k in self.full_fp32_kind.enumerators),
+            full_fp32=tuple((k, table.full_fp32[str(k.value)]) for k in self.full_fp32_kind.enumerators),
             unpack_effective_for=tuple(e for e in self.element_type.enumerators if e.value in table.unpack_effective_for),
             unpack_other_entries_need_32bit_dest=table.unpack_other_entries_need_32bit_dest,
             unpack_unbound_entries_rejected=table.unpack_unbound_entries_rejected,
@@ -293,7 +295,8 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
         return None
     b = _Build(tables, vocabulary, spelling, targets)
     t = tables.tables
-    by_name: dict[str, TargetTable | RejectedTarget] = {x.name: x for x in (*t.targets, *t.rejected)}
+    by_name: dict[str, TargetTable | RejectedTarget] = {x.name: x for x in t.targets}
+    by_name.update((x.name, x) for x in t.rejected)
     built = [b.target(model, by_name[model.name]) for model in targets.targets if model.name in by_name]
     idents = {target.name: target for target in built}
     defaults = {target.architecture.value: target for target in built if target.default_for_architecture}
@@ -367,6 +370,8 @@ def _check(result: KernelTargetCpp, vocabulary: Vocabulary, spelling: TtlangCpp,
     for enum_, mark, what in sets:
         if len(enum_.enumerators) > MAX_ENUMERATORS:
             sink.error(mark, f"{len(enum_.enumerators)} {what}; the generated C++ sets hold at most {MAX_ENUMERATORS}")
+    if not result.math_fidelity.enumerators or not result.unpack_to_dest_mode.enumerators:
+        sink.error(spelling.mark, "the C++ tables list the runtime's enum values; declare them in a ttlgen.runtime_api spec, or drop ttlang_cpp")
     ns = Namespaces()
     fixed = "a name the generated C++ table header defines"
     header = ns.scope("", "C++", f"{result.namespace}::{{}}", keywords=["C++"], defines=[(n, fixed) for n in HEADER_DEFINES])

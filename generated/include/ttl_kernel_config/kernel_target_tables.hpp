@@ -13,16 +13,16 @@
 //   specs/targets/wormhole_b0_gen1_config.yaml
 
 // Capability tables of TT-Lang's compute-kernel configuration pass (ttl-set-compute-kernel-config):
-// how each target spec answers the three queries of TT-Lang's KernelTargetEnvironment, as
-// constexpr data and functions. C++17 and the standard library only: no MLIR or LLVM.
-// ttl_kernel_config/KernelTargetEnvironments.gen.inc implements TT-Lang's interface on these tables, and
-// tests/ttl_kernel_config_tables_dump.cpp prints every answer for the equality test against the Python
-// resolver (ttl_kernel_config).
+// how each target spec answers the three queries of TT-Lang's KernelTargetEnvironment, as constexpr
+// data and functions. C++17 and the standard library only: no MLIR or LLVM.
+// ttl_kernel_config/KernelTargetEnvironments.gen.inc implements TT-Lang's interface on these
+// tables, and tests/ttl_kernel_config_tables_dump.cpp prints every answer for the equality test
+// against the Python resolver (ttl_kernel_config).
 //
-// A relation table answers with its first rule whose condition matches a query; an empty set in
-// a condition matches anything. A dfb_unpack rule allows every pairing of its widths and unpack
-// modes. TT-Lang's enumerator for an operation without execution semantics,
-// TilePrimitive::Unknown, is allowed nothing.
+// A relation table answers with its first rule whose condition matches a query; an empty set in a
+// condition matches anything. A dfb_unpack rule allows every pairing of its widths and unpack
+// modes. TT-Lang's enumerator for an operation without execution semantics, TilePrimitive::Unknown,
+// is allowed nothing.
 #ifndef TTL_KERNEL_CONFIG_KERNEL_TARGET_TABLES_HPP
 #define TTL_KERNEL_CONFIG_KERNEL_TARGET_TABLES_HPP
 
@@ -1021,7 +1021,7 @@ static_assert(holds(FullFp32Golden{
                   true,
               }),
               "specs/targets/blackhole.yaml golden.full_fp32[0]: a row reduce on Blackhole has "
-              "no full-fp32 lowering and warns (tt-metal");
+              "no full-fp32 lowering and warns (tt-metal #47311)");
 
 static_assert(holds(FullFp32Golden{
                   &kTargetBlackhole,
