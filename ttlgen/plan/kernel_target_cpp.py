@@ -200,10 +200,8 @@ def _identifier_enum(name: str, members: Sequence[object], spec: Sequence[str]) 
 
 
 class _Build:
-    def __init__(self, tables: ResolverTables, vocabulary: Vocabulary, spelling: TtlangCpp, model: TargetsModel) -> None:
+    def __init__(self, tables: ResolverTables, spelling: TtlangCpp) -> None:
         t = tables.tables
-        self.model = model
-        self.spelling = spelling
         self.primitive = _enum(
             spelling.primitive_enum,
             [(None, "", spelling.unknown_primitive), *((p, str(p), str(p)) for p in t.primitives)],
@@ -293,7 +291,7 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
     spelling = vocabulary.cpp
     if spelling is None:
         return None
-    b = _Build(tables, vocabulary, spelling, targets)
+    b = _Build(tables, spelling)
     t = tables.tables
     by_name: dict[str, TargetTable | RejectedTarget] = {x.name: x for x in t.targets}
     by_name.update((x.name, x) for x in t.rejected)
