@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import GENERATED, REPO
 
 PYTHON_ROOT = GENERATED / "python"
-C_SOURCES = sorted(p for p in GENERATED.rglob("*") if p.suffix in (".h", ".hpp", ".c", ".cpp"))
+C_SOURCES = sorted(p for p in GENERATED.rglob("*") if p.suffix in (".h", ".hpp", ".c", ".cpp", ".inc"))
 HEADERS = sorted(p for p in (GENERATED / "include").rglob("*") if p.suffix in (".h", ".hpp"))
 PACKAGES = sorted(p.name for p in PYTHON_ROOT.iterdir() if (p / "__init__.py").is_file()) if PYTHON_ROOT.is_dir() else []
 

@@ -47,7 +47,7 @@ def test_a_document_known_valid_is_revalidated_once_it_changes(tmp_path: Path) -
     assert validate_documents(load_specs(specs)) == []  # now recorded as valid
     (specs / "v.yaml").write_text(vocabulary + "stray: 1\n")
     problems = [d.message for d in validate_documents(load_specs(specs))]
-    assert problems == ["unknown key 'stray'; valid keys: element_types, full_fp32_kinds, primitives, spec, strategies"]
+    assert problems == ["unknown key 'stray'; valid keys: element_types, full_fp32_kinds, primitives, spec, strategies, ttlang_cpp"]
 
 
 def test_an_invalid_document_is_never_recorded_as_valid(tmp_path: Path) -> None:

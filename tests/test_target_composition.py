@@ -41,7 +41,7 @@ def test_the_architecture_names_its_default_target(targets: TargetsModel) -> Non
 
 def test_a_rejected_architecture_is_one_rejected_target_named_after_it(targets: TargetsModel) -> None:
     quasar = target(targets, "quasar")
-    assert quasar.rejected is not None and "Gen2 configuration descriptor" in quasar.rejected
+    assert quasar.rejected is not None and "Gen2 configuration and launch APIs" in quasar.rejected
     assert (quasar.architecture, quasar.runtime_architecture_name, quasar.runtime_api) == ("quasar", "QUASAR", NO_RUNTIME_API)
     assert quasar.sources == ("specs/targets/architectures/quasar.yaml",)
 

@@ -18,7 +18,7 @@ from ttlgen.emit.kernel_config import ENGINE_MODULES, literal
 
 SHIPPED = GENERATED / "python" / "ttl_kernel_config"
 LIBRARY = REPO / "ttlgen" / "resolver"
-RENDERED = ("__init__.py", "ops_table.py", "targets.py", "vocabulary.py")
+RENDERED = ("__init__.py", "ops_table.py", "runtime_constants.py", "targets.py", "vocabulary.py")
 
 
 def body(path: Path) -> str:

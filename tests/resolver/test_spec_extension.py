@@ -8,6 +8,14 @@ import sys
 from pathlib import Path
 
 from tests.conftest import run_cli
+from tests.cpp_tables.support import (
+    canonical,
+    cpp_adapter_answers,
+    cpp_table_answers,
+    differences,
+    library_adapter_answers,
+    library_table_answers,
+)
 
 # A new architecture is its facts (one ttlgen.architecture file) plus a target composing it
 # with a runtime API and the relations it answers from (one ttlgen.target file).
@@ -103,3 +111,32 @@ def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_p
     assert result["runtime_name"] == "nebula"
     assert "nebula" in result["targets"]
 
+
+
+def test_new_architecture_by_spec_edit_gets_its_cpp_table_and_class(spec_copy: Path, tmp_path: Path) -> None:
+    (spec_copy / "targets" / "architectures" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
+    (spec_copy / "targets" / "nebula.yaml").write_text(NEW_TARGET)
+    out = tmp_path / "generated"
+    build = run_cli("build", "--specs", spec_copy, "--out", out)
+    assert build.exit_code == 0, build.stderr
+    header = (out / "include" / "ttl_kernel_config" / "kernel_target_tables.hpp").read_text()
+    adapter = (out / "include" / "ttl_kernel_config" / "KernelTargetEnvironments.gen.inc").read_text()
+    # Its own rules become its own tables, and its record names them.
+    assert "constexpr WidthRule kNebulaDestWidthRules[] = {" in header
+    assert "constexpr UnpackRule kNebulaDfbUnpackRules[] = {" in header
+    assert "constexpr TargetRecord kTargetNebula{" in header
+    assert "    Architecture::Nebula,\n" in header
+    # One more class, which the architecture switch selects.
+    assert "class NebulaKernelTargetEnvironment final : public KernelTargetEnvironment {" in adapter
+    assert "static constexpr const tables::WidthTable& kDestWidth = tables::kNebulaDestWidth;" in adapter
+    assert "    case tables::Architecture::Nebula:\n        return environment<NebulaKernelTargetEnvironment>();" in adapter
+    # And both answer every query as the Python resolver does.
+    cpp = cpp_table_answers(out, tmp_path)
+    python = library_table_answers(spec_copy)
+    assert canonical(cpp) == canonical(python), differences(cpp, python)
+    assert {"query": "default_target", "architecture": "nebula", "target": "nebula", "dfb_capacity": 128} in cpp
+    driven = cpp_adapter_answers(out, tmp_path)
+    expected = library_adapter_answers(spec_copy)
+    assert canonical(driven) == canonical(expected), differences(driven, expected)
+    assert any(r["env"] == "architecture:nebula" and r["query"] == "full_fp32" and r["kind"] == "reduce_scalar"
+               and r["warning"] == "nebula has no full-fp32 scalar reduction" for r in driven)

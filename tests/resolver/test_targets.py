@@ -69,7 +69,7 @@ def test_dfb_capacity_per_target() -> None:
 
 
 def test_quasar_is_recognized_and_rejected_with_reason() -> None:
-    with pytest.raises(engine.TargetError, match="Gen2 configuration descriptor"):
+    with pytest.raises(engine.TargetError, match="Gen2 configuration and launch APIs"):
         catalog().get_target("quasar")
     assert catalog().architecture_from_runtime_name("QUASAR") is tables().architecture.QUASAR
     result = resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)])), device_arch="quasar")

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from ttlgen.emit._base import GeneratedFile
 from ttlgen.emit._notice import NOTICE
 
-_LINE_COMMENT = {".py": "#", ".h": "//", ".hpp": "//", ".c": "//", ".cpp": "//", ".cc": "//"}
+_LINE_COMMENT = {".py": "#", ".h": "//", ".hpp": "//", ".c": "//", ".cpp": "//", ".cc": "//", ".inc": "//"}
 
 
 def header_lines(sources: tuple[str, ...]) -> list[str]:

@@ -15,6 +15,7 @@ import ttlgen.resolver
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
+from ttlgen.resolver import Tables
 
 PACKAGE = "python/ttl_kernel_config"
 TEMPLATES = "python/ttl_kernel_config"
@@ -44,11 +45,23 @@ def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[Generate
         ("vocabulary.py", tuple(sorted({ops.vocabulary.source, *targets.sources}))),
         ("ops_table.py", ops.sources),
         ("targets.py", targets.sources),
+        ("runtime_constants.py", targets.sources),
     )
     for name, sources in rendered:
-        body = ctx.render(f"{TEMPLATES}/{name}.j2", t=tables, py=literal)
+        body = ctx.render(f"{TEMPLATES}/{name}.j2", t=tables, py=literal, devices=devices(tables.tables))
         files.append(GeneratedFile(path=f"{PACKAGE}/{name}", body=body, sources=sources))
     return files
+
+
+def devices(tables: Tables) -> list[tuple[str, str, str]]:
+    """(device name, architecture, default target) of every architecture with a target a
+    kernel can be compiled for; the device name is the runtime's, in lower case."""
+    defaults = {t.architecture: t.name for t in tables.targets if t.default_for_architecture}
+    return [
+        (a.runtime_name.lower(), a.name, defaults[a.name])
+        for a in tables.architectures
+        if a.runtime_name is not None and a.name in defaults
+    ]
 
 
 def literal(value: object) -> str:

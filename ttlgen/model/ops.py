@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model import ttlang_cpp
 
 # Operand routes and strategy legality conditions are the resolver's fixed vocabulary.
 from ttlgen.resolver.semantics import LegalityCondition as LegalityCondition
@@ -51,6 +52,7 @@ class Vocabulary:
     strategies: tuple[StrategyKind, ...]  # resolver order
     full_fp32_kinds: tuple[FullFp32Kind, ...]
     source: str
+    cpp: ttlang_cpp.TtlangCpp | None = None  # TT-Lang's C++ spelling; None: no C++ is generated
 
     def element(self, name: str) -> ElementType | None:
         return next((e for e in self.element_types if e.name == name), None)
@@ -152,7 +154,11 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
         FullFp32Kind(name, body["preference"], doc.key_mark(("full_fp32_kinds", name)))
         for name, body in sorted(data["full_fp32_kinds"].items())
     )
-    return Vocabulary(elements, tuple(data["primitives"]), tuple(strategies), kinds, doc.file)
+    primitives = tuple(data["primitives"])
+    cpp = None
+    if ttlang_cpp.SECTION in data:
+        cpp = ttlang_cpp.build(doc, [e.name for e in elements], primitives, [k.name for k in kinds], sink)
+    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.file, cpp)
 
 
 def _selection(

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model import goldens as golden_model
+from ttlgen.model.goldens import Golden
 from ttlgen.model.ops import Vocabulary
 from ttlgen.spec.document import SpecDocument
 
@@ -124,6 +126,7 @@ class Target:
     source: str
     sources: tuple[str, ...]  # this target's file, its architecture's and API's, relation sets it uses
     mark: Mark
+    goldens: tuple[Golden, ...] = ()  # answers TT-Lang's lit tests pin, from the target's file
 
 
 @dataclass(frozen=True)
@@ -489,6 +492,7 @@ def build(
             source=doc.file,
             sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
+            goldens=golden_model.build(doc, vocabulary.primitives, tuple(elements), tuple(kinds), sink),
         )
         if name in targets:
             sink.error(target.mark, f"target {name!r} is declared twice (first in {targets[name].source})")

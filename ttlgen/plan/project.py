@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ttlgen.model.project import Project
+from ttlgen.plan import kernel_target_cpp
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.tables import ResolverTables, resolver_tables
 
@@ -12,19 +13,26 @@ from ttlgen.plan.tables import ResolverTables, resolver_tables
 @dataclass(frozen=True)
 class ProjectPlan:
     """Every kernel of the model, resolved and lowered, in the model's order, and the
-    resolver's tables the kernels were resolved with (None: no ops or no targets)."""
+    resolver's tables the kernels were resolved with (None: no ops or no targets), with
+    their C++ view for TT-Lang's compiler (None: no tables, or the vocabulary states no
+    C++ spelling)."""
 
     kernels: tuple[LoweredKernel, ...]
     tables: ResolverTables | None = None
+    kernel_target_cpp: kernel_target_cpp.KernelTargetCpp | None = None
 
 
 def plan_project(project: Project) -> ProjectPlan:
     """Resolve and lower every kernel; raises SpecErrors with every problem found."""
     tables = None
+    cpp = None
     if project.ops.ops and project.targets.targets:
         tables = resolver_tables(project.ops, project.targets)
+        cpp = kernel_target_cpp.build(tables, project.ops.vocabulary, project.targets)
     if not project.kernels.kernels:
-        return ProjectPlan((), tables)
+        return ProjectPlan((), tables, cpp)
     return ProjectPlan(
-        tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api)), tables
+        tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api)),
+        tables,
+        cpp,
     )

@@ -92,7 +92,7 @@ TARGETS: tuple[TargetTable, ...] = (
         full_fp32=MappingProxyType({
             FullFp32Kind.MATMUL: FullFp32Support(supported=True),
             FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=True),
-            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False, warning='full-fp32 row reduction is unavailable on Blackhole (the row-reduce LLK returns zeros with 32-bit accumulation); using non-full-fp32 lowering'),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False, warning='full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using non-full-fp32 reduce lowering'),
             FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=True),
         }),
     ),
@@ -127,7 +127,7 @@ TARGETS: tuple[TargetTable, ...] = (
         full_fp32=MappingProxyType({
             FullFp32Kind.MATMUL: FullFp32Support(supported=True),
             FullFp32Kind.REDUCE_COLUMN: FullFp32Support(supported=True),
-            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False, warning='full-fp32 row reduction is unavailable on Blackhole (the row-reduce LLK returns zeros with 32-bit accumulation); using non-full-fp32 lowering'),
+            FullFp32Kind.REDUCE_ROW: FullFp32Support(supported=False, warning='full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using non-full-fp32 reduce lowering'),
             FullFp32Kind.REDUCE_SCALAR: FullFp32Support(supported=True),
         }),
     ),
@@ -238,7 +238,7 @@ TARGETS: tuple[TargetTable, ...] = (
 )
 
 REJECTED: tuple[RejectedTarget, ...] = (
-    RejectedTarget(name='quasar', architecture=Architecture.QUASAR, default_for_architecture=True, reason='Quasar needs the Gen2 configuration descriptor, global unpack routing and the Quasar kernel launch mechanism, none of which the current TT-Lang runtime implements'),
+    RejectedTarget(name='quasar', architecture=Architecture.QUASAR, default_for_architecture=True, reason='Quasar compute kernels require the Gen2 configuration and launch APIs, which are not supported by the current TT-Lang runtime'),
 )
 
 # The target used when a kernel names neither a target nor a device (compiler tests).

@@ -1,0 +1,112 @@
+"""Compile and run the generated C++ of a tree, and get the Python resolver's answers for
+the same queries (tests/cpp_tables/answers.py), from the library with the plan stage's
+tables and from the generated package."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cpp_tables import answers
+from tests.resolver.kit import tables_of
+from ttlgen import resolver
+from ttlgen.pipeline import plan_specs
+
+HERE = Path(__file__).resolve().parent
+STANDIN = HERE / "ttlang_standin.hpp"
+DRIVER = HERE / "adapter_driver.cpp"
+DUMP = Path("tests") / "ttl_kernel_config_tables_dump.cpp"
+WARNINGS = ("-Wall", "-Wextra", "-Werror", "-pedantic")
+STANDARDS = ("c++17", "c++20")
+# MLIR's name of each element type of the vocabulary, and a type none of them is.
+MLIR_TYPES: dict[str, str | None] = {
+    "bf16": "bf16", "f16": "f16", "f32": "f32", "si32": "si32", "ui16": "u16", "ui32": "u32", "i1": None,
+}
+UNKNOWN_ARCHITECTURE = "grayskull"
+
+
+def gxx() -> str:
+    found = shutil.which("g++")
+    if found is None:
+        pytest.fail("g++ is needed to compile the generated C++")
+    return found
+
+
+def compile_cpp(source: Path, binary: Path, includes: list[Path], std: str = "c++17") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [gxx(), f"-std={std}", *WARNINGS, *(f"-I{i}" for i in includes), str(source), "-o", str(binary)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )
+
+
+def run_json_lines(binary: Path, *args: str) -> list[dict[str, Any]]:
+    run = subprocess.run([str(binary), *args], capture_output=True, text=True, check=False, timeout=120)
+    assert (run.returncode, run.stderr) == (0, ""), run.stderr
+    return [json.loads(line) for line in run.stdout.splitlines()]
+
+
+def cpp_table_answers(tree: Path, work: Path) -> list[dict[str, Any]]:
+    """Compile tree/tests/<dump program> against tree/include and run it."""
+    binary = work / "tables_dump"
+    built = compile_cpp(tree / DUMP, binary, [tree / "include"])
+    assert built.returncode == 0, built.stderr
+    return run_json_lines(binary)
+
+
+def cpp_adapter_answers(tree: Path, work: Path, std: str = "c++17") -> list[dict[str, Any]]:
+    """Compile the adapter driver against the stand-in and tree/include, and run it."""
+    binary = work / f"adapter_driver_{std.replace('+', 'x')}"
+    built = compile_cpp(DRIVER, binary, [HERE, tree / "include"], std)
+    assert built.returncode == 0, built.stderr
+    return run_json_lines(binary, UNKNOWN_ARCHITECTURE, *MLIR_TYPES)
+
+
+def library_table_answers(specs: Path) -> list[dict[str, Any]]:
+    """The resolver library's answers, over the tables the plan stage builds from ``specs``."""
+    return answers.table_answers(resolver, resolver.Catalog(tables_of(specs).tables))
+
+
+def package_table_answers(tree: Path) -> list[dict[str, Any]]:
+    """The generated package's answers, in an interpreter without site-packages or ttlgen."""
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", str(HERE / "answers.py"), str(tree / "python")],
+        capture_output=True, text=True, check=False, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    loaded: list[dict[str, Any]] = json.loads(run.stdout)
+    return loaded
+
+
+def library_adapter_answers(specs: Path) -> list[dict[str, Any]]:
+    _, plan = plan_specs(specs)
+    c = plan.kernel_target_cpp
+    assert c is not None
+    primitives = [e.spec for e in c.primitive.enumerators]
+    catalog = resolver.Catalog(tables_of(specs).tables)
+    return answers.adapter_answers(resolver, catalog, primitives, MLIR_TYPES, UNKNOWN_ARCHITECTURE, c.unimplemented_architecture)
+
+
+def canonical(records: list[dict[str, Any]]) -> Counter[str]:
+    """Records as comparable text; the order of a set-valued answer does not matter."""
+    out: Counter[str] = Counter()
+    for record in records:
+        record = dict(record)
+        for key in ("widths", "configurations"):
+            if key in record:
+                record[key] = sorted(record[key])
+        out[json.dumps(record, sort_keys=True)] += 1
+    return out
+
+
+def differences(left: list[dict[str, Any]], right: list[dict[str, Any]], limit: int = 10) -> str:
+    a, b = canonical(left), canonical(right)
+    only_left = sorted((a - b).elements())[:limit]
+    only_right = sorted((b - a).elements())[:limit]
+    return "only in the first:\n  " + "\n  ".join(only_left) + "\nonly in the second:\n  " + "\n  ".join(only_right)

@@ -1,0 +1,84 @@
+"""One relation rule edited in a copy of the specs: the C++ tables and the Python resolver
+change together, and the golden that guards the rule stops the C++ from compiling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.cpp_tables.support import (
+    canonical,
+    compile_cpp,
+    cpp_table_answers,
+    differences,
+    library_table_answers,
+    package_table_answers,
+)
+
+# TT-Lang's later change: bf16 broadcasts accept 32-bit DST on Wormhole B0 and Blackhole.
+RULE = "        allow: [16]\n      - when: {element_bits: [32]}"
+MUTATED_RULE = "        allow: [16, 32]\n      - when: {element_bits: [32]}"
+# The golden the reviewer of that change updates in each target spec it guards.
+GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16]\n"
+UPDATED_GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16, 32]\n"
+GUARDED = ("blackhole.yaml", "wormhole_b0.yaml")
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{path}: the edit no longer applies"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _build(specs: Path, out: Path) -> None:
+    result = run_cli("build", "--specs", specs, "--out", out)
+    assert result.exit_code == 0, result.stderr
+
+
+def _changed(before: list[dict[str, object]], after: list[dict[str, object]]) -> set[str]:
+    return set((canonical(after) - canonical(before)).elements())
+
+
+def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path: Path) -> None:
+    original = tmp_path / "original"
+    _build(spec_copy, original)
+    cpp_before = cpp_table_answers(original, tmp_path)
+    python_before = library_table_answers(spec_copy)
+
+    _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
+    for name in GUARDED:
+        _edit(spec_copy / "targets" / name, GOLDEN, UPDATED_GOLDEN)
+    mutated = tmp_path / "mutated"
+    _build(spec_copy, mutated)
+    cpp_after = cpp_table_answers(mutated, tmp_path)
+    python_after = library_table_answers(spec_copy)
+
+    assert canonical(cpp_after) == canonical(python_after), differences(cpp_after, python_after)
+    assert canonical(package_table_answers(mutated)) == canonical(python_after)
+    changed = _changed(cpp_before, cpp_after)
+    assert changed == _changed(python_before, python_after)
+    # Exactly the 16-bit broadcasts of the four targets using gen1_llk.dest_width now allow 32 bits.
+    records = [json.loads(line) for line in changed]
+    assert {r["query"] for r in records} == {"dest_width"}
+    assert {r["target"] for r in records} == {"blackhole", "blackhole_gen1_config", "wormhole_b0", "wormhole_b0_gen1_config"}
+    assert {r["primitive"] for r in records} == {"BroadcastColumn", "BroadcastRow", "BroadcastScalar"}
+    assert {r["element"] for r in records} == {"bf16", "f16", "u16"}
+    assert all(r["widths"] == [16, 32] for r in records)
+    assert len(records) == 4 * 3 * 3
+
+
+def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
+    _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
+    out = tmp_path / "generated"
+    _build(spec_copy, out)
+    source = tmp_path / "include_tables.cpp"
+    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
+    result = compile_cpp(source, tmp_path / "tables.o", [out / "include"])
+    assert result.returncode != 0
+    failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
+    # One failed golden per guarded target, each naming where it is written.
+    assert len(failed) == len(GUARDED), result.stderr
+    for name in GUARDED:
+        assert any(f"specs/targets/{name} golden.dest_width[0]:" in line for line in failed), result.stderr
+
