@@ -63,6 +63,7 @@ def _h(names: Names, value: int) -> Define:
 class Macros:
     """The header's macros, grouped as the header prints them."""
 
+    version: list[Define]
     constants: list[Define]
     enums: dict[str, list[Define]]
     words: dict[str, list[Define]]
@@ -72,7 +73,7 @@ class Macros:
     blocks: dict[str, list[Define]]
 
     def all(self) -> list[Define]:
-        out: list[Define] = list(self.constants)
+        out: list[Define] = [*self.version, *self.constants]
         for group in (self.enums, self.words, self.structs, self.tables, self.regions, self.blocks):
             for defines in group.values():
                 out.extend(defines)
@@ -123,8 +124,9 @@ def macros(layout: Layout) -> Macros:
                 defines.append(_h(r.names.slot_size, r.slot_bytes))
             regions[r.name] = defines
         blocks[b.name] = [_h(b.names.size, b.size)]
+    version = [_d(layout.version.names.major, layout.version.major), _d(layout.version.names.minor, layout.version.minor)]
     constants = [_d(c.names.number, c.value) for c in layout.constants]
-    return Macros(constants, enums, words, structs, tables, regions, blocks)
+    return Macros(version, constants, enums, words, structs, tables, regions, blocks)
 
 
 COLUMNS = 100  # the column limit of the repository's .clang-format
@@ -255,6 +257,7 @@ def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
         "c/km_abi.h.j2",
         layout=layout,
         names=layout.names,
+        version_defines=m.version,
         enum_defines=m.enums,
         word_defines=m.words,
         struct_defines=m.structs,
