@@ -278,6 +278,38 @@ def validate(specs: SpecsOption = Path("specs"), as_json: JsonOption = False) ->
     _guarded(as_json, action)
 
 
+# --- ttlgen compat / review / explain (issue 11: spec evolution) -----------------------
+
+AgainstOption = Annotated[
+    str, typer.Option("--against", help="Git ref to compare with: a branch, tag, commit or any name git understands.")
+]
+
+
+@app.command()
+def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: JsonOption = False) -> None:
+    """Compare the specs with their version at a git ref: who does each change break?
+
+    Compares the models (and the kernels' resolved plans), not the generated text. Each
+    change is listed with its category (layout wire / source / compatible, programs,
+    capabilities) and where it is at both sides. Exit 0 when every change is compatible or
+    each breaking change comes with a major bump of its layout's abi_version, 1 when a
+    breaking change is not covered, 2 on bad input (unknown ref, specs that do not load).
+    """
+
+    def action() -> int:
+        from ttlgen.compat.render import text_report
+        from ttlgen.compat.verdict import compare_against
+
+        report = compare_against(against, specs)
+        if as_json:
+            _emit_json(report.to_json())
+        else:
+            sys.stdout.write(text_report(report))
+        return report.exit_code
+
+    _guarded(as_json, action)
+
+
 def main() -> None:
     try:
         app()
