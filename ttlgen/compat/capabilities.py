@@ -283,10 +283,14 @@ class Capabilities:
         """The changed inputs ``new``'s plan depends on."""
         found: list[Input] = []
         if semantic(old) != semantic(new):
+
+            def own_spec(m: Models, k: Kernel) -> tuple[Models, Kernel]:
+                return m, new
+
             found.append(
                 Input(
                     f"kernel {new.name!r}: {', '.join(_differing_fields(old, new))} changed",
-                    self._loc(self.old, old.mark), self._loc(self.new, new.mark), lambda m, k, new=new: (m, new),
+                    self._loc(self.old, old.mark), self._loc(self.new, new.mark), own_spec,
                 )
             )
         om, nm = self.old_models, self.new_models
@@ -307,12 +311,11 @@ class Capabilities:
             what = f"op {name!r}: " + (
                 "added" if o is None else "removed" if n is None else f"{', '.join(_differing_fields(o, n))} changed"
             )
-            found.append(
-                Input(
-                    what, self._loc(self.old, o.mark if o else None), self._loc(self.new, n.mark if n else None),
-                    lambda m, k, name=name, n=n: (dataclasses.replace(m, ops=_replace_op(m.ops, name, n)), k),
-                )
-            )
+
+            def one_op(m: Models, k: Kernel, name: str = name, n: OpSemantics | None = n) -> tuple[Models, Kernel]:
+                return dataclasses.replace(m, ops=_replace_op(m.ops, name, n)), k
+
+            found.append(Input(what, self._loc(self.old, o.mark if o else None), self._loc(self.new, n.mark if n else None), one_op))
         found += self.target_inputs(new.target)
         return found
 
@@ -333,7 +336,11 @@ class Capabilities:
 
             def apply(m: Models, k: Kernel, facet: str = facet, after: RelationTable | None = after) -> tuple[Models, Kernel]:
                 current = next(t for t in m.targets.targets if t.name == name)
-                return dataclasses.replace(m, targets=_replace_target(m.targets, dataclasses.replace(current, **{facet: after}))), k
+                if facet == "dest_width":
+                    mixed = dataclasses.replace(current, dest_width=after)
+                else:
+                    mixed = dataclasses.replace(current, dfb_unpack=after)
+                return dataclasses.replace(m, targets=_replace_target(m.targets, mixed)), k
 
             found.append(Input(f"relation {facet} of target {name!r}{shared}: {what}", self._loc(self.old, bm), self._loc(self.new, am), apply))
         facts = _differing_fields(dataclasses.replace(o, dest_width=None, dfb_unpack=None), dataclasses.replace(n, dest_width=None, dfb_unpack=None))
@@ -376,7 +383,7 @@ class Capabilities:
             models, kernel = item.apply(self.old_models, old)
             try:
                 moved = self._resolve(models, kernel) != before
-            except Exception:  # noqa: BLE001 - an input that does not fit the old models alone decides nothing alone
+            except Exception:  # an input that does not fit the old models alone decides nothing alone
                 moved = False
             if moved:
                 alone.append(Cause(item.what, item.before, item.after))

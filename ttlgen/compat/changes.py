@@ -108,7 +108,7 @@ class Change:
     @property
     def category(self) -> str:
         if self.area is Area.CAPABILITIES:
-            return self.area.value
+            return str(self.area.value)
         return f"{self.area.value} {self.impact.value}"
 
     def to_json(self) -> dict[str, object]:

@@ -24,6 +24,7 @@ from ttlgen.model.layout import (
     Layout,
     Region,
     Struct,
+    StructArray,
     StructField,
     Table,
     TableEntry,
@@ -248,18 +249,20 @@ class LayoutDiff:
             span = set(range(nf.offset, nf.end))
             where = "reserved" if span <= reserved else "new" if nf.offset >= o.size else "reused"
             self.added("field-added", f"field {nf.name!r} of struct {n.name!r}", nf.mark, f"new field in {where} {_bytes(nf.offset, nf.size)}")
-        # An array's element i is a word of the struct: what a peer sees is its offset.
-        def offsets(s: Struct, members: tuple[str, ...]) -> tuple[int, ...]:
-            return tuple(s.field(m).offset for m in members)
+        # An array names fields; a field's own move or rename is reported with the field, so
+        # the array changed only if it names other fields (a renamed one counts as the same).
+        old_name = {nf.name: of.name for of, nf in fields.renamed}
 
-        where = {id(a): offsets(o, a.fields) for a in o.arrays} | {id(a): offsets(n, a.fields) for a in n.arrays}
-        arrays = match(o.arrays, n.arrays, lambda a: a.name, lambda a: where[id(a)])
+        def members(a: StructArray, side: Struct) -> tuple[str, ...]:
+            return a.fields if side is o else tuple(old_name.get(m, m) for m in a.fields)
+
+        named = {id(a): members(a, o) for a in o.arrays} | {id(a): members(a, n) for a in n.arrays}
+        arrays = match(o.arrays, n.arrays, lambda a: a.name, lambda a: named[id(a)])
         for oa, na in arrays.common:
-            if offsets(o, oa.fields) != offsets(n, na.fields):
+            if members(oa, o) != members(na, n):
                 self.changed(
                     Impact.WIRE, "array-members", f"array {na.name!r} of struct {n.name!r}",
-                    f"element offsets [{', '.join(map(str, offsets(o, oa.fields)))}] -> [{', '.join(map(str, offsets(n, na.fields)))}]",
-                    oa.mark, na.mark, "fields",
+                    f"[{', '.join(oa.fields)}] -> [{', '.join(na.fields)}]", oa.mark, na.mark, "fields",
                 )
         for oa, na in arrays.renamed:
             self.renamed("array-renamed", f"array {oa.name!r} of struct {n.name!r}", oa.mark, na.mark, na.name, "members")

@@ -100,11 +100,11 @@ def compare_signatures(old_side: Side, new_side: Side) -> list[Change]:
             gone = [k for k in ob.optional if k not in nb.optional]
             added = [k for k in nb.optional if k not in ob.optional]
 
-            def change(impact: Impact, kind: str, message: str, ob: Builder = ob, nb: Builder = nb) -> None:
+            def change(impact: Impact, kind: str, message: str, ob: Builder = ob, nb: Builder = nb, layout: str = program.layout.name) -> None:
                 changes.append(
                     Change(
                         Area.PROGRAMS, impact, kind, f"Python builder {nb.qualified}", message,
-                        old_side.node(ob.mark), new_side.node(nb.mark), layout=program.layout.name,
+                        old_side.node(ob.mark), new_side.node(nb.mark), layout=layout,
                     )
                 )
 

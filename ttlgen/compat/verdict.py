@@ -156,8 +156,8 @@ def judge(changes: Sequence[Change], old: Side, new: Side, against: Revision) ->
         elif change.impact is Impact.COMPATIBLE:
             status = Status.COMPATIBLE
         else:
-            check = checks.get(change.layout or "")
-            status = Status.ACKNOWLEDGED if check is not None and check.bump is Bump.MAJOR else Status.BREAKING
+            covering = checks.get(change.layout or "")
+            status = Status.ACKNOWLEDGED if covering is not None and covering.bump is Bump.MAJOR else Status.BREAKING
         judged.append(dataclasses.replace(change, status=status))
     return Report(against, tuple(extra + judged), tuple(checks[name] for name in sorted(checks)))
 
