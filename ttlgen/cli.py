@@ -310,6 +310,59 @@ def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: 
     _guarded(as_json, action)
 
 
+OutputTreeOption = Annotated[
+    Path, typer.Option("--out", help="The generated tree the path is in.", show_default=True, file_okay=False)
+]
+
+
+@app.command()
+def explain(
+    target: Annotated[str, typer.Argument(help="A generated file, PATH or PATH:LINE (e.g. generated/include/komorebi/abi/km_abi.h:42).")],
+    specs: SpecsOption = Path("specs"),
+    out: OutputTreeOption = Path("generated"),
+    templates: TemplatesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Say which spec location (file:line:column and key path) or template line produced a line.
+
+    With PATH:LINE: the model object and spec node behind that line, and its template line.
+    With PATH: the file's regions, each with the spec entry or template it comes from. The
+    lines are those `ttlgen build` writes; when the file on disk differs, a note says so.
+    """
+
+    def action() -> int:
+        from ttlgen.emit._base import default_templates_dir
+        from ttlgen.provenance.explain import (
+            explain_line,
+            explain_regions,
+            line_json,
+            parse_target,
+            provenance_of,
+            regions_json,
+        )
+
+        wanted = parse_target(target, out)
+        explained = provenance_of(wanted, specs, out, templates or default_templates_dir())
+        file = explained.file
+        shown = (out / file.path).as_posix()
+        if not explained.current:
+            sys.stderr.write(f"ttlgen: note: {shown} differs from what `ttlgen build` writes; explaining what it writes\n")
+        if as_json:
+            payload: dict[str, Any] = {"status": "ok", "file": file.path, "current": explained.current}
+            if wanted.line is not None:
+                payload["line"] = line_json(file, wanted.line)
+            else:
+                payload["regions"] = regions_json(file, explained.locator)
+            _emit_json(payload)
+        elif wanted.line is not None:
+            sys.stdout.write(explain_line(file, wanted.line, shown))
+        else:
+            sys.stdout.write(explain_regions(file, shown, explained.locator))
+        return ExitCode.OK
+
+    _guarded(as_json, action)
+
+
 def main() -> None:
     try:
         app()
