@@ -310,6 +310,27 @@ def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: 
     _guarded(as_json, action)
 
 
+@app.command()
+def review(
+    against: AgainstOption, specs: SpecsOption = Path("specs"), templates: TemplatesOption = None
+) -> None:
+    """Print a Markdown summary of the spec changes since a git ref, for a pull-request comment.
+
+    The compat verdict and its changes, each changed spec entry with the generated files and
+    lines it changes, the kernels whose plans moved (before, after, cause), and what was added
+    or removed. Exit 0 when the summary is printed (`ttlgen compat` is the gate), 2 on bad input.
+    """
+
+    def action() -> int:
+        from ttlgen.compat.review import review as summarise
+        from ttlgen.emit._base import default_templates_dir
+
+        sys.stdout.write(summarise(against, specs, templates or default_templates_dir()))
+        return ExitCode.OK
+
+    _guarded(False, action)
+
+
 OutputTreeOption = Annotated[
     Path, typer.Option("--out", help="The generated tree the path is in.", show_default=True, file_okay=False)
 ]

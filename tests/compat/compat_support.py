@@ -15,6 +15,8 @@ GIT_ENV = {
     "GIT_AUTHOR_EMAIL": "tests@ttlgen.invalid",
     "GIT_COMMITTER_NAME": "ttlgen tests",
     "GIT_COMMITTER_EMAIL": "tests@ttlgen.invalid",
+    "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 

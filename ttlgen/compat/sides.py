@@ -15,6 +15,7 @@ from ttlgen.errors import KeyPath, Mark, SpecErrors
 from ttlgen.model.project import Project, build_project
 from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan, plan_project
+from ttlgen.provenance.origins import node_path
 from ttlgen.spec.document import SpecDocument
 
 
@@ -27,14 +28,6 @@ class SideSpecErrors(SpecErrors):
 
     def render(self) -> str:
         return f"the specs {self.side} do not load:\n" + super().render()
-
-
-def node_path(path: KeyPath) -> KeyPath:
-    """The spec node a mark belongs to: a mark on one key of a list item (``fields[3].offset``)
-    stands for the item."""
-    if len(path) >= 2 and isinstance(path[-2], int) and isinstance(path[-1], str):
-        return path[:-1]
-    return path
 
 
 @dataclass

@@ -9,9 +9,10 @@ breaks, but a peer can no longer tell from the version whether the addition is t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,9 +183,15 @@ def _capability_inputs_differ(old: Side, new: Side) -> bool:
     return inputs(old) != inputs(new)
 
 
-def compare_against(ref: str, specs_dir: Path) -> Report:
-    """The report of the working tree's specs at ``specs_dir`` against their version at ``ref``."""
+@contextlib.contextmanager
+def sides(ref: str, specs_dir: Path) -> Iterator[tuple[Side, Side, Revision]]:
+    """The specs at ``ref`` and in the working tree at ``specs_dir``, loaded and modelled."""
     new = Side.load(specs_dir, "in the working tree")
     with specs_at(ref, specs_dir) as (old_dir, revision):
-        old = Side.load(old_dir, f"at {ref} ({revision.short})")
+        yield Side.load(old_dir, f"at {ref} ({revision.short})"), new, revision
+
+
+def compare_against(ref: str, specs_dir: Path) -> Report:
+    """The report of the working tree's specs at ``specs_dir`` against their version at ``ref``."""
+    with sides(ref, specs_dir) as (old, new, revision):
         return compare(old, new, revision)

@@ -190,14 +190,19 @@ class Tracer:
         generator = template.root_render_func(template.new_context(variables))
         chunks: list[_Chunk] = []
         literals = self._literals(name)
+        pending: list[_Event] = []  # printed into a set block, to be found in a later chunk
         for text in generator:
             frame: FrameType | None = getattr(generator, "gi_frame", None)  # where the generator stopped
             line = template.get_corresponding_lineno(frame.f_lineno) if frame is not None else 0
-            events = self._take()
+            events = [*pending, *self._take()]
             own = events[-1] if events and events[-1].text == text else None
             if own is None:
+                pending = events
                 line = _literal_line(literals.get(text, ()), line)
-            chunks.append(_Chunk(text, line, own, events[:-1] if own is not None else []))
+                chunks.append(_Chunk(text, line, None, []))
+            else:
+                pending = []
+                chunks.append(_Chunk(text, line, own, events[:-1]))
         for chunk in chunks:
             for event in (*chunk.inner, *([chunk.own] if chunk.own else [])):
                 owner = lines.get(event.code_file, template)
