@@ -10,11 +10,11 @@ of the layout's ABI version).
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from compat_support import Edit, apply, compat_json, make_repo
+from compat_support import Edit, apply, compat_json, git, make_repo
 
 LAYOUT = "abi/komorebi.yaml"
 PROGRAM = "programs/mapcollect.yaml"
@@ -67,6 +67,13 @@ class Case:
     edits: list[Edit]
     findings: set[tuple[str, str, str]]  # (category, kind, subject)
     exit_code: int
+    base: list[Edit] = field(default_factory=list)  # committed before the edit, when the real specs lack what it needs
+
+
+A9_RESERVED: list[Edit] = [
+    (LAYOUT, "      - {name: a9, offset: 60}\n", "      - {name: spare, offset: 60, reserved: true}\n"),
+    (LAYOUT, "fields: [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9]", "fields: [a0, a1, a2, a3, a4, a5, a6, a7, a8]"),
+]
 
 
 CASES = [
@@ -135,6 +142,16 @@ CASES = [
             *(("programs compatible", "python-keyword-added", f"Python builder {b}") for b in BUILDERS),
         },
         0,
+    ),
+    Case(
+        "struct-field-added-in-reserved-bytes",
+        [(file, new, old) for file, old, new in A9_RESERVED],  # the reserved word named again
+        {
+            ("layout compatible", "field-added", "field 'a9' of struct 'command'"),
+            ("layout compatible", "array-grown", "array 'args' of struct 'command'"),
+        },
+        0,
+        base=A9_RESERVED,
     ),
     Case(
         "table-entry-added-in-a-reserved-word",
@@ -307,6 +324,9 @@ def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(base_repo, repo)
+    if case.base:
+        apply(repo, case.base)
+        git(repo, "commit", "-q", "-am", "the base of the case")
     apply(repo, case.edits)
     code, report = compat_json(repo)
     changes = report["changes"]

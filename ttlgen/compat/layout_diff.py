@@ -259,11 +259,14 @@ class LayoutDiff:
         named = {id(a): members(a, o) for a in o.arrays} | {id(a): members(a, n) for a in n.arrays}
         arrays = match(o.arrays, n.arrays, lambda a: a.name, lambda a: named[id(a)])
         for oa, na in arrays.common:
-            if members(oa, o) != members(na, n):
-                self.changed(
-                    Impact.WIRE, "array-members", f"array {na.name!r} of struct {n.name!r}",
-                    f"[{', '.join(oa.fields)}] -> [{', '.join(na.fields)}]", oa.mark, na.mark, "fields",
-                )
+            before, after = members(oa, o), members(na, n)
+            if before == after:
+                continue
+            shown = f"[{', '.join(oa.fields)}] -> [{', '.join(na.fields)}]"
+            if after[: len(before)] == before:  # new elements after the old ones: old indices keep their words
+                self.changed(Impact.COMPATIBLE, "array-grown", f"array {na.name!r} of struct {n.name!r}", shown, oa.mark, na.mark, "fields")
+            else:
+                self.changed(Impact.WIRE, "array-members", f"array {na.name!r} of struct {n.name!r}", shown, oa.mark, na.mark, "fields")
         for oa, na in arrays.renamed:
             self.renamed("array-renamed", f"array {oa.name!r} of struct {n.name!r}", oa.mark, na.mark, na.name, "members")
         for oa in arrays.removed:
