@@ -45,6 +45,16 @@ TRACE_TABLE_BODY = """\
       - {name: extra, index: 3, doc: "the reader's ring passes for this command"}
 
 """
+PROGRAM_COLLECT = """\
+  - name: collect
+    id: 2
+    doc: Sum the partial results of the group on its first core and report the total.
+    flags: [exclusive, result]
+    args:
+      - {name: partials, doc: DRAM address of the per-core partial results}
+      - {name: out, doc: DRAM address of the collected result}
+      - {name: port, doc: the port the partial results arrive on}
+"""
 STRICT_TARGET = """\
 spec: ttlgen.target/v1
 name: blackhole_strict
@@ -160,6 +170,12 @@ CASES = [
         0,
     ),
     Case(
+        "constant-value",
+        [(LAYOUT, "    value: 1024\n", "    value: 2048\n")],
+        {("layout wire", "constant-value", "constant 'limit_cycles'")},
+        1,
+    ),
+    Case(
         "new-constant",
         [(LAYOUT, "  - name: behind_port\n", "  - {name: max_cores, value: 128, doc: cores in a core table}\n  - name: behind_port\n")],
         {("layout compatible", "constant-added", "constant 'max_cores'")},
@@ -258,6 +274,18 @@ CASES = [
         "renumbered-handler",
         [(PROGRAM, "  - name: collect\n    id: 2\n", "  - name: collect\n    id: 3\n")],
         {("programs wire", "handler-renumbered", "handler 'collect' of program 'mapcollect'")},
+        1,
+    ),
+    Case(
+        "handler-flags",
+        [(PROGRAM, "    flags: [exclusive, result]\n", "    flags: [exclusive]\n")],
+        {("programs wire", "handler-flags", "handler 'collect' of program 'mapcollect'")},
+        1,
+    ),
+    Case(
+        "removed-handler",
+        [(PROGRAM, PROGRAM_COLLECT, "")],
+        {("programs wire", "handler-removed", "handler 'collect' of program 'mapcollect'")},
         1,
     ),
     Case(
