@@ -259,11 +259,11 @@ class LayoutDiff:
         named = {id(a): members(a, o) for a in o.arrays} | {id(a): members(a, n) for a in n.arrays}
         arrays = match(o.arrays, n.arrays, lambda a: a.name, lambda a: named[id(a)])
         for oa, na in arrays.common:
-            before, after = members(oa, o), members(na, n)
-            if before == after:
+            old_members, new_members = members(oa, o), members(na, n)
+            if old_members == new_members:
                 continue
             shown = f"[{', '.join(oa.fields)}] -> [{', '.join(na.fields)}]"
-            if after[: len(before)] == before:  # new elements after the old ones: old indices keep their words
+            if new_members[: len(old_members)] == old_members:  # new elements after the old ones: old indices keep their words
                 self.changed(Impact.COMPATIBLE, "array-grown", f"array {na.name!r} of struct {n.name!r}", shown, oa.mark, na.mark, "fields")
             else:
                 self.changed(Impact.WIRE, "array-members", f"array {na.name!r} of struct {n.name!r}", shown, oa.mark, na.mark, "fields")

@@ -23,6 +23,8 @@ def trace_files(
     locator = Locator(tuple(documents))
     tracer = Tracer(ModelIndex((project, plan), locator), templates_dir)
     files = emit_project(project, plan, templates_dir, TracingContext(templates_dir, tracer))
+    # A file's body is the text one render returned. Two files with the same text (two
+    # kernels with the same data movement) are rendered in the order of their sorted paths.
     rendered: dict[str, deque[tuple[LineOrigin, ...]]] = {}
     for text, origins in tracer.rendered:
         rendered.setdefault(text, deque()).append(origins)

@@ -186,7 +186,6 @@ class Tracer:
         template = self.environment.get_template(name)
         self.texts = self._texts_for(variables)
         self._take()  # constant expressions are finalized when a template compiles
-        lines: dict[str, jinja2.Template] = {template.filename or "": template}
         generator = template.root_render_func(template.new_context(variables))
         chunks: list[_Chunk] = []
         literals = self._literals(name)
@@ -203,10 +202,9 @@ class Tracer:
             else:
                 pending = []
                 chunks.append(_Chunk(text, line, own, events[:-1]))
-        for chunk in chunks:
+        for chunk in chunks:  # macros are the template's own (imported ones would map wrongly)
             for event in (*chunk.inner, *([chunk.own] if chunk.own else [])):
-                owner = lines.get(event.code_file, template)
-                event.template_line = owner.get_corresponding_lineno(event.code_line)
+                event.template_line = template.get_corresponding_lineno(event.code_line)
         rendered = "".join(c.text for c in chunks)
         self.rendered.append((rendered, tuple(self._origins(rendered, chunks, f"templates/{name}"))))
         return rendered
