@@ -83,7 +83,9 @@ def _origin_lines(origin: LineOrigin, blank: bool) -> list[str]:
         lines.append(f"  spec: {origin.sources[0]}")
         lines += [f"  also: {source}" for source in origin.sources[1:]]
     if origin.template is not None:
-        alone = "" if origin.sources else (" (a blank line)" if blank else " (the template's own text)")
+        alone = ""
+        if not origin.sources:
+            alone = " (a blank line)" if blank else (" (a value no spec node holds)" if origin.printed else " (the template's own text)")
         lines.append(f"  template: {origin.template}{alone}")
     elif not origin.sources:
         lines.append("  a blank line")

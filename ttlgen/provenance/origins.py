@@ -55,6 +55,7 @@ class LineOrigin:
     sources: tuple[SpecSource, ...] = ()  # the first is the one that produced the line
     template: TemplateLine | None = None
     files: tuple[str, ...] = ()  # the files a header names, or a copy came from
+    printed: bool = False  # the template line prints a value here (rather than being the text)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -331,7 +331,7 @@ class Tracer:
             if found is not None and found not in sources:
                 sources.append(found)
         kind = OriginKind.SPEC if sources else OriginKind.TEMPLATE
-        return LineOrigin(kind, tuple(sources), TemplateLine(template, line))
+        return LineOrigin(kind, tuple(sources), TemplateLine(template, line), printed=not lead.literal)
 
 
 class _TracingEnvironment(jinja2.Environment):
