@@ -176,6 +176,12 @@ CASES = [
         1,
     ),
     Case(
+        "new-struct",
+        [(LAYOUT, "structs:\n", "structs:\n  ping:\n    doc: A test struct.\n    size: 8\n    fields:\n      - {name: token, offset: 0}\n      - {name: reply, offset: 4}\n")],
+        {("layout compatible", "struct-added", "struct 'ping'")},
+        0,
+    ),
+    Case(
         "new-constant",
         [(LAYOUT, "  - name: behind_port\n", "  - {name: max_cores, value: 128, doc: cores in a core table}\n  - name: behind_port\n")],
         {("layout compatible", "constant-added", "constant 'max_cores'")},
