@@ -292,6 +292,112 @@ def validate(specs: SpecsOption = Path("specs"), as_json: JsonOption = False) ->
     _guarded(as_json, action)
 
 
+# --- ttlgen compat / review / explain (issue 11: spec evolution) -----------------------
+
+AgainstOption = Annotated[
+    str, typer.Option("--against", help="Git ref to compare with: a branch, tag, commit or any name git understands.")
+]
+
+
+@app.command()
+def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: JsonOption = False) -> None:
+    """Compare the specs with their version at a git ref: who does each change break?
+
+    Compares the models (and the kernels' resolved plans), not the generated text. Each
+    change is listed with its category (layout wire / source / compatible, programs,
+    capabilities) and where it is at both sides. Exit 0 when every change is compatible or
+    each breaking change comes with a major bump of its layout's abi_version, 1 when a
+    breaking change is not covered, 2 on bad input (unknown ref, specs that do not load).
+    """
+
+    def action() -> int:
+        from ttlgen.compat.render import text_report
+        from ttlgen.compat.verdict import compare_against
+
+        report = compare_against(against, specs)
+        if as_json:
+            _emit_json(report.to_json())
+        else:
+            sys.stdout.write(text_report(report))
+        return report.exit_code
+
+    _guarded(as_json, action)
+
+
+@app.command()
+def review(
+    against: AgainstOption, specs: SpecsOption = Path("specs"), templates: TemplatesOption = None
+) -> None:
+    """Print a Markdown summary of the spec changes since a git ref, for a pull-request comment.
+
+    The compat verdict and its changes, each changed spec entry with the generated files and
+    lines it changes, the kernels whose plans moved (before, after, cause), and what was added
+    or removed. Exit 0 when the summary is printed (`ttlgen compat` is the gate), 2 on bad input.
+    """
+
+    def action() -> int:
+        from ttlgen.compat.review import review as summarise
+        from ttlgen.emit._templates import default_templates_dir
+
+        sys.stdout.write(summarise(against, specs, templates or default_templates_dir()))
+        return ExitCode.OK
+
+    _guarded(False, action)
+
+
+OutputTreeOption = Annotated[
+    Path, typer.Option("--out", help="The generated tree the path is in.", show_default=True, file_okay=False)
+]
+
+
+@app.command()
+def explain(
+    target: Annotated[str, typer.Argument(help="A generated file, PATH or PATH:LINE (e.g. generated/include/komorebi/abi/km_abi.h:42).")],
+    specs: SpecsOption = Path("specs"),
+    out: OutputTreeOption = Path("generated"),
+    templates: TemplatesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Say which spec location (file:line:column and key path) or template line produced a line.
+
+    With PATH:LINE: the model object and spec node behind that line, and its template line.
+    With PATH: the file's regions, each with the spec entry or template it comes from. The
+    lines are those `ttlgen build` writes; when the file on disk differs, a note says so.
+    """
+
+    def action() -> int:
+        from ttlgen.emit._templates import default_templates_dir
+        from ttlgen.provenance.explain import (
+            explain_line,
+            explain_regions,
+            line_json,
+            parse_target,
+            provenance_of,
+            regions_json,
+        )
+
+        wanted = parse_target(target, out)
+        explained = provenance_of(wanted, specs, out, templates or default_templates_dir())
+        file = explained.file
+        shown = (out / file.path).as_posix()
+        if not explained.current:
+            sys.stderr.write(f"ttlgen: note: {shown} differs from what `ttlgen build` writes; explaining what it writes\n")
+        if as_json:
+            payload: dict[str, Any] = {"status": "ok", "file": file.path, "current": explained.current}
+            if wanted.line is not None:
+                payload["line"] = line_json(file, wanted.line)
+            else:
+                payload["regions"] = regions_json(file, explained.locator)
+            _emit_json(payload)
+        elif wanted.line is not None:
+            sys.stdout.write(explain_line(file, wanted.line, shown))
+        else:
+            sys.stdout.write(explain_regions(file, shown, explained.locator))
+        return ExitCode.OK
+
+    _guarded(as_json, action)
+
+
 def main() -> None:
     try:
         app()

@@ -74,8 +74,10 @@ def manifest(specs_dir: Path, templates_dir: Path, outputs: dict[str, bytes]) ->
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def emit_project(project: Project, plan: ProjectPlan, templates_dir: Path) -> list[GeneratedFile]:
-    ctx = EmitContext(templates_dir)
+def emit_project(project: Project, plan: ProjectPlan, templates_dir: Path, ctx: EmitContext | None = None) -> list[GeneratedFile]:
+    """Every generated file, sorted by path. ``ctx`` renders the templates (``ttlgen explain``
+    passes one that records where each line comes from)."""
+    ctx = ctx or EmitContext(templates_dir)
     produced: dict[str, tuple[str, GeneratedFile]] = {}
     for name, emit in emitters():
         for file in emit(project, plan, ctx):

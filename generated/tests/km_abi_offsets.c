@@ -23,6 +23,8 @@ static void check(const char* what, unsigned long actual, unsigned long expected
 int main(void) {
     uint32_t word;
 
+    check("KM_ABI_VERSION_MAJOR", KM_ABI_VERSION_MAJOR, 1ul);
+    check("KM_ABI_VERSION_MINOR", KM_ABI_VERSION_MINOR, 0ul);
     check("KM_LIMIT_CYCLES", KM_LIMIT_CYCLES, 1024ul);
     check("KM_BEHIND_PORT", KM_BEHIND_PORT, 2ul);
     check("KM_CB_PROGRAM_MIN", KM_CB_PROGRAM_MIN, 0ul);

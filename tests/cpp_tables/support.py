@@ -76,7 +76,7 @@ def library_table_answers(specs: Path) -> list[dict[str, Any]]:
 def package_table_answers(tree: Path) -> list[dict[str, Any]]:
     """The generated package's answers, in an interpreter without site-packages or ttlgen."""
     run = subprocess.run(
-        [sys.executable, "-I", "-S", str(HERE / "answers.py"), str(tree / "python")],
+        [sys.executable, "-I", "-S", "-B", str(HERE / "answers.py"), str(tree / "python")],
         capture_output=True, text=True, check=False, timeout=120,
     )
     assert run.returncode == 0, run.stderr

@@ -84,7 +84,7 @@ print(json.dumps({name: (dict(value) if hasattr(value, "items") else value) for 
 
 
 def test_runtime_constants_replace_tt_langs_copies_and_match_the_cpp_tables(tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-I", "-S", "-c", CONSTANTS, str(GENERATED / "python")], capture_output=True, text=True, check=False)
+    run = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", CONSTANTS, str(GENERATED / "python")], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     constants = json.loads(run.stdout)
     # What TT-Lang writes by hand today (ttl_api.py, constants.py).

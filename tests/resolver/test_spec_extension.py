@@ -92,7 +92,7 @@ def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_p
     build = run_cli("build", "--specs", spec_copy, "--out", out)
     assert build.exit_code == 0, build.stderr
     probe = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", PROBE, str(out / "python")],
+        [sys.executable, "-I", "-S", "-B", "-c", PROBE, str(out / "python")],
         capture_output=True, text=True, check=False,
     )
     assert probe.returncode == 0, probe.stderr

@@ -22,6 +22,7 @@ from ttlgen.model.layout import (
     LayoutModel,
     Region,
     Struct,
+    StructField,
 )
 from ttlgen.model.names import Names
 from ttlgen.model.project import Project
@@ -34,10 +35,13 @@ def _x(value: int) -> str:
 
 @dataclass(frozen=True)
 class Define:
-    """A named number of the layout, printed in hex when it is an address or a mask."""
+    """A named number of the layout, printed in hex when it is an address or a mask.
+
+    ``origin`` is the model object the number belongs to (``ttlgen explain`` follows it)."""
 
     names: Names
     value: int
+    origin: object
     hex: bool = False
 
     @property
@@ -51,18 +55,19 @@ class Define:
         return f"0x{self.value:X}" if self.hex else str(self.value)
 
 
-def _d(names: Names, value: int) -> Define:
-    return Define(names, value)
+def _d(names: Names, value: int, origin: object) -> Define:
+    return Define(names, value, origin)
 
 
-def _h(names: Names, value: int) -> Define:
-    return Define(names, value, hex=True)
+def _h(names: Names, value: int, origin: object) -> Define:
+    return Define(names, value, origin, hex=True)
 
 
 @dataclass(frozen=True)
 class Macros:
     """The header's macros, grouped as the header prints them."""
 
+    version: list[Define]
     constants: list[Define]
     enums: dict[str, list[Define]]
     words: dict[str, list[Define]]
@@ -72,7 +77,7 @@ class Macros:
     blocks: dict[str, list[Define]]
 
     def all(self) -> list[Define]:
-        out: list[Define] = list(self.constants)
+        out: list[Define] = [*self.version, *self.constants]
         for group in (self.enums, self.words, self.structs, self.tables, self.regions, self.blocks):
             for defines in group.values():
                 out.extend(defines)
@@ -85,10 +90,10 @@ def macros(layout: Layout) -> Macros:
         defines: list[Define] = []
         for item in e.entries:
             if isinstance(item, EnumRange):
-                defines.append(_d(item.names.min, item.first))
-                defines.append(_d(item.names.max, item.last))
+                defines.append(_d(item.names.min, item.first, item))
+                defines.append(_d(item.names.max, item.last, item))
             elif item.names is not None:
-                defines.append(_d(item.names.number, item.value))
+                defines.append(_d(item.names.number, item.value, item))
         enums[e.name] = defines
     words = {}
     for w in layout.words:
@@ -96,35 +101,36 @@ def macros(layout: Layout) -> Macros:
         for f in w.fields:
             if f.value is not None:
                 assert f.names.value is not None
-                defines.append(_h(f.names.value, f.value))
-            defines.append(_d(f.names.shift, f.lsb))
-            defines.append(_h(f.names.mask, f.mask))
+                defines.append(_h(f.names.value, f.value, f))
+            defines.append(_d(f.names.shift, f.lsb, f))
+            defines.append(_h(f.names.mask, f.mask, f))
         words[w.name] = defines
     structs = {}
     for s in layout.structs:
-        defines = [_d(s.names.size, s.size)]
-        defines.extend(_d(f.names.offset, f.offset) for f in s.fields)
-        defines.extend(_d(a.names.length, len(a.fields)) for a in s.arrays)
+        defines = [_d(s.names.size, s.size, s)]
+        defines.extend(_d(f.names.offset, f.offset, f) for f in s.fields)
+        defines.extend(_d(a.names.length, len(a.fields), a) for a in s.arrays)
         structs[s.name] = defines
     tables = {}
     for t in layout.tables:
-        defines = [_d(t.names.size, t.size)]
-        defines.extend(_d(e.names.number, e.index) for e in t.named_entries)
+        defines = [_d(t.names.size, t.size, t)]
+        defines.extend(_d(e.names.number, e.index, e) for e in t.named_entries)
         tables[t.name] = defines
     regions = {}
     blocks = {}
     for b in layout.blocks:
         for r in b.named_regions:
             assert r.name is not None and r.names is not None
-            defines = [_h(r.names.offset, r.offset), _h(r.names.size, r.size)]
+            defines = [_h(r.names.offset, r.offset, r), _h(r.names.size, r.size, r)]
             if r.names.slots is not None and r.names.slot_size is not None and r.slot_bytes is not None:
                 assert r.slots is not None
-                defines.append(_d(r.names.slots, r.slots))
-                defines.append(_h(r.names.slot_size, r.slot_bytes))
+                defines.append(_d(r.names.slots, r.slots, r))
+                defines.append(_h(r.names.slot_size, r.slot_bytes, r))
             regions[r.name] = defines
-        blocks[b.name] = [_h(b.names.size, b.size)]
-    constants = [_d(c.names.number, c.value) for c in layout.constants]
-    return Macros(constants, enums, words, structs, tables, regions, blocks)
+        blocks[b.name] = [_h(b.names.size, b.size, b)]
+    version = [_d(layout.version.names.major, layout.version.major, layout.version), _d(layout.version.names.minor, layout.version.minor, layout.version)]
+    constants = [_d(c.names.number, c.value, c) for c in layout.constants]
+    return Macros(version, constants, enums, words, structs, tables, regions, blocks)
 
 
 COLUMNS = 100  # the column limit of the repository's .clang-format
@@ -213,18 +219,27 @@ def _contents_checks(layout: Layout, region: Region) -> list[str]:
     return checks
 
 
-def _struct_checks(struct: Struct) -> list[str]:
+def _struct_checks(struct: Struct) -> list[tuple[str, Struct | StructField]]:
     c_type = struct.names.c_type
-    checks = [f"sizeof({c_type}) == {struct.names.size.c}"]
-    checks.extend(f"offsetof({c_type}, {f.names.c_member}) == {f.names.offset.c}" for f in struct.fields)
+    checks: list[tuple[str, Struct | StructField]] = [(f"sizeof({c_type}) == {struct.names.size.c}", struct)]
+    checks.extend((f"offsetof({c_type}, {f.names.c_member}) == {f.names.offset.c}", f) for f in struct.fields)
     return checks
 
 
-def static_asserts(layout: Layout) -> list[tuple[str, str]]:
-    """(condition, message) for every static assert of the header."""
-    out: list[tuple[str, str]] = []
+@dataclass(frozen=True)
+class StaticAssert:
+    """One static assert of the header, and the model object it checks (for ``ttlgen explain``)."""
+
+    condition: str
+    message: str
+    origin: object
+
+
+def static_asserts(layout: Layout) -> list[StaticAssert]:
+    """Every static assert of the header."""
+    out: list[StaticAssert] = []
     for s in layout.structs:
-        out.extend((c, f"{s.names.c_type} layout") for c in _struct_checks(s))
+        out.extend(StaticAssert(c, f"{s.names.c_type} layout", origin) for c, origin in _struct_checks(s))
     for b in layout.blocks:
         align = f"{b.align}u"
         size = b.names.size.c
@@ -233,14 +248,14 @@ def static_asserts(layout: Layout) -> list[tuple[str, str]]:
             if r.names is None:
                 continue
             offset = r.names.offset.c
-            out.append((f"{offset} == {_region_end(b, i)}", offset))
-            out.append((f"{offset} % {align} == 0u", offset))
-            out.append((f"{r.names.size.c} % {align} == 0u", offset))
-            out.extend((c, offset) for c in _contents_checks(layout, r))
+            out.append(StaticAssert(f"{offset} == {_region_end(b, i)}", offset, r))
+            out.append(StaticAssert(f"{offset} % {align} == 0u", offset, r))
+            out.append(StaticAssert(f"{r.names.size.c} % {align} == 0u", offset, r))
+            out.extend(StaticAssert(c, offset, r) for c in _contents_checks(layout, r))
             last = i
         end = _region_end(b, len(b.regions)) if last is not None else "0u"
-        out.append((f"{size} == {end}", size))
-        out.append((f"{size} % {align} == 0u", size))
+        out.append(StaticAssert(f"{size} == {end}", size, b))
+        out.append(StaticAssert(f"{size} % {align} == 0u", size, b))
     return out
 
 
@@ -255,6 +270,7 @@ def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
         "c/km_abi.h.j2",
         layout=layout,
         names=layout.names,
+        version_defines=m.version,
         enum_defines=m.enums,
         word_defines=m.words,
         struct_defines=m.structs,

@@ -30,7 +30,7 @@ def package_dir(layout: Layout) -> str:
 
 def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
     m = macros(layout)
-    groups = [("constants", m.constants)]
+    groups = [("ABI version", m.version), ("constants", m.constants)]
     groups.extend((f"enum {name}", defines) for name, defines in m.enums.items())
     groups.extend((f"word {name}", defines) for name, defines in m.words.items())
     groups.extend((f"struct {name}", defines) for name, defines in m.structs.items())

@@ -36,12 +36,34 @@ from ttlgen.model.names import (
     StructNames,
     TableEntryNames,
     TableNames,
+    VersionNames,
     WordNames,
 )
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.layout"
 WORD_BYTES = 4
+
+
+# What reserved bits and words hold, and so what a caller that does not know a field sends
+# in it: the codecs write it in every bit no field covers.
+RESERVED_VALUE = 0
+
+
+@dataclass(frozen=True)
+class AbiVersion:
+    """The version of the interface generated from the layout (and the programs on it).
+
+    A change that breaks the wire format or the source of callers bumps ``major``; an
+    additive change bumps ``minor`` (``ttlgen compat`` checks both)."""
+
+    major: int
+    minor: int
+    names: VersionNames
+    mark: Mark
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
 
 
 @dataclass(frozen=True)
@@ -339,6 +361,7 @@ class Layout:
     file: str
     doc: str
     c_prefix: str  # as the spec writes it; the identifiers made from it are in names
+    version: AbiVersion
     word_bits: int
     constants: tuple[Constant, ...]
     enums: tuple[Enum, ...]
@@ -445,6 +468,9 @@ class _Builder:
             file=self.doc.file,
             doc=d.get("doc", ""),
             c_prefix=self.c_prefix,
+            version=AbiVersion(
+                d["abi_version"]["major"], d["abi_version"]["minor"], self.namer.version(), self.mark("abi_version")
+            ),
             word_bits=d["word"]["bits"],
             constants=constants,
             enums=enums,

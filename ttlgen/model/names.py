@@ -25,6 +25,13 @@ class Names(NamedTuple):
     cpp: str | None = None  # kGaveLimit
 
 
+class VersionNames(NamedTuple):
+    """The layout's ABI version numbers."""
+
+    major: Names  # KM_ABI_VERSION_MAJOR, ABI_VERSION_MAJOR, kAbiVersionMajor
+    minor: Names  # KM_ABI_VERSION_MINOR
+
+
 class ConstantNames(NamedTuple):
     number: Names
     py_converter: str | None  # limit_units: the codec's seconds-to-units function
@@ -178,6 +185,9 @@ class LayoutNamer:
             cpp_namespace=self.cpp.namespace(self.cpp_namespace),
             py_package=self.py.module(self.python_package),
         )
+
+    def version(self) -> VersionNames:
+        return VersionNames(major=self.number("abi", "version", "major"), minor=self.number("abi", "version", "minor"))
 
     def constant(self, name: str, converter: str | None) -> ConstantNames:
         return ConstantNames(self.number(name), self.py.function(converter) if converter is not None else None)

@@ -243,6 +243,10 @@ def _layout(ns: Namespaces, layout: Layout, *, has_programs: bool) -> None:
     )
     numbers = Numbers(c=c, py=py, cpp=cpp)
 
+    version = layout.version
+    ns.number(numbers, version.names.major, Source(f"the ABI major version of layout {layout.name!r}", version.mark))
+    ns.number(numbers, version.names.minor, Source(f"the ABI minor version of layout {layout.name!r}", version.mark))
+
     for constant in layout.constants:
         source = Source(f"constant {constant.name!r}", constant.mark)
         ns.number(numbers, constant.names.number, source)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.layout import (
+    RESERVED_VALUE,
     BitField,
     Enum,
     EnumRange,
@@ -72,6 +73,12 @@ class CommandShape:
     @property
     def max_args(self) -> int:
         return len(self.args.fields)
+
+    @property
+    def caller_default(self) -> int:
+        """What a builder sends in a caller field it is not given: the value the field's bits
+        held while they were reserved, so adding a field to the command breaks no caller."""
+        return RESERVED_VALUE
 
 
 @dataclass(frozen=True)

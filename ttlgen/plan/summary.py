@@ -38,7 +38,7 @@ def kernel_summary(lowered: LoweredKernel) -> str:
         f"  subblocked: {'yes' if lowered.subblocked else 'no'}",
         "  compute config:",
     ]
-    lines.extend(f"    {name}: {_value(value)}" for name, value in lowered.compute_config.items())
+    lines.extend(f"    {name}: {show_value(value)}" for name, value in lowered.compute_config.items())
     return "\n".join(lines) + "\n"
 
 
@@ -48,7 +48,8 @@ def _op_names(kernel: Kernel) -> dict[str, str]:
     return {expr.id: expr.op for store in stores for expr in walk_values(store.value)}
 
 
-def _value(value: object) -> str:
+def show_value(value: object) -> str:
+    """A plan or compute-config value as the summary prints it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list | tuple):
@@ -61,7 +62,7 @@ def _runs(values: Sequence[object]) -> str:
     parts = []
     for first, last, value in _equal_runs(values):
         where = str(first) if first == last else f"{first}-{last}"
-        parts.append(f"{where} {_value(value)}")
+        parts.append(f"{where} {show_value(value)}")
     return f"{', '.join(parts)} ({len(values)} entries)"
 
 

@@ -17,6 +17,10 @@ from ._words import Field, Word
 WORD_BITS = 32
 WORD_BYTES = 4
 
+# ABI version
+ABI_VERSION_MAJOR = 1
+ABI_VERSION_MINOR = 0
+
 # constants
 LIMIT_CYCLES = 1024
 BEHIND_PORT = 2

@@ -30,6 +30,12 @@
     typedef char MI_STATIC_ASSERT_JOIN(mi_static_assert_, __LINE__)[(condition) ? 1 : -1]
 #endif
 
+/* ---- ABI version ---- */
+
+/* Version 2.3: a wire- or source-breaking change bumps the major version, an addition the minor. */
+#define MI_ABI_VERSION_MAJOR 2u
+#define MI_ABI_VERSION_MINOR 3u
+
 /* ---- constants ---- */
 
 

@@ -17,6 +17,10 @@ from ._words import Field, Word
 WORD_BITS = 32
 WORD_BYTES = 4
 
+# ABI version
+ABI_VERSION_MAJOR = 2
+ABI_VERSION_MINOR = 3
+
 # constants
 
 # enum flag

@@ -30,6 +30,12 @@
     typedef char KM_STATIC_ASSERT_JOIN(km_static_assert_, __LINE__)[(condition) ? 1 : -1]
 #endif
 
+/* ---- ABI version ---- */
+
+/* Version 1.0: a wire- or source-breaking change bumps the major version, an addition the minor. */
+#define KM_ABI_VERSION_MAJOR 1u
+#define KM_ABI_VERSION_MINOR 0u
+
 /* ---- constants ---- */
 
 /* One unit of a wait limit, in core clock cycles. The host gives limits in seconds and converts them with limit_units(seconds, mhz), rounding up; 0 means no limit. */

@@ -14,6 +14,10 @@
 
 namespace km {
 
+// ABI version 1.0: a wire- or source-breaking change bumps the major version, an addition the minor.
+constexpr std::uint32_t kAbiVersionMajor = 1;
+constexpr std::uint32_t kAbiVersionMinor = 0;
+
 // One unit of a wait limit, in core clock cycles. The host gives limits in seconds and converts them with limit_units(seconds, mhz), rounding up; 0 means no limit.
 constexpr std::uint32_t kLimitCycles = 1024;
 

@@ -5,8 +5,10 @@
 
 """Program mapcollect: Maps tiles on every core of a group, then collects the results on the first core.
 
-A builder per handler makes a Command from keyword arguments, and an ``*_args``
-function names the argument words of a received one.
+A builder per handler makes a Command from keyword arguments. The command's own
+fields default to 0, what a field's bits hold before the layout names them, so a
+field added to the command breaks no caller; the handler's arguments are required. An
+``*_args`` function names the argument words of a received one.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ class MapArgs(NamedTuple):
 
 def map_command(
     *,
-    sequence: int,
-    slot: int,
-    first: int,
-    count: int,
+    sequence: int = 0,
+    slot: int = 0,
+    first: int = 0,
+    count: int = 0,
     src: int,
     dst: int,
     tiles: int,
@@ -78,10 +80,10 @@ class CollectArgs(NamedTuple):
 
 def collect_command(
     *,
-    sequence: int,
-    slot: int,
-    first: int,
-    count: int,
+    sequence: int = 0,
+    slot: int = 0,
+    first: int = 0,
+    count: int = 0,
     partials: int,
     out: int,
     port: int,

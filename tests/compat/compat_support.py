@@ -1,0 +1,56 @@
+"""A git repository holding the real specs, for comparing an edit with the commit before it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from tests.conftest import SPECS, run_cli
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "ttlgen tests",
+    "GIT_AUTHOR_EMAIL": "tests@ttlgen.invalid",
+    "GIT_COMMITTER_NAME": "ttlgen tests",
+    "GIT_COMMITTER_EMAIL": "tests@ttlgen.invalid",
+    "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+Edit = tuple[str, str, str]  # (file under specs/, text, replacement)
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV, "HOME": str(repo)}
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True, env=env)
+    return done.stdout
+
+
+def make_repo(root: Path) -> Path:
+    """root/repo: a repository whose one commit holds the real specs under specs/."""
+    repo = root / "repo"
+    shutil.copytree(SPECS, repo / "specs")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the real specs")
+    return repo
+
+
+def apply(repo: Path, edits: list[Edit]) -> None:
+    for file, old, new in edits:
+        path = repo / "specs" / file
+        if old == "":  # a new file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(new, encoding="utf-8")
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{file}: {old!r} is not there exactly once"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def compat_json(repo: Path, ref: str = "main") -> tuple[int, dict[str, object]]:
+    result = run_cli("compat", "--against", ref, "--specs", repo / "specs", "--json")
+    return result.exit_code, json.loads(result.stdout)

@@ -1,0 +1,211 @@
+"""``ttlgen explain``: every line of a generated file traces to a spec node or a template line.
+
+The provenance of the real specs' outputs is computed once; every non-blank line of the C
+header, the C++ header and each kernel's compute.cpp is explained with the text the
+command prints, and that text is resolved back: a spec location must name a node of the
+spec at exactly that line and column, holding the model object it names; a template line
+must hold the line's template text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GENERATED, SPECS, TEMPLATES, run_cli
+from ttlgen.errors import KeyPath
+from ttlgen.model.project import build_project
+from ttlgen.pipeline import validate_specs
+from ttlgen.plan.project import plan_project
+from ttlgen.provenance import kernel_lines
+from ttlgen.provenance.explain import explain_line, regions
+from ttlgen.provenance.files import trace_files
+from ttlgen.provenance.origins import FileProvenance, OriginKind
+from ttlgen.spec.document import SpecDocument
+
+C_HEADER = "include/komorebi/abi/km_abi.h"
+CPP_HEADER = "include/komorebi/device/km_layout.hpp"
+COMPUTE = sorted(p.parent.name for p in (GENERATED / "kernels").glob("*/compute.cpp"))
+FILES = [C_HEADER, CPP_HEADER, *(f"kernels/{name}/compute.cpp" for name in COMPUTE)]
+REPO = SPECS.parent
+
+
+@pytest.fixture(scope="module")
+def traced() -> tuple[dict[str, FileProvenance], dict[str, SpecDocument]]:
+    documents = validate_specs(SPECS)
+    project = build_project(documents)
+    return trace_files(project, plan_project(project), documents, TEMPLATES), {d.file: d for d in documents}
+
+
+def _key_path(text: str) -> KeyPath:
+    path: list[str | int] = []
+    for name, index in re.findall(r"([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]", text):
+        path.append(int(index) if index else name)
+    return tuple(path)
+
+
+def _node(document: SpecDocument, path: KeyPath) -> object:
+    node = document.data
+    for part in path:
+        node = node[part]
+    return node
+
+
+def _scalars(node: object, depth: int) -> list[object]:
+    if isinstance(node, dict):
+        return [x for v in node.values() for x in _scalars(v, depth - 1)] if depth else []
+    return [node]
+
+
+SPEC = re.compile(r"^  (?:spec|also): (?P<file>[^:]+):(?P<line>\d+):(?P<column>\d+): (?P<path>\S+): (?P<what>.+)$")
+TEMPLATE = re.compile(r"^  template: (?P<file>[^:]+):(?P<line>\d+)")
+
+
+def _check_spec(match: re.Match[str], documents: dict[str, SpecDocument]) -> None:
+    document = documents[match["file"]]
+    path = _key_path(match["path"])
+    assert document.positions.value(path) == (int(match["line"]), int(match["column"])), match[0]
+    node, what = _node(document, path), match["what"]
+    named = re.fullmatch(r"[\w ]+ '(\w+)'", what)
+    if what.startswith("the spelling of "):
+        assert what.removeprefix("the spelling of ") + "(" in str(node).replace("<", "(").split("(")[0] + "(", match[0]
+    elif what.startswith("the value "):
+        assert repr(node) == what.removeprefix("the value ").split(" (one of")[0], match[0]
+    elif named is not None:  # the node is the object's: keyed by its name, or naming it
+        assert path[-1] == named[1] or named[1] in _scalars(node, 2), match[0]
+
+
+def _check_template(match: re.Match[str], text: str) -> None:
+    template = (REPO / match["file"]).read_text(encoding="utf-8").split("\n")[int(match["line"]) - 1]
+    # Text after a {% tag %} on the line may be left out by it; the text before it is printed.
+    unconditional = template.split("{%")[0]
+    for literal in (piece.strip() for piece in re.split(r"\{\{.*?\}\}", unconditional)):
+        assert literal in text, f"{match[0]}: {literal!r} of {template!r} is not in {text!r}"
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_every_line_is_explained_by_a_spec_node_or_a_template_line(
+    path: str, traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]
+) -> None:
+    files, documents = traced
+    file = files[path]
+    header = sum(o.kind is OriginKind.HEADER for o in file.origins)
+    assert all(o.kind is OriginKind.HEADER for o in file.origins[:header])
+    checked = 0
+    for number, text in enumerate(file.lines[header:], start=header + 1):
+        if not text.strip():
+            continue
+        shown = explain_line(file, number, f"generated/{path}").splitlines()
+        assert shown[0] == f"generated/{path}:{number}: {text}"
+        specs = [m for m in map(SPEC.match, shown[1:]) if m]
+        templates = [m for m in map(TEMPLATE.match, shown[1:]) if m]
+        assert specs or templates, "\n".join(shown)
+        for match in specs:
+            _check_spec(match, documents)
+        for match in templates:
+            _check_template(match, text)
+        checked += 1
+    assert checked > 20
+    if path.endswith("compute.cpp"):  # kernel code is attributed statement by statement, not to its template line
+        body = [o for t, o in zip(file.lines, file.origins, strict=True) if t.startswith("    ")]
+        assert all(o.kind is OriginKind.SPEC for o in body)
+
+
+def test_the_traced_files_are_the_generated_files(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    files, _ = traced
+    assert sorted(files) == sorted(p.relative_to(GENERATED).as_posix() for p in GENERATED.rglob("*") if p.is_file() and p.name != "MANIFEST")
+    for path, file in files.items():
+        assert "\n".join(file.lines) + "\n" == (GENERATED / path).read_text(encoding="utf-8"), path
+
+
+def test_most_header_lines_name_a_spec_value(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    files, _ = traced
+    file = files[C_HEADER]
+    body = [o for t, o in zip(file.lines, file.origins, strict=True) if t.strip() and o.kind is not OriginKind.HEADER]
+    assert sum(o.kind is OriginKind.SPEC for o in body) / len(body) > 0.8
+
+
+def test_a_define_names_its_enum_value(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    files, _documents = traced
+    file = files[C_HEADER]
+    number = file.lines.index(next(line for line in file.lines if line.startswith("#define KM_GAVE_LIMIT ")))
+    (source, *_) = file.origins[number].sources
+    line = (SPECS / "abi/komorebi.yaml").read_text(encoding="utf-8").split("\n").index(
+        next(x for x in (SPECS / "abi/komorebi.yaml").read_text(encoding="utf-8").split("\n") if "{name: limit, value: 2" in x)
+    )
+    assert (source.mark.file, source.mark.line, source.mark.path, source.what) == (
+        "specs/abi/komorebi.yaml", line + 1, ("enums", "gave", "values", 2), "enum value 'limit'",
+    )
+
+
+def test_regions_cover_the_file_in_order(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    files, _ = traced
+    spans = regions(files[C_HEADER])
+    assert spans[0].first == 1 and spans[-1].last == len(files[C_HEADER].lines)
+    assert all(a.last + 1 == b.first for a, b in itertools.pairwise(spans))
+    assert any(r.key == ("spec", "specs/abi/komorebi.yaml", ("enums", "gave")) for r in spans)
+
+
+def test_a_kernel_printer_layout_the_walk_does_not_know_is_an_error(
+    traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    documents = validate_specs(SPECS)
+    project = build_project(documents)
+    lowered = plan_project(project).kernels[0]
+    statements = kernel_lines.printer.statements
+    monkeypatch.setattr(kernel_lines.printer, "statements", lambda body, indent: [*statements(body, indent), "// extra"])
+    with pytest.raises(kernel_lines.PrinterMismatch):
+        kernel_lines.body_sources(lowered, lowered.compute, kernel_lines.Locator(tuple(documents)))
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def test_explain_prints_the_spec_node_and_template_of_a_line(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    files, _ = traced
+    file = files[C_HEADER]
+    number = next(i + 1 for i, line in enumerate(file.lines) if line.startswith("#define KM_GAVE_LIMIT "))
+    result = run_cli("explain", f"{GENERATED / C_HEADER}:{number}", "--specs", SPECS, "--out", GENERATED)
+    assert result.exit_code == 0
+    assert result.stdout == explain_line(file, number, f"{GENERATED.as_posix()}/{C_HEADER}")
+    assert "enums.gave.values[2]: enum value 'limit'\n  template: templates/c/km_abi.h.j2:6\n" in result.stdout
+
+
+def test_explain_takes_a_path_relative_to_the_output_tree() -> None:
+    result = run_cli("explain", f"{C_HEADER}:1", "--specs", SPECS, "--out", GENERATED, "--json")
+    assert result.exit_code == 0
+    assert '"kind": "header"' in result.stdout
+
+
+def test_explain_of_a_file_lists_its_regions() -> None:
+    result = run_cli("explain", f"{GENERATED / CPP_HEADER}", "--specs", SPECS, "--out", GENERATED)
+    assert result.exit_code == 0
+    assert re.search(r"^  \d+-\d+ +specs/abi/komorebi\.yaml:\d+:\d+: enums\.gave: enum 'gave'$", result.stdout, re.M)
+
+
+def test_explain_of_a_file_the_specs_do_not_generate_is_bad_input() -> None:
+    result = run_cli("explain", "include/komorebi/abi/km_abi.hh:3", "--specs", SPECS, "--out", GENERATED)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "ttlgen: 'include/komorebi/abi/km_abi.hh' is not a file the specs generate "
+        "(did you mean 'include/komorebi/abi/km_abi.h' or 'include/komorebi/device/km_layout.hpp'?)\n"
+    )
+
+
+def test_explain_of_a_line_past_the_end_is_bad_input(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    count = len(traced[0][CPP_HEADER].lines)
+    result = run_cli("explain", f"{CPP_HEADER}:{count + 1}", "--specs", SPECS, "--out", GENERATED)
+    assert result.exit_code == 2
+    assert result.stderr == f"ttlgen: {GENERATED / CPP_HEADER} has {count} lines, not {count + 1}\n"
+
+
+def test_explain_notes_a_stale_file(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    (out / "include/komorebi/abi").mkdir(parents=True)
+    (out / C_HEADER).write_text("old\n", encoding="utf-8")
+    result = run_cli("explain", f"{C_HEADER}:1", "--specs", SPECS, "--out", out)
+    assert result.exit_code == 0
+    assert result.stderr == f"ttlgen: note: {(out / C_HEADER).as_posix()} differs from what `ttlgen build` writes; explaining what it writes\n"

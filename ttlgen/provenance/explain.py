@@ -1,0 +1,191 @@
+"""``ttlgen explain``: where a line of a generated file, or each region of it, comes from."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+from ttlgen.errors import KeyPath, UsageError, did_you_mean, format_key_path
+from ttlgen.model.project import build_project
+from ttlgen.pipeline import validate_specs
+from ttlgen.plan.project import plan_project
+from ttlgen.provenance.files import trace_files
+from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind, entry_path
+
+HEADER_MODULE = "ttlgen/emit/_header.py"
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # relative to the output tree
+    line: int | None
+
+
+def parse_target(text: str, out: Path) -> Target:
+    """``PATH`` or ``PATH:LINE``; PATH is a file of the output tree, given through it
+    (``generated/include/...``) or relative to it (``include/...``)."""
+    path, line = text, None
+    head, sep, tail = text.rpartition(":")
+    if sep and tail.isdigit():
+        path, line = head, int(tail)
+        if line < 1:
+            raise UsageError(f"line {line} of {path!r}: lines are numbered from 1")
+    given = Path(path)
+    try:
+        relative = given.resolve().relative_to(out.resolve()).as_posix()
+    except ValueError:
+        relative = given.as_posix()
+    return Target(relative, line)
+
+
+@dataclass(frozen=True)
+class Explained:
+    file: FileProvenance
+    current: bool  # the file on disk is what ``build`` would write
+    locator: Locator
+
+
+def provenance_of(target: Target, specs: Path, out: Path, templates: Path) -> Explained:
+    """The file's provenance, and whether the file on disk is what ``build`` would write."""
+    documents = validate_specs(specs)
+    project = build_project(documents)
+    plan = plan_project(project)
+    files = trace_files(project, plan, documents, templates)
+    found = files.get(target.path)
+    if found is None:
+        raise UsageError(f"{target.path!r} is not a file the specs generate{did_you_mean(target.path, files)}")
+    on_disk = out / target.path
+    written = "\n".join(found.lines) + "\n"
+    current = on_disk.is_file() and on_disk.read_bytes() == written.encode("utf-8")
+    if target.line is not None and target.line > len(found.lines):
+        raise UsageError(f"{out / target.path} has {len(found.lines)} lines, not {target.line}")
+    return Explained(found, current, Locator(tuple(documents)))
+
+
+# -- one line ------------------------------------------------------------------------------
+
+
+def explain_line(file: FileProvenance, line: int, shown: str) -> str:
+    origin = file.origins[line - 1]
+    out = [f"{shown}:{line}: {file.lines[line - 1]}"]
+    out += _origin_lines(origin, blank=not file.lines[line - 1].strip())
+    return "\n".join(out) + "\n"
+
+
+def _origin_lines(origin: LineOrigin, blank: bool) -> list[str]:
+    if origin.kind is OriginKind.HEADER:
+        return [f"  header: the notice every generated file starts with ({HEADER_MODULE}), naming its sources: {', '.join(origin.files)}"]
+    if origin.kind is OriginKind.FILE:
+        return [f"  file: copied or computed from {', '.join(origin.files) or 'the generator'} as a whole"]
+    lines = []
+    if origin.sources:
+        lines.append(f"  spec: {origin.sources[0]}")
+        lines += [f"  also: {source}" for source in origin.sources[1:]]
+    if origin.template is not None:
+        alone = ""
+        if not origin.sources:
+            alone = " (a blank line)" if blank else (" (a value no spec node holds)" if origin.printed else " (the template's own text)")
+        lines.append(f"  template: {origin.template}{alone}")
+    elif not origin.sources:
+        lines.append("  a blank line")
+    return lines
+
+
+def line_json(file: FileProvenance, line: int) -> dict[str, object]:
+    return {"file": file.path, "line": line, "text": file.lines[line - 1], **file.origins[line - 1].to_json()}
+
+
+# -- regions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Region:
+    first: int
+    last: int
+    origin: LineOrigin  # of the region's first line
+    key: tuple[object, ...]
+    what: str = ""  # the model object the spec entry is
+
+    def label(self, locator: Locator) -> str:
+        kind = self.key[0]
+        if kind == "header":
+            return f"header ({HEADER_MODULE}), naming {', '.join(self.origin.files)}"
+        if kind == "file":
+            return f"copied or computed from {', '.join(self.origin.files)}"
+        if kind == "template":
+            return f"template {self.key[1]}"
+        source = self.origin.sources[0]
+        path: KeyPath = entry_path(source.mark.path)
+        document = locator.by_file.get(source.mark.file)
+        at = document.mark(path) if document is not None else source.mark
+        return f"{at.file}:{at.line}:{at.column}: {format_key_path(path)}: {self.what}"
+
+    def to_json(self, locator: Locator) -> dict[str, object]:
+        return {"first": self.first, "last": self.last, "label": self.label(locator), **self.origin.to_json()}
+
+
+def _key(origin: LineOrigin) -> tuple[object, ...] | None:
+    if origin.kind is OriginKind.HEADER:
+        return ("header",)
+    if origin.kind is OriginKind.FILE:
+        return ("file",)
+    if origin.sources:
+        mark = origin.sources[0].mark
+        return ("spec", mark.file, entry_path(mark.path))
+    if origin.template is not None:
+        return ("template", origin.template.template)
+    return None
+
+
+def regions(file: FileProvenance) -> list[Region]:
+    """Runs of lines from one spec entry (``enums.gave``), one template's own text or the
+    header; blank lines and template text between two lines of one entry belong to it."""
+    keys: list[tuple[object, ...] | None] = []
+    for text, origin in zip(file.lines, file.origins, strict=True):
+        keys.append(_key(origin) if text.strip() else None)
+    # Template text between two lines of the same entry is part of that entry.
+    spec_at = [i for i, k in enumerate(keys) if k is not None and k[0] == "spec"]
+    for before, after in itertools.pairwise(spec_at):
+        if keys[before] == keys[after]:
+            for i in range(before + 1, after):
+                if keys[i] is None or keys[i][0] == "template":  # type: ignore[index]
+                    keys[i] = keys[before]
+    found: list[Region] = []
+    current: tuple[object, ...] | None = None
+    for index, key in enumerate(keys):
+        if key is None:
+            key = current  # a blank line joins the region before it
+        if key is None:
+            continue
+        if found and key == current:
+            last = found[-1]
+            found[-1] = Region(last.first, index + 1, last.origin, last.key, last.what)
+        else:
+            found.append(Region(index + 1, index + 1, file.origins[index], key))
+            current = key
+    return [_named(region, file) for region in found]
+
+
+def _named(region: Region, file: FileProvenance) -> Region:
+    """A spec region with the name of its entry's model object (the lines' first one at
+    the entry's own node, else the first line's)."""
+    if region.key[0] != "spec":
+        return region
+    sources = [s for o in file.origins[region.first - 1 : region.last] for s in o.sources if s.mark.file == region.key[1]]
+    own = next((s for s in sources if s.mark.path == region.key[2]), sources[0])
+    return Region(region.first, region.last, region.origin, region.key, own.what)
+
+
+def explain_regions(file: FileProvenance, shown: str, locator: Locator) -> str:
+    spans = regions(file)
+    width = len(f"{len(file.lines)}-{len(file.lines)}")
+    out = [f"{shown}: {len(file.lines)} lines, {len(spans)} regions"]
+    for region in spans:
+        span = f"{region.first}-{region.last}" if region.last != region.first else f"{region.first}"
+        out.append(f"  {span.ljust(width)}  {region.label(locator)}")
+    return "\n".join(out) + "\n"
+
+
+def regions_json(file: FileProvenance, locator: Locator) -> list[dict[str, object]]:
+    return [r.to_json(locator) for r in regions(file)]

@@ -1,0 +1,52 @@
+"""Every generated file of a spec tree with the origin of each line, as ``build`` writes it."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
+from ttlgen.emit._base import GeneratedFile
+from ttlgen.emit._header import _normalise, finalize
+from ttlgen.model.project import Project
+from ttlgen.pipeline import emit_project
+from ttlgen.plan.project import ProjectPlan
+from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind
+from ttlgen.provenance.tracing import ModelIndex, Tracer, TracingContext
+from ttlgen.spec.document import SpecDocument
+
+
+def trace_files(
+    project: Project, plan: ProjectPlan, documents: Sequence[SpecDocument], templates_dir: Path
+) -> dict[str, FileProvenance]:
+    """Emit every file with a tracing context; path -> its lines and their origins."""
+    locator = Locator(tuple(documents))
+    tracer = Tracer(ModelIndex((project, plan), locator), templates_dir)
+    files = emit_project(project, plan, templates_dir, TracingContext(templates_dir, tracer))
+    # A file's body is the text one render returned. Two files with the same text (two
+    # kernels with the same data movement) are rendered in the order of their sorted paths.
+    rendered: dict[str, deque[tuple[LineOrigin, ...]]] = {}
+    for text, origins in tracer.rendered:
+        rendered.setdefault(text, deque()).append(origins)
+    out = {}
+    for file in files:
+        found = rendered.get(file.body)
+        out[file.path] = _as_written(file, found.popleft() if found else None)
+    return out
+
+
+def _as_written(file: GeneratedFile, body: tuple[LineOrigin, ...] | None) -> FileProvenance:
+    """The file's lines with its header, which the framework adds around the body."""
+    lines = finalize(file).decode("utf-8").split("\n")[:-1]
+    body_lines = _normalise(file.body).split("\n")[:-1]
+    whole = LineOrigin(OriginKind.FILE, files=file.sources)
+    origins = list(body[: len(body_lines)]) if body is not None else [whole] * len(body_lines)
+    header = LineOrigin(OriginKind.HEADER, files=file.sources)
+    extra = len(lines) - len(body_lines)
+    if lines[extra:] == body_lines:  # a comment header before the body
+        placed = [header] * extra + origins
+    elif body_lines and lines[0] == body_lines[0] and lines[extra + 1 :] == body_lines[1:]:  # a JSON comment key
+        placed = [origins[0], *[header] * extra, *origins[1:]]
+    else:
+        placed = [whole] * len(lines)
+    return FileProvenance(file.path, tuple(lines), tuple(placed))

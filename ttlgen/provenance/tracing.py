@@ -1,0 +1,458 @@
+"""Render templates while noting, for every printed piece, its template line and model object.
+
+The tracing environment is the emit environment plus two hooks. Every attribute or item a
+template reads goes through ``Environment.getattr``/``getitem``: the object read is noted
+when it is a model object (a frozen dataclass with a spec ``mark``), stands for one (an
+emitter record with an ``origin``, a lowered kernel) or is a name record of one. Every
+printed expression goes through ``finalize``: it becomes an event holding the printed
+text, the template line it is on (from the calling frame and the template's line map) and
+the model object read last before it, the one the printed value is an attribute of. The
+root render function is driven chunk by chunk, so each literal chunk gets the template
+line it starts on, and the events of a macro or a ``set`` block are found inside the text
+of the expression that printed them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import jinja2
+import jinja2.runtime
+from jinja2 import nodes
+
+from ttlgen.emit import _filters
+from ttlgen.emit._base import EmitContext
+from ttlgen.errors import Mark
+from ttlgen.plan.kernels import LoweredKernel
+from ttlgen.provenance.kernel_lines import LineSources, PrinterMismatch, text_sources
+from ttlgen.provenance.origins import (
+    LineOrigin,
+    Locator,
+    OriginKind,
+    SpecSource,
+    TemplateLine,
+    describe,
+)
+
+
+class ModelIndex:
+    """Which model object stands behind a value a template reads."""
+
+    def __init__(self, roots: tuple[object, ...], locator: Locator) -> None:
+        self.locator = locator
+        self.owners: dict[int, object] = {}  # id of a name record -> the model object it names
+        self.identifiers: dict[str, object | None] = {}  # a generated identifier -> its thing (None: several)
+        self._sources: dict[int, SpecSource] = {}
+        # Model objects by name: the resolver tables (named tuples the plan stage builds from
+        # the model, and the kernel-config emitter prints) stand for the model object of
+        # their name.
+        self.by_name: dict[str, list[object]] = {}
+        seen: set[int] = set()
+        for root in roots:
+            self._index(root, seen)
+        self._tables: list[tuple[object, ...]] = []
+        seen.clear()
+        for root in roots:
+            self._collect_records(root, seen)
+        for record in self._tables:  # outer records first: their pairing is the more exact
+            if id(record) not in self.owners:
+                owner = self._namesake(record)
+                if owner is not None:
+                    self._pair(record, owner)
+
+    def _index(self, value: object, seen: set[int]) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            name = getattr(value, "name", None)
+            if not isinstance(name, str):  # a relation table is named by where it comes from
+                name = getattr(value, "origin", None)
+            if isinstance(name, str) and _has_mark(value):
+                self.by_name.setdefault(name, []).append(value)
+            names = getattr(value, "names", None) if _has_mark(value) else None
+            if names is not None:
+                for record in _records(names):
+                    self.owners.setdefault(id(record), value)
+                    for text in record:
+                        if isinstance(text, str):
+                            known = self.identifiers.get(text, value)
+                            self.identifiers[text] = value if known is value else None
+            for f in dataclasses.fields(value):
+                self._index(getattr(value, f.name), seen)
+        elif isinstance(value, tuple):
+            for item in value:
+                self._index(item, seen)
+
+    def _collect_records(self, value: object, seen: set[int]) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for f in dataclasses.fields(value):
+                self._collect_records(getattr(value, f.name), seen)
+        elif isinstance(value, tuple):
+            if hasattr(value, "_fields"):
+                self._tables.append(value)
+            for item in value:
+                self._collect_records(item, seen)
+
+    def _pair(self, record: tuple[object, ...], model: object) -> None:
+        """A table record stands for ``model``; each of its fields for the model's field of
+        the same name when that is a located object (a relation table, a rule), else for
+        ``model`` too."""
+        if id(record) in self.owners:
+            return
+        self.owners[id(record)] = model
+        for name in getattr(record, "_fields", ()):
+            counterpart = getattr(model, name, None) if name in getattr(type(model), "__dataclass_fields__", {}) else None
+            self._pair_part(getattr(record, name), counterpart, model)
+
+    def _pair_part(self, part: object, counterpart: object, owner: object) -> None:
+        if not isinstance(part, tuple):
+            return
+        if hasattr(part, "_fields"):
+            self._pair(part, counterpart if _has_mark(counterpart) else owner)
+            return
+        self.owners.setdefault(id(part), owner)
+        aligned = isinstance(counterpart, tuple) and len(counterpart) == len(part)
+        for i, item in enumerate(part):
+            self._pair_part(item, counterpart[i] if aligned and isinstance(counterpart, tuple) else None, owner)
+
+    def model(self, obj: object) -> object | None:
+        fields = getattr(type(obj), "__dataclass_fields__", None)
+        if fields is not None:
+            if _has_mark(obj):
+                return obj
+            for name in ("origin", "kernel"):  # an emitter record or a lowered kernel
+                inner: object = getattr(obj, name, None) if name in fields else None
+                if inner is not None and _has_mark(inner):
+                    return inner
+            return None
+        if not isinstance(obj, tuple):
+            return None
+        owner = self.owners.get(id(obj))
+        if owner is not None or not hasattr(obj, "_fields"):
+            return owner
+        return self._namesake(obj)
+
+    def _namesake(self, record: tuple[object, ...]) -> object | None:
+        """The model object a table record of the same name stands for: the only one of
+        that name, or the only one of that name and class name."""
+        name = getattr(record, "name", getattr(record, "origin", None))
+        candidates = self.by_name.get(name, []) if isinstance(name, str) else []
+        if len({getattr(c, "mark", None) for c in candidates}) > 1:
+            candidates = [c for c in candidates if type(c).__name__ == type(record).__name__]
+        return candidates[0] if len({getattr(c, "mark", None) for c in candidates}) == 1 else None
+
+    def named(self, text: str) -> SpecSource | None:
+        """The thing a printed identifier (``KOMOREBI_ABI_KM_ABI_H``) is the name of, if one."""
+        owner = self.identifiers.get(text.strip())
+        return self.source(owner) if owner is not None else None
+
+    def source(self, obj: object) -> SpecSource | None:
+        model = self.model(obj)
+        if model is None:
+            return None
+        found = self._sources.get(id(model))
+        if found is None:
+            mark = getattr(model, "mark")  # noqa: B009 - checked by _has_mark
+            found = SpecSource(self.locator.node(mark), describe(model))
+            self._sources[id(model)] = found
+        return found
+
+
+def _literal_line(candidates: Sequence[int], approximate: int) -> int:
+    """The line a piece of template text starts on: of the places it is in the template, the
+    first at or after the statement Jinja's line map names (which is at or before it)."""
+    after = [line for line in candidates if line >= approximate]
+    if after:
+        return min(after)
+    return max(candidates) if candidates else approximate
+
+
+def _has_mark(obj: object) -> bool:
+    fields = getattr(type(obj), "__dataclass_fields__", None)
+    return fields is not None and "mark" in fields and isinstance(getattr(obj, "mark", None), Mark)
+
+
+def _records(record: object) -> Iterator[tuple[object, ...]]:
+    """A name record and the records in it (named tuples of strings)."""
+    if isinstance(record, tuple) and hasattr(record, "_fields"):
+        yield record
+        for value in record:
+            yield from _records(value)
+
+
+@dataclass
+class _Event:
+    """One printed expression."""
+
+    text: str
+    code_file: str
+    code_line: int
+    touched: tuple[SpecSource, ...]
+    template_line: int = 0
+
+
+@dataclass
+class _Chunk:
+    """One piece the root render function yielded."""
+
+    text: str
+    line: int  # the template line it starts on
+    own: _Event | None  # the expression that printed it (None: template text)
+    inner: list[_Event]  # expressions of macros and set blocks printed inside it
+
+
+@dataclass(frozen=True)
+class _Piece:
+    start: int
+    end: int
+    line: int
+    literal: bool  # template text: its lines follow the template's
+    event: _Event | None
+    specific: bool  # printed by an expression of its own line (not a whole macro's output)
+
+
+class Tracer:
+    def __init__(self, index: ModelIndex, templates_dir: Path) -> None:
+        self.index = index
+        self.templates_dir = templates_dir
+        self.touched: list[SpecSource] = []
+        self.events: list[_Event] = []
+        self.texts: dict[str, LineSources] = {}  # printed texts with a source per line (kernel code)
+        self._kernel_texts: dict[int, dict[str, LineSources]] = {}
+        self._literal_cache: dict[str, dict[str, list[int]]] = {}
+        self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
+        self.environment = _TracingEnvironment(self, templates_dir)
+
+    def touch(self, obj: object) -> None:
+        found = self.index.source(obj)
+        if found is not None:
+            self.touched.append(found)
+
+    def finalize(self, value: Any) -> Any:
+        frame = sys._getframe(1)
+        self.events.append(_Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched)))
+        self.touched.clear()
+        return value
+
+    def _take(self) -> list[_Event]:
+        events, self.events = self.events, []
+        self.touched.clear()
+        return events
+
+    # -- rendering ----------------------------------------------------------------------
+    def render(self, name: str, variables: dict[str, Any]) -> str:
+        template = self.environment.get_template(name)
+        self.texts = self._texts_for(variables)
+        self._take()  # constant expressions are finalized when a template compiles
+        generator = template.root_render_func(template.new_context(variables))
+        chunks: list[_Chunk] = []
+        literals = self._literals(name)
+        pending: list[_Event] = []  # printed into a set block, to be found in a later chunk
+        for text in generator:
+            frame: FrameType | None = getattr(generator, "gi_frame", None)  # where the generator stopped
+            line = template.get_corresponding_lineno(frame.f_lineno) if frame is not None else 0
+            events = [*pending, *self._take()]
+            own = events[-1] if events and events[-1].text == text else None
+            if own is None:
+                pending = events
+                line = _literal_line(literals.get(text, ()), line)
+                chunks.append(_Chunk(text, line, None, []))
+            else:
+                pending = []
+                chunks.append(_Chunk(text, line, own, events[:-1]))
+        for chunk in chunks:  # macros are the template's own (imported ones would map wrongly)
+            for event in (*chunk.inner, *([chunk.own] if chunk.own else [])):
+                event.template_line = template.get_corresponding_lineno(event.code_line)
+        rendered = "".join(c.text for c in chunks)
+        self.rendered.append((rendered, tuple(self._origins(rendered, chunks, f"templates/{name}"))))
+        return rendered
+
+    def _literals(self, name: str) -> dict[str, list[int]]:
+        """Each piece of template text the template can yield, with the lines it starts on.
+
+        Jinja's line map has an entry per statement, and consecutive pieces of template text
+        are one statement with no entry of its own; the parsed template has their lines."""
+        found = self._literal_cache.get(name)
+        if found is None:
+            source, _, _ = self.environment.loader.get_source(self.environment, name)  # type: ignore[union-attr]
+            found = {}
+            context = nodes.EvalContext(self.environment)
+            for output in self.environment.parse(source).find_all(nodes.Output):
+                group: list[str] = []
+                line = 0
+                for child in [*output.nodes, None]:
+                    text = None
+                    if isinstance(child, nodes.TemplateData):
+                        text = child.data
+                    elif child is not None:
+                        try:
+                            text = str(child.as_const(context))
+                        except nodes.Impossible:
+                            text = None
+                    if text is not None and child is not None:
+                        line = line if group else child.lineno
+                        group.append(text)
+                        continue
+                    if group:
+                        found.setdefault("".join(group), []).append(line)
+                        group = []
+            self._literal_cache[name] = found
+        return found
+
+    def copy(self, template_path: str, text: str) -> None:
+        display = f"templates/{template_path}"
+        origins = tuple(
+            LineOrigin(OriginKind.TEMPLATE, template=TemplateLine(display, i + 1)) for i in range(len(text.split("\n")))
+        )
+        self.rendered.append((text, origins))
+
+    def _texts_for(self, variables: dict[str, Any]) -> dict[str, LineSources]:
+        found: dict[str, LineSources] = {}
+        for value in variables.values():
+            if isinstance(value, LoweredKernel):
+                key = id(value)
+                if key not in self._kernel_texts:
+                    try:
+                        self._kernel_texts[key] = text_sources(value, self.index.locator)
+                    except PrinterMismatch:
+                        # A printer this walk does not know yet: the code's lines keep their
+                        # template line (tests/provenance catches the loss of precision).
+                        self._kernel_texts[key] = {}
+                found.update(self._kernel_texts[key])
+        return found
+
+    # -- lines --------------------------------------------------------------------------
+    def _pieces(self, chunks: list[_Chunk]) -> list[_Piece]:
+        pieces: list[_Piece] = []
+        at = 0
+        for chunk in chunks:
+            end = at + len(chunk.text)
+            if chunk.own is None:
+                pieces.append(_Piece(at, end, chunk.line, True, None, True))
+            else:
+                cursor = 0
+                for event in chunk.inner:
+                    found = chunk.text.find(event.text, cursor) if event.text else -1
+                    if found < 0:
+                        continue
+                    if found > cursor:
+                        pieces.append(_Piece(at + cursor, at + found, chunk.own.template_line, False, chunk.own, False))
+                    pieces.append(_Piece(at + found, at + found + len(event.text), event.template_line, False, event, True))
+                    cursor = found + len(event.text)
+                if cursor < len(chunk.text):
+                    specific = not chunk.inner
+                    pieces.append(_Piece(at + cursor, end, chunk.own.template_line, False, chunk.own, specific))
+            at = end
+        return pieces
+
+    def _event_source(self, event: _Event, text: str, start: int, piece_start: int) -> SpecSource | None:
+        per_line = self.texts.get(event.text)
+        if per_line is not None:
+            index = text.count("\n", piece_start, start)
+            return per_line[index] if index < len(per_line) else None
+        if event.touched:
+            return event.touched[-1]
+        if "\n" not in event.text:
+            return self.index.named(event.text) or self.index.locator.value(event.text)
+        return None
+
+    def _origins(self, text: str, chunks: list[_Chunk], template: str) -> Iterator[LineOrigin]:
+        pieces = self._pieces(chunks)
+        first = 0
+        start = 0
+        for line in text.split("\n"):
+            end = start + len(line)
+            while first < len(pieces) and pieces[first].end <= start:
+                first += 1
+            here = []
+            index = first
+            while index < len(pieces) and pieces[index].start < end:
+                piece = pieces[index]
+                lo, hi = max(piece.start, start), min(piece.end, end)
+                if hi > lo and text[lo:hi].strip():
+                    here.append((piece, lo))
+                index += 1
+            yield self._origin(text, here, template)
+            start = end + 1
+
+    def _origin(self, text: str, here: list[tuple[_Piece, int]], template: str) -> LineOrigin:
+        if not here:
+            return LineOrigin(OriginKind.TEMPLATE)
+        specific = [(p, lo) for p, lo in here if p.specific]
+        lead, lead_at = (specific or here)[0]
+        line = lead.line + text.count("\n", lead.start, lead_at) if lead.literal else lead.line
+        sources: list[SpecSource] = []
+        for piece, lo in [*specific, *((p, lo) for p, lo in here if not p.specific)]:
+            if piece.event is None:
+                continue
+            found = self._event_source(piece.event, text, lo, piece.start)
+            if found is not None and found not in sources:
+                sources.append(found)
+        kind = OriginKind.SPEC if sources else OriginKind.TEMPLATE
+        return LineOrigin(kind, tuple(sources), TemplateLine(template, line), printed=not lead.literal)
+
+
+class _TracingTemplateContext(jinja2.runtime.Context):
+    """A value handed to a template function (``py(rule)``) is read as much as an
+    attribute is: the function prints it."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        tracer: Tracer = __self.environment.tracer  # type: ignore[attr-defined]
+        for value in (*args, *kwargs.values()):
+            tracer.touch(value)
+        return super().call(__obj, *args, **kwargs)
+
+
+class _TracingEnvironment(jinja2.Environment):
+    """The emit environment's settings, with every read and every printed value traced.
+
+    No bytecode cache: the compiled code differs from the emit environment's (it calls
+    ``finalize``), and the cache is keyed by the template source only."""
+
+    def __init__(self, tracer: Tracer, templates_dir: Path) -> None:
+        super().__init__(
+            loader=jinja2.FileSystemLoader(str(templates_dir)),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            auto_reload=False,
+            finalize=tracer.finalize,
+        )
+        self.filters.update(_filters.FILTERS)
+        self.tracer = tracer
+        self.context_class = _TracingTemplateContext
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        self.tracer.touch(obj)
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        self.tracer.touch(obj)
+        return super().getitem(obj, argument)
+
+
+@dataclass(frozen=True)
+class TracingContext(EmitContext):
+    """An emit context whose renders and copies leave their line origins with the tracer."""
+
+    tracer: Tracer = field(compare=False)
+
+    def render(self, template: str, **variables: Any) -> str:
+        return self.tracer.render(template, variables)
+
+    def copy(self, template_path: str) -> str:
+        text = super().copy(template_path)
+        self.tracer.copy(template_path, text)
+        return text
