@@ -10,10 +10,11 @@ whose message continues under its first argument.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections.abc import Sequence
 from typing import NamedTuple
+
+from ttlgen.emit._text import c_comment_end, c_comment_text, c_string
 
 COLUMNS = 100
 INDENT = 4
@@ -21,7 +22,7 @@ INDENT = 4
 
 def literal(text: str) -> str:
     """A C++ narrow string literal (non-ASCII as universal character names)."""
-    return json.dumps(text, ensure_ascii=True)
+    return c_string(text)
 
 
 class Braced(NamedTuple):
@@ -146,12 +147,14 @@ def static_assert(function: str, argument: Item, message: str) -> list[str]:
 
 
 def comment(text: str, indent: int = 0) -> list[str]:
-    """``// text`` wrapped at the column limit."""
+    """``// text`` wrapped at the column limit, each line of the text on lines of its own."""
     pad = " " * indent + "// "
-    lines = textwrap.wrap(
-        text, COLUMNS, initial_indent=pad, subsequent_indent=pad, break_long_words=False, break_on_hyphens=False
-    )
-    return [line.rstrip() for line in lines]
+    lines = []
+    for line in c_comment_text(text):
+        lines += textwrap.wrap(
+            line, COLUMNS, initial_indent=pad, subsequent_indent=pad, break_long_words=False, break_on_hyphens=False
+        )
+    return [c_comment_end(line) for line in lines]
 
 
 def commented_list(head: str, items: Sequence[tuple[str, str]]) -> list[str]:

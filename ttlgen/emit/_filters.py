@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ttlgen.emit import _text
 from ttlgen.naming import camel, upper_snake
 
 
@@ -31,14 +31,6 @@ def pyrepr(value: Any) -> str:
     raise TypeError(f"no deterministic literal for {type(value).__name__}")
 
 
-def to_json(value: Any, indent: int | None = None) -> str:
-    return json.dumps(value, indent=indent, ensure_ascii=False)
-
-
-def cstring(value: str) -> str:
-    return json.dumps(value, ensure_ascii=True)
-
-
 def sort_by(items: Iterable[Any], attribute: str) -> list[Any]:
     return sorted(items, key=lambda item: getattr(item, attribute))
 
@@ -50,7 +42,14 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "camel": camel,
     "hexlit": hexlit,
     "pyrepr": pyrepr,
-    "to_json": to_json,
-    "cstring": cstring,
     "sort_by": sort_by,
+    # Spec text in each output's syntax (ttlgen/emit/_text.py): every free-text value a
+    # template prints goes through the one for where it lands.
+    "to_json": _text.json_text,
+    "cstring": _text.c_string,
+    "c_comment": _text.c_comment,
+    "py_doc": _text.py_docstring,
+    "md_cell": _text.md_cell,
+    "md_text": _text.md_text,
+    "md_code": _text.md_code,
 }

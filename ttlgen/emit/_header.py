@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import PurePosixPath
 
 from ttlgen.emit._base import GeneratedFile
 from ttlgen.emit._notice import NOTICE
+from ttlgen.emit._text import c_comment_end, c_comment_text, json_text, lines as text_lines, visible
 
 _LINE_COMMENT = {".py": "#", ".h": "//", ".hpp": "//", ".c": "//", ".cpp": "//", ".cc": "//", ".inc": "//"}
 
@@ -17,6 +17,14 @@ def header_lines(sources: tuple[str, ...]) -> list[str]:
         lines.append("Sources:")
         lines.extend(f"  {source}" for source in sources)
     return lines
+
+
+def _commented(lines: list[str], mark: str) -> list[str]:
+    """The header's lines as comment text: a source's name is a file name, which may hold
+    anything but "/" and NUL."""
+    if mark == "//":
+        return [c_comment_end(piece) for line in lines for piece in c_comment_text(line)]
+    return [visible(piece) for line in lines for piece in text_lines(line)]
 
 
 def _normalise(body: str) -> str:
@@ -32,15 +40,17 @@ def finalize(file: GeneratedFile) -> bytes:
     lines = header_lines(file.sources)
     if suffix in _LINE_COMMENT:
         mark = _LINE_COMMENT[suffix]
-        head = "".join(f"{mark} {line}".rstrip() + "\n" for line in lines)
+        head = "".join(f"{mark} {line}".rstrip() + "\n" for line in _commented(lines, mark))
         return (head + "\n" + body).encode("utf-8")
     if suffix == ".md":
-        head = "<!--\n" + "".join(f"{line}\n" for line in lines) + "-->\n"
+        # An HTML comment ends at the first "-->".
+        shown = (visible(piece).replace("-->", "--\\>") for line in lines for piece in text_lines(line))
+        head = "<!--\n" + "".join(f"{line}\n" for line in shown) + "-->\n"
         return (head + "\n" + body).encode("utf-8")
     if suffix == ".json":
         # JSON has no comments: the notice is the object's first key.
         if not body.startswith("{\n"):
             raise ValueError(f"{file.path}: a generated JSON file must be an object rendered with indent")
         comment = NOTICE + (" Sources: " + ", ".join(file.sources) if file.sources else "")
-        return ("{\n  \"$comment\": " + json.dumps(comment) + ",\n" + body[2:]).encode("utf-8")
+        return ("{\n  \"$comment\": " + json_text(comment) + ",\n" + body[2:]).encode("utf-8")
     raise ValueError(f"{file.path}: no header style for files ending in {suffix!r}")

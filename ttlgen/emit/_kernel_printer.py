@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ttlgen.emit._text import c_comment
 from ttlgen.model.tt_metal_api import EntryPoint
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernel_ir import Expr
@@ -129,7 +130,7 @@ def _parameter(p: ir.Param) -> str:
 
 
 def function(f: ir.Function) -> str:
-    lines = [f"// {f.comment}"] if f.comment else []
+    lines = [f"// {c_comment(f.comment)}"] if f.comment else []
     if f.type_params:
         lines.append("template <" + ", ".join(f"typename {name}" for name in f.type_params) + ">")
     returns = type_name(f.returns) if f.returns is not None else "void"

@@ -15,16 +15,10 @@ from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
 
 
-def md(text: str) -> str:
-    """Text for a Markdown table cell: pipes escaped, on one line."""
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def emit_layout(layout: Layout, ctx: EmitContext) -> GeneratedFile:
     body = ctx.render(
         "docs/komorebi-abi.md.j2",
         layout=layout,
-        md=md,
         c_header=header_path(layout),
         cpp_header=layout_header_path(layout),
     )

@@ -15,10 +15,10 @@ Nothing here names the tt-metal API: every name comes from the specs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit._text import c_string, json_text
 from ttlgen.model.call_forms import Literal
 from ttlgen.model.cpp_declarations import Param, Signature, TemplateParam
 from ttlgen.model.project import Project
@@ -85,10 +85,6 @@ def _glue_call(binding: Binding, emulation: Emulation, prefix: str) -> tuple[str
     return f"{prefix}{emulation.namespace}::{call.function}{template}(", [arg(a) for a in call.args]
 
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
 def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
     """One form: its template line, declaration and (when bound) one-call body."""
     sig: Signature = form.signature
@@ -99,7 +95,7 @@ def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
     returns = sig.returns.text if sig.returns is not None else ""
     if form.deprecated is not None:
         message = f"{form.deprecated.message} ({form.deprecated.source})"
-        attribute = f'[[deprecated("{_escape(message)}")]]'
+        attribute = f"[[deprecated({c_string(message)})]]"
         if len(attribute) > COLUMNS:
             # A string literal longer than a line: the formatter would split it.
             lines += ["// clang-format off", attribute, "// clang-format on"]
@@ -187,7 +183,7 @@ def level_files(level: ApiLevel, emulation: Emulation) -> list[GeneratedFile]:
     sources = tuple(sorted({level.source, emulation.source}))
     files = [
         GeneratedFile(f"{base}/{TYPES_HEADER}", types_text(level, emulation), sources),
-        GeneratedFile(f"{base}/{DESCRIPTOR}", json.dumps(descriptor(level, emulation), indent=2) + "\n", sources),
+        GeneratedFile(f"{base}/{DESCRIPTOR}", json_text(descriptor(level, emulation), indent=2) + "\n", sources),
     ]
     files += [GeneratedFile(f"{base}/{h.path}", header_text(h, emulation), sources) for h in level.headers]
     return files

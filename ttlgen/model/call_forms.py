@@ -227,3 +227,16 @@ def parse_call(text: str, mark: Mark, kinds: Mapping[str, ArgKind] | None) -> Ca
     if scanner.pos != len(scanner.text):
         raise FormError(f"{scanner.text[scanner.pos:]!r} follows the call; write exactly one call, without ';'")
     return CallForm(function, template_args, args, text, mark)
+
+
+def parse_value(text: str) -> Literal:
+    """``text`` as one literal value (an integer, ``true``, or a name such as
+    ``PoolType::SUM``), as a define's expansion; anything else raises FormError."""
+    scanner = _Scanner(text)
+    value = scanner.argument({})
+    if not isinstance(value, Literal):  # unreachable: no placeholder is allowed
+        raise FormError(f"{text!r} is a placeholder")
+    scanner.skip()
+    if scanner.pos != len(scanner.text):
+        raise FormError(f"{scanner.text[scanner.pos:]!r} follows the value")
+    return value

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
-from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call
+from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call, parse_value
 from ttlgen.model.cpp_declarations import (
     BUILTIN_TYPES,
     DeclarationError,
@@ -631,6 +631,12 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         for define, _ in level.defines:
             if define not in data["defines"]:
                 sink.error(doc.mark(("defines",)), f"define {define!r} of level {level.level!r} has no value here")
+    for define, value in data["defines"].items():
+        # Printed as the define's expansion in the emulator's headers: one C++ token.
+        try:
+            parse_value(value)
+        except FormError as exc:
+            sink.error(doc.mark(("defines", define)), f"{value!r} cannot be what define {define!r} expands to: {exc} (an integer, true, false or an enumerator such as PoolType::SUM)")
     for index, name in enumerate(types):
         if not any(level.type(name) is not None for level in levels):
             sink.error(doc.mark(("types", index)), f"no API level declares type {name!r}")
