@@ -231,7 +231,7 @@ def parse_call(text: str, mark: Mark, kinds: Mapping[str, ArgKind] | None) -> Ca
 
 def parse_value(text: str) -> Literal:
     """``text`` as one literal value (an integer, ``true``, or a name such as
-    ``PoolType::SUM``), as a define's expansion; anything else raises FormError."""
+    ``Enum::VALUE``), as a define's expansion; anything else raises FormError."""
     scanner = _Scanner(text)
     value = scanner.argument({})
     if not isinstance(value, Literal):  # unreachable: no placeholder is allowed

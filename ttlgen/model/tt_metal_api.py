@@ -636,7 +636,7 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         try:
             parse_value(value)
         except FormError as exc:
-            sink.error(doc.mark(("defines", define)), f"{value!r} cannot be what define {define!r} expands to: {exc} (an integer, true, false or an enumerator such as PoolType::SUM)")
+            sink.error(doc.mark(("defines", define)), f"{value!r} cannot be what define {define!r} expands to: {exc} (an integer, true, false or a qualified enumerator such as Enum::VALUE)")
     for index, name in enumerate(types):
         if not any(level.type(name) is not None for level in levels):
             sink.error(doc.mark(("types", index)), f"no API level declares type {name!r}")
