@@ -6,7 +6,8 @@ from pathlib import PurePosixPath
 
 from ttlgen.emit._base import GeneratedFile
 from ttlgen.emit._notice import NOTICE
-from ttlgen.emit._text import c_comment_end, c_comment_text, json_text, lines as text_lines, visible
+from ttlgen.emit._text import c_comment_end, c_comment_text, json_text, visible
+from ttlgen.emit._text import lines as text_lines
 
 _LINE_COMMENT = {".py": "#", ".h": "//", ".hpp": "//", ".c": "//", ".cpp": "//", ".cc": "//", ".inc": "//"}
 

@@ -145,11 +145,10 @@ def py_docstring(text: str, indent: str = "") -> str:
     doubled (no escape, no line joining), hidden characters as escapes, a quote that would
     close the docstring escaped; every further line indented with ``indent``."""
     body = "\n".join(visible(line.replace("\\", "\\\\"), keep="\t") for line in lines(text))
-    body = body.replace('"""', '\\"\\"\\"')
-    if body.endswith('"'):
-        body = body[:-1] + '\\"'
+    # Three quotes in a row would close the docstring, and so would quotes at its end.
+    body = re.sub(r'"{3,}|"+\Z', lambda run: '\\"' * len(run.group()), body)
     rows = body.split("\n")
-    return "\n".join([rows[0], *((indent + row).rstrip() for row in rows[1:])])
+    return "\n".join([rows[0], *(indent + row if row else "" for row in rows[1:])])
 
 
 # ---------------------------------------------------------------------------------- Markdown
@@ -164,7 +163,7 @@ def _md_inline(text: str) -> str:
     text = " ".join(visible(text, keep="\t\n\r").split())
     for ch in "`|[]":
         text = text.replace(ch, "\\" + ch)
-    return _MD_ENTITY.sub("&amp;", _MD_HTML.sub("&lt;", text))
+    return _MD_HTML.sub("&lt;", _MD_ENTITY.sub("&amp;", text))  # in this order: "&lt;" is no text
 
 
 def md_cell(text: str) -> str:
@@ -191,10 +190,12 @@ def md_code(text: str, in_table: bool = False) -> str:
     before it reads code spans); elsewhere a backslash would show, so none is added."""
     text = " ".join(visible(text, keep="\t\n\r").split())
     if in_table:
-        text = text.replace("|", "\\|")
+        # Backslashes before a pipe doubled: no reading of the row can take the pipe's escape
+        # for an escaped backslash.
+        text = re.sub(r"(\\*)\|", lambda m: m.group(1) * 2 + "\\|", text)
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""  # `` is no span
     return f"{fence}{pad}{text}{pad}{fence}"
 
 

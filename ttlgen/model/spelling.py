@@ -20,6 +20,7 @@ the API level and the printer prints the result.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -535,6 +536,8 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     for element, raw in sorted(data["formats"].items()):
         if element not in elements:
             sink.error(doc.key_mark(("formats", element)), f"unknown element type {element!r}; declared: {', '.join(sorted(elements))}")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", raw["name"]):  # printed into program.json for a runtime
+            sink.error(doc.mark(("formats", element, "name")), f"{raw['name']!r} is not a data format name (a C++ enumerator, letters, digits and _)")
         formats.append(Format(element, raw["name"], raw["tile_bytes"]))
     levels = tuple(
         LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level])) for level in api.level_names
