@@ -180,27 +180,34 @@ def mutated(documents: Sequence[SpecDocument], sites: Sequence[Site], text: Text
 # ---------------------------------------------------------------------------- building
 
 
-def _planned(documents: list[SpecDocument]) -> tuple[Diagnostic, ...] | tuple[Project, ProjectPlan]:
-    """The errors of validating, modelling and planning ``documents``, or the model and plan."""
+@dataclass(frozen=True)
+class _Outcome:
+    errors: tuple[Diagnostic, ...]
+    by_schema: bool  # the errors are the schemas' (the model did not run)
+    built: tuple[Project, ProjectPlan] | None
+
+
+def _planned(documents: list[SpecDocument]) -> _Outcome:
+    """Validate, model and plan ``documents``."""
     found = validate_documents(documents)
     if found:
-        return tuple(found)
+        return _Outcome(tuple(found), True, None)
     try:
         project = build_project(documents)
-        return project, plan_project(project)
+        return _Outcome((), False, (project, plan_project(project)))
     except SpecErrors as exc:
-        return exc.diagnostics
+        return _Outcome(exc.diagnostics, False, None)
 
 
 def _errors(documents: list[SpecDocument]) -> tuple[Diagnostic, ...]:
-    result = _planned(documents)
-    return () if isinstance(result[0], Project) else result  # type: ignore[return-value]
+    return _planned(documents).errors
 
 
 @dataclass(frozen=True)
 class Settled:
     accepted: tuple[str, ...]  # fields whose hostile text builds
     rejected: dict[str, Diagnostic]  # field -> the located error that rejected it
+    by_schema: frozenset[str]  # the rejected fields a schema rejected (the others, the model)
     built: tuple[Project, ProjectPlan]  # with the text in every accepted field
 
 
@@ -213,13 +220,14 @@ def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]],
     until the rest builds. Rejections must be located (a spec file, a line, a column)."""
     active = dict(candidates)
     rejected: dict[str, Diagnostic] = {}
+    by_schema: set[str] = set()
     files = {d.mark().file for d in documents}
     while True:
         copies, where = mutated(documents, [s for sites in active.values() for s in sites], text)
-        result = _planned(copies)
-        if isinstance(result[0], Project):
-            return Settled(tuple(active), rejected, result)  # type: ignore[arg-type]
-        errors: tuple[Diagnostic, ...] = result  # type: ignore[assignment]
+        outcome = _planned(copies)
+        if outcome.built is not None:
+            return Settled(tuple(active), rejected, frozenset(by_schema), outcome.built)
+        errors = outcome.errors
         for error in errors:
             assert error.mark.file in files and error.mark.line > 0 and error.mark.column > 0, (
                 f"an unlocated or misplaced error: {error.format()}"
@@ -228,6 +236,8 @@ def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]],
         for field, error in blamed.items():
             rejected[field] = error
             del active[field]
+            if outcome.by_schema:
+                by_schema.add(field)
 
 
 def _blame(
