@@ -38,12 +38,13 @@ _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 def hidden(ch: str) -> bool:
     """Whether ``ch`` shows nothing by itself or changes how other text shows: C0 and C1
     controls, format characters (bidirectional controls, zero-width characters, the BOM),
-    line and paragraph separators, surrogates, private-use and unassigned code points."""
+    line and paragraph separators, surrogates, private-use and unassigned code points
+    (unassigned in the running Python's Unicode database, as for ``repr``)."""
     return unicodedata.category(ch) in _HIDDEN_CATEGORIES
 
 
 def escape(ch: str) -> str:
-    """``ch`` as a C-, C++-, Python- and JSON-style escape: ``\\x00``, ``\\u202E``, ``\\U000E0001``."""
+    """``ch`` as a C-, C++- and Python-style escape: ``\\x00``, ``\\u202E``, ``\\U000E0001``."""
     code = ord(ch)
     if code < 0x100:
         return f"\\x{code:02X}"
