@@ -76,5 +76,5 @@ def test_every_yaml_spec_points_editors_at_its_schema() -> None:
         prefix = "# yaml-language-server: $schema="
         assert first.startswith(prefix), f"{path}: first line must be the schema modeline"
         schema = (path.parent / first[len(prefix):]).resolve()
-        kind = next(d for d in load_specs(SPECS) if d.file == f"specs/{path.relative_to(SPECS).as_posix()}")
+        kind = next(d for d in load_specs(SPECS) if d.source == f"specs/{path.relative_to(SPECS).as_posix()}")
         assert schema == (GENERATED / "schemas" / f"{kind.kind}.{kind.version}.schema.json").resolve(), path

@@ -298,7 +298,7 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     lowered: LoweredKernel = planned[name]
     if not overrides:
         return lowered
-    doc = next(d for d in models.documents if d.file == lowered.kernel.source)
+    doc = next(d for d in models.documents if d.source == lowered.kernel.source)
     sink = DiagnosticSink()
     kernel = kernels_model.build_kernel(doc, name, project.ops, project.spelling, sink, overrides)
     sink.raise_if_any()

@@ -383,7 +383,7 @@ class _Builder:
             dfbs=tuple(sorted(self.dfbs.values(), key=lambda d: d.index)),
             body=body,
             tolerance=Tolerance(float(tol["pcc"]), float(tol["max_rel"]), str(tol["derivation"])),
-            source=self.doc.file,
+            source=self.doc.source,
             mark=self.doc.key_mark(self.base),
         )
 

@@ -144,7 +144,7 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
         if not docs:
             return _EMPTY_VOCABULARY
         for doc in docs[1:]:
-            sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].file})")
+            sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].display})")
     doc = docs[0]
     data = doc.data
     elements = tuple(
@@ -162,7 +162,7 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
         FullFp32Kind(name, body["preference"], doc.key_mark(("full_fp32_kinds", name)))
         for name, body in sorted(data["full_fp32_kinds"].items())
     )
-    return Vocabulary(elements, tuple(data["primitives"]), tuple(strategies), kinds, doc.file)
+    return Vocabulary(elements, tuple(data["primitives"]), tuple(strategies), kinds, doc.source)
 
 
 def _selection(
@@ -264,7 +264,7 @@ def _family(
                 has_result=result != "none",
                 full_fp32=full_fp32,
                 strategies=tuple(strategies),
-                source=doc.file,
+                source=doc.source,
                 mark=doc.mark((*base, "names", index)),
             )
         )

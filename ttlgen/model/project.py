@@ -40,7 +40,7 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     namespaces.check(layouts_model, programs_model, sink)
     sink.raise_if_any()
     return Project(
-        spec_files=tuple(d.file for d in documents),
+        spec_files=tuple(d.display for d in documents),
         ops=ops_model,
         targets=targets_model,
         spelling=spelling_model,

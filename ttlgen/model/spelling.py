@@ -586,7 +586,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     if not docs:
         return EMPTY
     for extra in docs[1:]:
-        sink.error(extra.mark(("spec",)), f"a second {KIND} file; spellings are declared once (first: {docs[0].file})")
+        sink.error(extra.mark(("spec",)), f"a second {KIND} file; spellings are declared once (first: {docs[0].display})")
     doc = docs[0]
     data = doc.data
     capacities = []
@@ -608,4 +608,4 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
         if element not in elements:
             sink.error(doc.key_mark(("formats", element)), f"unknown element type {element!r}; declared: {', '.join(sorted(elements))}")
         formats.append(Format(element, raw["name"], raw["tile_bytes"]))
-    return SpellingModel(data["api"], tuple(formats), tuple(capacities), kernel, cb, dataflow, tuple(spellings), doc.file)
+    return SpellingModel(data["api"], tuple(formats), tuple(capacities), kernel, cb, dataflow, tuple(spellings), doc.source)

@@ -202,14 +202,14 @@ def _relation_sets(
     for doc in docs:
         set_name = doc.data["name"]
         if set_name in seen_sets:
-            sink.error(doc.mark(("name",)), f"relation set {set_name!r} is declared twice (first in {seen_sets[set_name].file})")
+            sink.error(doc.mark(("name",)), f"relation set {set_name!r} is declared twice (first in {seen_sets[set_name].display})")
             continue
         seen_sets[set_name] = doc
         for table_name, raw in doc.data["tables"].items():
             query = Query(raw["query"])
             rules = _rules(doc, ("tables", table_name, "rules"), raw["rules"], query, vocab, sink)
             key = f"{set_name}.{table_name}"
-            tables[key] = (RelationTable(query, rules, key, None, doc.key_mark(("tables", table_name))), doc.file)
+            tables[key] = (RelationTable(query, rules, key, None, doc.key_mark(("tables", table_name))), doc.source)
     return tables
 
 
@@ -300,7 +300,7 @@ def _runtime_apis(
             raw_enums = doc.data["enums"]
             enums = RuntimeEnums(tuple(raw_enums["UnpackToDestMode"].items()), tuple(raw_enums["MathFidelity"].items()))
         else:
-            sink.error(doc.mark(("enums",)), f"runtime enums are declared once (first in {docs[0].file}); put every API in that file")
+            sink.error(doc.mark(("enums",)), f"runtime enums are declared once (first in {docs[0].display}); put every API in that file")
         fidelity = enums.math_fidelity
         for name, raw in doc.data["apis"].items():
             base = ("apis", name)
@@ -313,7 +313,7 @@ def _runtime_apis(
                 sink.error(doc.mark((*base, "pinned_runtime_version")), f"{raw['pinned_runtime_version']!r} is not one of the declared runtime_versions")
             versions = tuple(RuntimeVersion(v, body["num_circular_buffers"]) for v, body in sorted(raw["runtime_versions"].items()))
             api = RuntimeApi(
-                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.file,
+                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.source,
             )
             unpack = _unpack_rules(doc, (*base, "unpack_attribute"), elements, sink)
             apis[name] = _RuntimeApiSpec(api, unpack, doc.key_mark((*base, "unpack_attribute")))
@@ -349,7 +349,7 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
             sink.error(doc.mark(("name",)), f"{name!r} is reserved for the environment without an architecture (a target with architecture: none)")
             continue
         if name in found:
-            sink.error(doc.mark(("name",)), f"architecture {name!r} is declared twice (first in {found[name].doc.file})")
+            sink.error(doc.mark(("name",)), f"architecture {name!r} is declared twice (first in {found[name].doc.display})")
             continue
         for key in _ARCHITECTURE_FACTS:
             if rejected is not None and key in data:
@@ -391,8 +391,8 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         unpack_other_entries="inert",
         unpack_unbound_entries="accept",
         full_fp32=(),
-        source=arch.doc.file,
-        sources=(arch.doc.file,),
+        source=arch.doc.source,
+        sources=(arch.doc.source,),
         mark=arch.doc.mark(("name",)),
     )
 
@@ -411,7 +411,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
         api_name = data["runtime_api"]
         arch = architectures.get(arch_name)
         api = apis.get(api_name)
-        sources = {doc.file}
+        sources = {doc.source}
         if arch_name == NO_ARCHITECTURE:
             if api_name != NO_RUNTIME_API:
                 sink.error(doc.mark(("runtime_api",)), "the environment without an architecture has no runtime: use runtime_api: none")
@@ -421,7 +421,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
         elif arch.rejected is not None:
             sink.error(doc.mark(("architecture",)), f"architecture {arch_name!r} is rejected ({arch.doc.mark(('rejected',))}), so it has no targets")
         else:
-            sources.add(arch.doc.file)
+            sources.add(arch.doc.source)
         if api_name != NO_RUNTIME_API and api is None:
             sink.error(doc.mark(("runtime_api",)), f"unknown runtime API {api_name!r}; declared: {', '.join(sorted(apis)) or 'none'}")
         elif api is not None:
@@ -463,7 +463,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
             unpack_other_entries=unpack.other_entries,
             unpack_unbound_entries=unpack.unbound_entries,
             full_fp32=full_fp32,
-            source=doc.file,
+            source=doc.source,
             sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -33,10 +34,22 @@ def spec_files(specs_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(specs_dir).as_posix())
 
 
-def display_path(specs_dir: Path, path: Path) -> str:
-    # Relative to the spec tree's parent so messages and headers read "specs/ops/x.yaml"
-    # whatever the working directory or absolute location of the tree (`--specs .` too).
+def source_name(specs_dir: Path, path: Path) -> str:
+    """The name generated headers give a spec: ``specs/ops/x.yaml``, whatever the working
+    directory or the absolute location of the tree (``--specs .`` too)."""
     return f"{specs_dir.resolve().name}/{path.relative_to(specs_dir).as_posix()}"
+
+
+def display_path(path: Path) -> str:
+    """The path messages give a spec: one that names it from the current directory.
+
+    Relative to the current directory when the file is inside it, otherwise as the spec
+    directory was given (an absolute or ``../`` path still names the right file)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path.cwd()).as_posix()
+    except (ValueError, OSError):  # outside the working directory, or it was deleted
+        return Path(os.path.normpath(path)).as_posix()
 
 
 def decode_utf8(raw: bytes, file: str) -> str:
@@ -126,11 +139,15 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
     raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
 
 
-def load_file(path: Path, file: str) -> SpecDocument:
+def load_file(path: Path, source: str) -> SpecDocument:
+    """One spec file; ``source`` is the name generated headers give it."""
+    file = display_path(path)
     text = decode_utf8(path.read_bytes(), file)
     data, positions = parse_text(text, file, path.suffix)
     kind = identify(data, positions, file)
-    return SpecDocument(file=file, kind=kind.name, version=kind.version, data=data, positions=positions)
+    return SpecDocument(
+        display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions
+    )
 
 
 def load_specs(specs_dir: Path) -> list[SpecDocument]:
@@ -139,7 +156,7 @@ def load_specs(specs_dir: Path) -> list[SpecDocument]:
     documents = []
     for path in spec_files(specs_dir):
         try:
-            documents.append(load_file(path, display_path(specs_dir, path)))
+            documents.append(load_file(path, source_name(specs_dir, path)))
         except SpecErrors as exc:
             sink.extend(exc.diagnostics)
     sink.raise_if_any()
