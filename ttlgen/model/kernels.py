@@ -40,10 +40,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
 from ttlgen.model import kernel_names
-from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
+from ttlgen.model.targets import TargetsModel
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.kernel"
@@ -226,7 +227,7 @@ class _Builder:
         assert isinstance(raw, str)
         if raw not in self.params:
             known = ", ".join(sorted(self.params)) or "none"
-            self.sink.error(self.mark(*path), f"unknown parameter {raw!r}; parameters: {known}")
+            self.sink.error(self.mark(*path), f"unknown parameter {raw!r}; parameters: {known}{did_you_mean(raw, self.params)}")
             return 1
         return self.params[raw]
 
@@ -249,7 +250,7 @@ class _Builder:
                     f"the generated C++ would declare {clash!r} for {dname!r}, which the kernel API already names; rename the dataflow buffer",
                 )
             if body["dtype"] not in self.element_names:
-                self.sink.error(self.mark(*path, "dtype"), f"unknown element type {body['dtype']!r}; declared: {', '.join(self.element_names)}")
+                self.sink.error(self.mark(*path, "dtype"), unknown_name("element type", body["dtype"], self.element_names), after=[VOCABULARY])
             if body["index"] in indices:
                 self.sink.error(self.mark(*path, "index"), f"dataflow buffer index {body['index']} is already used by {indices[body['index']]!r}")
             indices[body["index"]] = dname
@@ -274,8 +275,8 @@ class _Builder:
     def dfb_ref(self, name: str, path: tuple[str | int, ...]) -> bool:
         if name in self.dfbs:
             return True
-        known = ", ".join(sorted(self.dfbs))
-        self.sink.error(self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}")
+        known = ", ".join(sorted(self.dfbs)) or "none"
+        self.sink.error(self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}{did_you_mean(name, self.dfbs)}")
         return False
 
     def value(self, raw: object, path: tuple[str | int, ...]) -> Value:
@@ -296,27 +297,34 @@ class _Builder:
             mark=self.mark(*path, "op"),
         )
         if op is None:
-            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it")
+            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}")
             return expr
         self.check_op(expr, op, path)
         return expr
 
     def check_op(self, expr: OpExpr, op: OpSemantics, path: tuple[str | int, ...]) -> None:
+        # Operand counts, attributes and spellings come from the op's family: if the family
+        # is wrong, these checks follow from its error.
+        after = [op_entity(op.name)]
         data = [i for i in range(len(op.operands)) if any(s.routes[i] is not Route.NONE for s in op.strategies)]
         required = [i for i in data if not op.operands[i].optional]
         if not len(required) <= len(expr.args) <= len(data):
             want = f"{len(required)}" if len(required) == len(data) else f"{len(required)} to {len(data)}"
-            self.sink.error(self.mark(*path, "args"), f"op {op.name!r} takes {want} tile operands, got {len(expr.args)}")
+            self.sink.error(self.mark(*path, "args"), f"op {op.name!r} takes {want} tile operands, got {len(expr.args)}", after=after)
         for attr in op.attributes:
             if expr.attr(attr) is None:
-                self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}")
+                self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}", after=after)
         for key, _ in expr.attrs:
             if key not in op.attributes:
-                self.sink.error(self.mark(*path, "attrs", key), f"op {op.name!r} has no attribute {key!r}")
+                self.sink.error(
+                    self.mark(*path, "attrs", key),
+                    f"op {op.name!r} has no attribute {key!r}; attributes: {', '.join(op.attributes) or 'none'}{did_you_mean(key, op.attributes)}",
+                    after=after,
+                )
         if self.spelling.kernel is not None:
             strategies = [s.name for s in op.strategies]
             if not any(self.spelling.spelling(op.name, s) for s in strategies):
-                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}")
+                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}", after=after)
 
     def statements(self, raw: object, path: tuple[str | int, ...], loop_vars: tuple[str, ...]) -> tuple[Statement, ...]:
         assert isinstance(raw, list)
@@ -400,13 +408,21 @@ def build_kernel(
     return _Builder(doc, name, doc.data["kernels"][name], ops, spelling, sink, overrides or {}).build()
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel) -> KernelsModel:
+def build(
+    documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel, targets: TargetsModel
+) -> KernelsModel:
     kernels: dict[str, Kernel] = {}
+    target_names = [t.name for t in targets.targets]
     for doc in documents:
         if doc.kind != KIND:
             continue
         for name in doc.data["kernels"]:
             kernel = build_kernel(doc, name, ops, spelling, sink)
+            if kernel.target not in target_names:
+                sink.error(
+                    doc.mark(("kernels", name, "target")),
+                    f"unknown target {kernel.target!r}; targets: {', '.join(target_names) or 'none'}{did_you_mean(kernel.target, target_names)}",
+                )
             if name in kernels:
                 sink.error(kernel.mark, f"kernel {name!r} is declared twice (first at {kernels[name].mark})")
                 continue

@@ -34,7 +34,7 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     ops_model = ops.build(documents, sink)
     targets_model = targets.build(documents, sink, ops_model.vocabulary)
     spelling_model = spelling.build(documents, sink, ops_model)
-    kernels_model = kernels.build(documents, sink, ops_model, spelling_model)
+    kernels_model = kernels.build(documents, sink, ops_model, spelling_model, targets_model)
     layouts_model = layout.build(documents, sink)
     programs_model = programs.build(documents, sink, layouts_model)
     namespaces.check(layouts_model, programs_model, sink)

@@ -16,8 +16,8 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark
-from ttlgen.model.ops import Vocabulary
+from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model.ops import VOCABULARY, Vocabulary, unknown_name
 from ttlgen.spec.document import SpecDocument
 
 TARGET_KIND = "ttlgen.target"
@@ -167,10 +167,10 @@ def _rules(
         when = _condition(raw.get("when"))  # type: ignore[arg-type]
         for pindex, primitive in enumerate(when.primitives):
             if primitive not in vocab.primitives:
-                sink.error(doc.mark((*rpath, "when", "primitive", pindex)), f"unknown primitive {primitive!r}; declared: {', '.join(vocab.primitives)}")
+                sink.error(doc.mark((*rpath, "when", "primitive", pindex)), unknown_name("primitive", primitive, vocab.primitives), after=[VOCABULARY])
         for eindex, element in enumerate(when.elements):
             if element not in element_names:
-                sink.error(doc.mark((*rpath, "when", "element", eindex)), f"unknown element type {element!r}; declared: {', '.join(element_names)}")
+                sink.error(doc.mark((*rpath, "when", "element", eindex)), unknown_name("element type", element, element_names), after=[VOCABULARY])
         if when.routes and query is not Query.DFB_UNPACK:
             sink.error(doc.key_mark((*rpath, "when", "route")), "only dfb_unpack rules can match on the operand route")
         allow = raw["allow"]
@@ -236,8 +236,11 @@ def _relation(
         return None, None
     found = shared.get(name)
     if found is None:
-        known = ", ".join(sorted(k for k, (t, _) in shared.items() if t.query is query)) or "none"
-        sink.error(doc.mark((*path, "shared")), f"unknown relation table {name!r}; {query.value} tables: {known}")
+        tables = sorted(k for k, (t, _) in shared.items() if t.query is query)
+        sink.error(
+            doc.mark((*path, "shared")),
+            f"unknown relation table {name!r}; {query.value} tables: {', '.join(tables) or 'none'}{did_you_mean(name, tables)}",
+        )
         return None, None
     table, source = found
     if table.query is not query:
@@ -258,11 +261,11 @@ def _full_fp32(doc: SpecDocument, kinds: Sequence[str], sink: DiagnosticSink) ->
     raw_full = doc.data["full_fp32"]
     for kind in raw_full:
         if kind not in kinds:
-            sink.error(doc.key_mark(("full_fp32", kind)), f"unknown full-fp32 kind {kind!r}; declared: {', '.join(kinds)}")
+            sink.error(doc.key_mark(("full_fp32", kind)), unknown_name("full-fp32 kind", kind, kinds), after=[VOCABULARY])
     full = []
     for kind in kinds:
         if kind not in raw_full:
-            sink.error(doc.mark(("full_fp32",)), f"no full-fp32 support stated for {kind!r}")
+            sink.error(doc.mark(("full_fp32",)), f"no full-fp32 support stated for {kind!r}", after=[VOCABULARY])
             continue
         body = raw_full[kind]
         if body["supported"] and "warning" in body:
@@ -279,7 +282,7 @@ def _unpack_rules(
         raw = raw[key]
     for index, element in enumerate(raw["effective_for"]):
         if element not in elements:
-            sink.error(doc.mark((*path, "effective_for", index)), f"unknown element type {element!r}; declared: {', '.join(elements)}")
+            sink.error(doc.mark((*path, "effective_for", index)), unknown_name("element type", element, elements), after=[VOCABULARY])
     return UnpackAttributeRules(tuple(raw["effective_for"]), raw["other_entries"], raw["unbound_entries"])
 
 
@@ -363,7 +366,7 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
             default_target=data.get("default_target"),
             dfb_capacity=int(data.get("dfb_capacity", 0)),
             full_fp32=_full_fp32(doc, kinds, sink) if "full_fp32" in data else (),
-            rejected=" ".join(rejected.split()) if rejected else None,
+            rejected=" ".join(rejected.split()) if rejected is not None else None,
             doc=doc,
         )
         previous = runtime_names.get(arch.runtime_name)
@@ -416,14 +419,21 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
             if api_name != NO_RUNTIME_API:
                 sink.error(doc.mark(("runtime_api",)), "the environment without an architecture has no runtime: use runtime_api: none")
         elif arch is None:
-            known = ", ".join(sorted(architectures)) or "none"
-            sink.error(doc.mark(("architecture",)), f"unknown architecture {arch_name!r}; declared: {known} (or 'none' for the compiler-testing environment)")
+            known = sorted(architectures)
+            sink.error(
+                doc.mark(("architecture",)),
+                f"unknown architecture {arch_name!r}; declared: {', '.join(known) or 'none'} "
+                f"(or 'none' for the compiler-testing environment){did_you_mean(arch_name, [*known, NO_ARCHITECTURE])}",
+            )
         elif arch.rejected is not None:
             sink.error(doc.mark(("architecture",)), f"architecture {arch_name!r} is rejected ({arch.doc.mark(('rejected',))}), so it has no targets")
         else:
             sources.add(arch.doc.source)
         if api_name != NO_RUNTIME_API and api is None:
-            sink.error(doc.mark(("runtime_api",)), f"unknown runtime API {api_name!r}; declared: {', '.join(sorted(apis)) or 'none'}")
+            sink.error(
+                doc.mark(("runtime_api",)),
+                f"unknown runtime API {api_name!r}; declared: {', '.join(sorted(apis)) or 'none'}{did_you_mean(api_name, [*apis, NO_RUNTIME_API])}",
+            )
         elif api is not None:
             sources.add(api.api.source)
         # Facts come from the architecture and the API; the target states them only where it has none.
@@ -479,12 +489,15 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
             continue
         default = targets.get(arch.default_target)
         if default is None or default.architecture != arch.name:
-            own = ", ".join(sorted(t.name for t in targets.values() if t.architecture == arch.name)) or "none"
-            what = (
-                f"unknown target {arch.default_target!r}" if default is None
-                else f"{default.name!r} is a target of architecture {default.architecture!r}, not of {arch.name!r}"
-            )
-            sink.error(arch.doc.mark(("default_target",)), f"{what}; the targets of architecture {arch.name!r}: {own}")
+            own_targets = sorted(t.name for t in targets.values() if t.architecture == arch.name)
+            own = ", ".join(own_targets) or "none"
+            if default is None:
+                what = f"unknown target {arch.default_target!r}"
+                hint = did_you_mean(arch.default_target, own_targets)
+            else:
+                what = f"{default.name!r} is a target of architecture {default.architecture!r}, not of {arch.name!r}"
+                hint = ""
+            sink.error(arch.doc.mark(("default_target",)), f"{what}; the targets of architecture {arch.name!r}: {own}{hint}")
     return TargetsModel(
         targets=tuple(targets[n] for n in sorted(targets)),
         runtime_apis=tuple(apis[n].api for n in sorted(apis)),

@@ -75,7 +75,7 @@ def lower(
     helpers: DataflowHelpers,
     sink: DiagnosticSink,
 ) -> LoweredKernel | None:
-    errors_before = len(sink.diagnostics)
+    errors_before = sink.count
     acc = l1_accumulation.analyze(kernel, sink)
     width = int(plan.dest_width)
     sync = plan.sync.value
@@ -93,8 +93,8 @@ def lower(
             sink.error(d.mark, f"element type {d.dtype!r} has no tile format in {spelling.source}")
             continue
         cbs.append(CbInfo(d.name, d.index, fmt.name, fmt.tile_bytes, d.pages))
-    if len(sink.diagnostics) != errors_before or low.first_compute is None:
-        if low.first_compute is None and len(sink.diagnostics) == errors_before:
+    if sink.count != errors_before or low.first_compute is None:
+        if low.first_compute is None and sink.count == errors_before:
             sink.error(kernel.mark, f"kernel {kernel.name!r} stores nothing")
         return None
     try:

@@ -14,7 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from ttlgen.errors import Diagnostic, KeyPath, describe_value
+from ttlgen.errors import Diagnostic, KeyPath, describe_value, did_you_mean
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import SpecKind, find_kind
 
@@ -121,7 +121,9 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     validator = error.validator
     value: Any = error.instance
     expected: Any = error.validator_value
-    if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties"):
+    # A custom message explains the value's form; a value of the wrong type gets the plain
+    # "expected a string, got 5" instead.
+    if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties", "type"):
         # Only {value} is substituted: the rest of the text may show braces literally.
         return path, custom.replace("{value}", describe_value(value)), False
     if validator in ("enum", "const") and not _strict_number(value, expected if validator == "enum" else [expected]):
@@ -142,7 +144,7 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         allowed = sorted(schema.get("properties", {}))
         extras = _unknown_keys(schema, value) if isinstance(value, dict) else []
         key = extras[0] if extras else "?"
-        valid = f"; valid keys: {', '.join(allowed)}" if allowed else ""
+        valid = f"; valid keys: {', '.join(allowed)}{did_you_mean(key, allowed)}" if allowed else ""
         return (*path, key), f"unknown key {key!r}{valid}", True
     if validator == "pattern":
         return path, f"{describe_value(value)} does not match the pattern {expected!r}", False
