@@ -24,7 +24,7 @@ import numpy.typing as npt
 from ttlgen.emit._base import EmitContext, default_templates_dir
 from ttlgen.emit._header import finalize
 from ttlgen.emit.kernels import kernel_files
-from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError
+from ttlgen.errors import DiagnosticSink, ExitCode, SpecErrors, UsageError, did_you_mean
 from ttlgen.model import kernels as kernels_model
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
@@ -294,7 +294,7 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     project = models.project
     planned = {lowered.kernel.name: lowered for lowered in models.plan.kernels}
     if name not in planned:
-        raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(sorted(planned)) or 'none'}")
+        raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(sorted(planned)) or 'none'}{did_you_mean(name, planned)}")
     lowered: LoweredKernel = planned[name]
     if not overrides:
         return lowered

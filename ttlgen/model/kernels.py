@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
@@ -52,6 +52,11 @@ KIND = "ttlgen.kernel"
 # A DFB or loop variable becomes a C++ identifier of the generated kernels: it must not be
 # a C++ keyword, a name the spelling spec introduces, or one the generator declares itself.
 RESERVED_NAMES = CPP_KEYWORDS | kernel_names.GENERATED
+
+# Tiles, pages and iterations are uint32_t in the generated kernels (the kernel API's type):
+# a count, or a product of counts the kernels compute (a block's or a tensor's tiles), must
+# fit in one.
+COUNT_LIMIT = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -158,12 +163,16 @@ class Kernel:
     tolerance: Tolerance
     source: str
     mark: Mark
+    target_mark: Mark
 
     def dfb(self, name: str) -> Dfb:
         return next(d for d in self.dfbs if d.name == name)
 
     def param(self, name: str) -> int | None:
         return next((v for k, v in self.params if k == name), None)
+
+
+_VERBS = {"wait": "waits for", "pop": "pops", "reserve": "reserves", "push": "pushes"}
 
 
 @dataclass(frozen=True)
@@ -211,18 +220,33 @@ class _Builder:
         raw_params = raw.get("params", {})
         assert isinstance(raw_params, dict)
         self.params = {k: int(overrides.get(k, v)) for k, v in raw_params.items()}
+        for key, value in self.params.items():
+            self.fits(value, f"parameter {key!r}", ("params", key))
         for key in overrides:
             if key not in self.params:
                 sink.error(doc.key_mark(self.base), f"kernel {name!r} has no parameter {key!r}")
         self.dfbs: dict[str, Dfb] = {}
+        self.synchronisation = Entity("synchronisation of kernel", f"{doc.display}:{name}")
         self.op_counter = 0
         self.reserved = RESERVED_NAMES | spelling.identifiers
 
     def mark(self, *path: str | int) -> Mark:
         return self.doc.mark((*self.base, *path))
 
+    def fits(self, value: int, what: str, path: tuple[str | int, ...]) -> bool:
+        if value <= COUNT_LIMIT:
+            return True
+        self.sink.error(self.mark(*path), f"{what} is {value}, more than {COUNT_LIMIT}: the generated kernels count in uint32_t")
+        return False
+
+    def tiles(self, shape: tuple[int, int], what: str, path: tuple[str | int, ...]) -> None:
+        """A product of two counts: checked when each fits (else its own error says so)."""
+        if shape[0] <= COUNT_LIMIT and shape[1] <= COUNT_LIMIT:
+            self.fits(shape[0] * shape[1], f"the number of tiles of {what} ({shape[0]}x{shape[1]})", path)
+
     def count(self, raw: object, path: tuple[str | int, ...]) -> int:
         if isinstance(raw, int):
+            self.fits(raw, "this count", path)
             return raw
         assert isinstance(raw, str)
         if raw not in self.params:
@@ -255,12 +279,14 @@ class _Builder:
                 self.sink.error(self.mark(*path, "index"), f"dataflow buffer index {body['index']} is already used by {indices[body['index']]!r}")
             indices[body["index"]] = dname
             block = self.shape(body["block"], (*path, "block"))
+            self.tiles(block, "the block", (*path, "block"))
             tensor = None
             if "input" in body and "output" in body:
                 self.sink.error(self.mark(*path), "a dataflow buffer is fed from an input tensor or drained to an output tensor, not both")
             for role in ("input", "output"):
                 if role in body:
                     shape = self.shape(body[role]["shape"], (*path, role, "shape"))
+                    self.tiles(shape, "the tensor", (*path, role, "shape"))
                     if shape[0] % block[0] or shape[1] % block[1]:
                         self.sink.error(
                             self.mark(*path, role, "shape"),
@@ -268,15 +294,21 @@ class _Builder:
                         )
                     tensor = Tensor(role, shape, body[role].get("distribution", "normal"))
             pages = body.get("pages", 2 * block[0] * block[1])
+            if "pages" in body:
+                self.fits(pages, "the number of pages", (*path, "pages"))
+            elif block[0] * block[1] <= COUNT_LIMIT:
+                self.fits(pages, "the default number of pages (two blocks)", (*path, "block"))
             if pages < block[0] * block[1]:
                 self.sink.error(self.mark(*path, "pages"), f"{pages} pages cannot hold one block of {block[0] * block[1]} tiles")
             self.dfbs[dname] = Dfb(dname, body["index"], body["dtype"], block, pages, tensor, self.doc.key_mark((*self.base, *path)))
 
-    def dfb_ref(self, name: str, path: tuple[str | int, ...]) -> bool:
+    def dfb_ref(self, name: str, path: tuple[str | int, ...], breaks: Sequence[Entity] = ()) -> bool:
         if name in self.dfbs:
             return True
         known = ", ".join(sorted(self.dfbs)) or "none"
-        self.sink.error(self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}{did_you_mean(name, self.dfbs)}")
+        self.sink.error(
+            self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}{did_you_mean(name, self.dfbs)}", breaks=breaks
+        )
         return False
 
     def value(self, raw: object, path: tuple[str | int, ...]) -> Value:
@@ -337,7 +369,10 @@ class _Builder:
                 names = (body,) if isinstance(body, str) else tuple(body)
                 for j, n in enumerate(names):
                     where = (*spath, key) if isinstance(body, str) else (*spath, key, j)
-                    if not self.dfb_ref(n, where):
+                    if n in names[:j]:
+                        self.sink.error(self.mark(*where), f"{n!r} is listed twice; {key} each dataflow buffer once")
+                        continue
+                    if not self.dfb_ref(n, where, breaks=[self.synchronisation]):
                         continue
                     tensor = self.dfbs[n].tensor
                     if tensor is not None and tensor.role == "input" and key in ("reserve", "push"):
@@ -370,10 +405,32 @@ class _Builder:
                 out.append(If(var, body["is"], then, orelse, mark))
         return tuple(out)
 
+    def check_tensor_protocol(self, body: Sequence[Statement]) -> None:
+        """The reader fills each input DFB and the writer drains each output DFB until the
+        tensor is done: a compute body that never consumes or produces one stalls them."""
+        used: dict[str, set[str]] = {}
+        for stmt in walk_statements(body):
+            if isinstance(stmt, Sync):
+                for name in stmt.dfbs:
+                    used.setdefault(name, set()).add(stmt.action)
+        for dfb in self.dfbs.values():
+            if dfb.tensor is None:
+                continue
+            needed = ("wait", "pop") if dfb.tensor.role == "input" else ("reserve", "push")
+            missing = [action for action in needed if action not in used.get(dfb.name, set())]
+            if missing:
+                fed = "fed from an input tensor by the reader" if dfb.tensor.role == "input" else "drained to an output tensor by the writer"
+                self.sink.error(
+                    dfb.mark,
+                    f"{dfb.name!r} is {fed}, but the compute body never {' or '.join(_VERBS[m] for m in missing)} it",
+                    after=[self.synchronisation],  # a misspelt buffer in a wait or push explains it
+                )
+
     def build(self) -> Kernel:
         raw = self.raw
         self.build_dfbs()
         body = self.statements(raw["body"], ("body",), ())
+        self.check_tensor_protocol(body)
         tol = raw["tolerance"]
         assert isinstance(tol, dict)
         policy = raw.get("policy", {})
@@ -393,6 +450,7 @@ class _Builder:
             tolerance=Tolerance(float(tol["pcc"]), float(tol["max_rel"]), str(tol["derivation"])),
             source=self.doc.source,
             mark=self.doc.key_mark(self.base),
+            target_mark=self.mark("target"),
         )
 
 
@@ -420,7 +478,7 @@ def build(
             kernel = build_kernel(doc, name, ops, spelling, sink)
             if kernel.target not in target_names:
                 sink.error(
-                    doc.mark(("kernels", name, "target")),
+                    kernel.target_mark,
                     f"unknown target {kernel.target!r}; targets: {', '.join(target_names) or 'none'}{did_you_mean(kernel.target, target_names)}",
                 )
             if name in kernels:

@@ -331,6 +331,16 @@ def _identifiers(text: str) -> Iterator[str]:
         word = ""
 
 
+def _brace_depths(lines: Sequence[str], depth: int = 0) -> list[int]:
+    """The block depth after each line (comments after ``//`` not counted), from ``depth``."""
+    depths = [depth]
+    for line in lines:
+        code = line.split("//")[0]
+        depth += code.count("{") - code.count("}")
+        depths.append(depth)
+    return depths
+
+
 class _FormError(Exception):
     pass
 
@@ -453,7 +463,17 @@ class _Reader:
 
     def entry(self, path: tuple[str | int, ...]) -> Entry:
         raw = self.raw(path)
-        return Entry(tuple(raw["begin"]), tuple(raw["end"]))
+        entry = Entry(tuple(raw["begin"]), tuple(raw["end"]))
+        # The body is printed between the lines: they must open blocks and close exactly those.
+        opened = _brace_depths(entry.begin)
+        closed = _brace_depths(entry.end, opened[-1])
+        if opened[-1] < 1 or min(opened) < 0 or closed[-1] != 0 or min(closed) < 0:
+            self.sink.error(
+                self.doc.mark(path),
+                f"the begin lines open {opened[-1]} brace(s) and the end lines leave {closed[-1]} open; "
+                "begin must open the blocks around the body and end close exactly those",
+            )
+        return entry
 
     def type_form(self, path: tuple[str | int, ...]) -> TypeForm:
         text, mark = str(self.raw(path)), self.doc.mark(path)

@@ -158,7 +158,17 @@ def plan_kernels(
         plan = resolver.resolve(kernel, sink)
         if plan is None:
             continue
-        result = lower(kernel, ops, spelling, plan, resolver.compute_config(plan, kernel.math_fidelity), helpers, sink)
+        try:
+            compute_config = resolver.compute_config(plan, kernel.math_fidelity)
+        except resolver.pkg.TranslationError as exc:
+            # program.json carries the runtime's compute-config descriptor: a target
+            # launched through another API, or none, has no kernel to generate.
+            sink.error(
+                kernel.target_mark,
+                f"kernel {kernel.name!r} cannot be generated: its program.json carries ComputeConfigDescriptor fields, and {exc}",
+            )
+            continue
+        result = lower(kernel, ops, spelling, plan, compute_config, helpers, sink)
         if result is not None:
             lowered.append(result)
     if sink:

@@ -160,6 +160,15 @@ class _Builder:
         return out
 
 
+def _within(text: str, line: int, column: int) -> tuple[int, int]:
+    """A reader position moved onto the text: the YAML reader puts the end of a file that
+    lacks a final newline on the line after it, which an editor cannot show."""
+    lines = text.split("\n")
+    if line > len(lines):
+        return len(lines), len(lines[-1]) + 1
+    return line, min(column, len(lines[line - 1]) + 1)
+
+
 def _line_column(text: str, index: int) -> tuple[int, int]:
     before = text[:index]
     return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
@@ -187,7 +196,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
         documents = list(yaml.compose_all(text, Loader=_CoreSchemaLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, column = _within(text, *((mark.line + 1, mark.column + 1) if mark is not None else (1, 1)))
         context = exc.context or ""
         if exc.context_mark is not None and exc.context_mark is not mark and context:
             start = exc.context_mark
