@@ -11,11 +11,13 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """The one exit-code convention of every ttlgen command."""
+    """The one exit-code convention of every ttlgen command (README: "Exit codes")."""
 
     OK = 0
-    FAILED = 1  # the command ran and its answer is "no": stale tree, rejected or failing kernel
+    FAILED = 1  # the command ran and its answer is "no": stale tree, differences, rejected or failing kernel
     BAD_INPUT = 2  # bad specs, arguments or environment: nothing was decided
+    INTERNAL = 3  # a bug in ttlgen (the traceback is printed), never mistaken for a "no"
+    INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 
 
 PathPart = str | int

@@ -130,6 +130,7 @@ class TargetsModel:
     runtime_apis: tuple[RuntimeApi, ...]  # sorted by name
     runtime_enums: RuntimeEnums
     architectures: tuple[tuple[str, str | None], ...]  # (architecture, runtime name), sorted
+    relation_tables: tuple[str, ...]  # "<set>.<table>" of every relation set, sorted
 
     @property
     def no_target(self) -> Target | None:
@@ -503,4 +504,5 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
         runtime_apis=tuple(apis[n].api for n in sorted(apis)),
         runtime_enums=enums,
         architectures=tuple(sorted((a.name, a.runtime_name) for a in architectures.values())),
+        relation_tables=tuple(sorted(shared)),
     )
