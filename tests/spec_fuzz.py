@@ -783,8 +783,8 @@ def run_campaign(trials: int, first_seed: int = 0, jobs: int = 1, batch: int = 1
 
 def table(trials: Sequence[Trial]) -> str:
     counts = collections.Counter(t.outcome for t in trials)
-    slowest = max((t.seconds for t in trials), default=0.0)
-    lines = [f"{len(trials)} trials, slowest {slowest:.2f} s", f"{'outcome':<18}{'trials':>8}"]
+    slowest = max(trials, key=lambda t: t.seconds, default=None)
+    lines = [f"{len(trials)} trials", f"slowest: {slowest.describe() if slowest else '-'}", f"{'outcome':<18}{'trials':>8}"]
     lines += [f"{o.value:<18}{counts.get(o, 0):>8}" for o in Outcome]
     return "\n".join(lines)
 

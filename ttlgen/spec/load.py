@@ -11,7 +11,13 @@ from typing import Any
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
-from ttlgen.spec.limits import NESTING_LIMIT, size_overflow, toml_nesting_overflow
+from ttlgen.spec.limits import (
+    FILE_BYTES_LIMIT,
+    NESTING_LIMIT,
+    oversized_at,
+    size_overflow,
+    toml_nesting_overflow,
+)
 from ttlgen.spec.toml_positions import locate as locate_toml
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
 
@@ -142,7 +148,16 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
 def load_file(path: Path, source: str) -> SpecDocument:
     """One spec file; ``source`` is the name generated headers give it."""
     file = display_path(path)
-    text = decode_utf8(path.read_bytes(), file)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecErrors([Diagnostic(Mark(file, 1, 1), f"cannot read the file: {exc.strerror or exc}")]) from None
+    oversized = oversized_at(raw)
+    if oversized is not None:
+        raise SpecErrors(
+            [Diagnostic(Mark(file, *oversized), f"the file is larger than {FILE_BYTES_LIMIT >> 20} MiB; split it into several files")]
+        )
+    text = decode_utf8(raw, file)
     data, positions = parse_text(text, file, path.suffix)
     kind = identify(data, positions, file)
     return SpecDocument(
