@@ -156,6 +156,8 @@ class Mutation:
     file: str  # path under specs/ of the file mutated (its new name if renamed)
     detail: str
     hostile_text: bool = False  # hostile text was put in a free-text string
+    # A character inserted at (line, column) of the file: an error naming it must be there.
+    inserted: tuple[str, int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -445,6 +447,8 @@ class Mutator:
     def control_character(self, text: str) -> tuple[str, str]:
         at = self.rng.randrange(len(text) + 1)
         ch = self.rng.choice(CONTROL_CHARACTERS)
+        before = text[:at]
+        self.inserted = (ch, before.count("\n") + 1, at - (before.rfind("\n") + 1) + 1)
         return text[:at] + ch + text[at:], f"U+{ord(ch):04X} at {at}"
 
     def delete_line(self, text: str) -> tuple[str, str]:
@@ -493,7 +497,7 @@ def mutate(rng: random.Random, specs: Path, files: Sequence[str]) -> Mutation:
         name, edit = rng.choice(mutator.text_edits())
         new_text, detail = edit(text)
         path.write_text(new_text, encoding="utf-8", errors="surrogatepass")
-        return Mutation(name, rel, detail)
+        return Mutation(name, rel, detail, inserted=getattr(mutator, "inserted", None))
     try:
         data = load_data(text, path.suffix)
     except Exception:  # an earlier mutation broke it: edit the text instead
@@ -608,6 +612,12 @@ class Judge:
                 if not _line_exists(text, line, column):
                     return f"{file}:{line}:{column} does not exist: {error['message']}"
             file = str(error["file"])
+            for m in mutations:
+                if m.inserted is None or file != f"specs/{m.file}":
+                    continue
+                ch, line, column = m.inserted
+                if f"U+{ord(ch):04X}" in error["message"] and (error["line"], error["column"]) != (line, column):
+                    return f"{file}:{error['line']}:{error['column']}: the U+{ord(ch):04X} it names is at {line}:{column}: {error['message']}"
             rel = file.removeprefix("specs/")
             if file not in mutated and self.kinds.get(rel, "") not in allowed_kinds:
                 return f"{file}:{error['line']}:{error['column']} is not the mutated file nor a spec reading it: {error['message']}"

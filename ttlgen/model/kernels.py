@@ -173,6 +173,7 @@ class Kernel:
 
 
 _VERBS = {"wait": "waits for", "pop": "pops", "reserve": "reserves", "push": "pushes"}
+_SYNC_ACTIONS = ("reserve", "push", "wait", "pop")
 
 
 @dataclass(frozen=True)
@@ -407,19 +408,22 @@ class _Builder:
 
     def check_tensor_protocol(self, body: Sequence[Statement]) -> None:
         """The reader fills each input DFB and the writer drains each output DFB until the
-        tensor is done: a compute body that never consumes or produces one stalls them."""
+        tensor is done, and compute alone produces and consumes any other: a body that
+        leaves out a side stalls the kernel."""
         used: dict[str, set[str]] = {}
         for stmt in walk_statements(body):
             if isinstance(stmt, Sync):
                 for name in stmt.dfbs:
                     used.setdefault(name, set()).add(stmt.action)
         for dfb in self.dfbs.values():
-            if dfb.tensor is None:
-                continue
-            needed = ("wait", "pop") if dfb.tensor.role == "input" else ("reserve", "push")
+            role = dfb.tensor.role if dfb.tensor is not None else None
+            needed = {"input": ("wait", "pop"), "output": ("reserve", "push")}.get(role or "", _SYNC_ACTIONS)
             missing = [action for action in needed if action not in used.get(dfb.name, set())]
             if missing:
-                fed = "fed from an input tensor by the reader" if dfb.tensor.role == "input" else "drained to an output tensor by the writer"
+                fed = {
+                    "input": "fed from an input tensor by the reader",
+                    "output": "drained to an output tensor by the writer",
+                }.get(role or "", "neither fed nor drained by the reader or writer (compute both produces and consumes it)")
                 self.sink.error(
                     dfb.mark,
                     f"{dfb.name!r} is {fed}, but the compute body never {' or '.join(_VERBS[m] for m in missing)} it",

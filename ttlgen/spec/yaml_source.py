@@ -176,6 +176,9 @@ def _line_column(text: str, index: int) -> tuple[int, int]:
 
 # Characters YAML 1.2 does not allow in a stream (its "printable" set, complemented).
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Line breaks to the YAML reader (YAML 1.1) that not every editor starts a line at: a
+# position after one could name a line the user cannot find.
+_ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
@@ -190,6 +193,16 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
                 Mark(file, line, column),
                 f"character U+{ord(bad.group()):04X} is not allowed in YAML (a control or non-character); "
                 "remove it or write it as an escape inside a double-quoted string",
+            )
+        )
+    odd = _ODD_LINE_BREAK.search(text)
+    if odd is not None:
+        line, column = _line_column(text, odd.start())
+        raise YamlLoadError(
+            Diagnostic(
+                Mark(file, line, column),
+                f"character U+{ord(odd.group()):04X} is a line break to YAML that not every editor or tool counts; "
+                "end lines with \\n or \\r\\n, or write it as an escape inside a double-quoted string",
             )
         )
     try:
