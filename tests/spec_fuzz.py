@@ -18,7 +18,7 @@ compile or import, another exit code. Two classes belong to work in progress els
 and are reported without failing the suite yet:
 
 - ``injection``: a compile or import failure after hostile text was put in a free-text
-  string. Escaping free text for every output is issue 13's "Injection" item, done after
+  string, or the SyntaxError of importing the generated resolver such text broke. Escaping free text for every output is issue 13's "Injection" item, done after
   the emitters settle; this class is what it must bring to zero.
 - ``unknown API name``: a kernel that does not compile because a name in the spelling
   spec (function, enumerator, type, header) is not one the tt-metal API has. Nothing can
@@ -356,7 +356,13 @@ class Mutator:
         return _set(data, path, new), f"{_show(path)}: {old!r:.40} -> {new!r}", False
 
     def hostile_text(self, data: Any) -> tuple[Any, str, bool]:
-        path = self.pick(data, lambda p, v: bool(p) and isinstance(v, str) and p[0] != "spec")
+        # Prose fields half of the time: they are few, and they are what reaches outputs verbatim.
+        prose = self.rng.random() < 0.5
+        path = self.pick(
+            data,
+            lambda p, v: bool(p) and isinstance(v, str) and p[0] != "spec"
+            and (not prose or any(isinstance(k, str) and k in FREE_TEXT_KEYS for k in p[-2:])),
+        ) or self.pick(data, lambda p, v: bool(p) and isinstance(v, str) and p[0] != "spec")
         if path is None:
             return data, "no string", False
         old = _get(data, path)
@@ -727,7 +733,9 @@ def run_trial(seed: int, workdir: Path) -> Trial:
         frames = traceback.extract_tb(exc.__traceback__)
         where = next((f for f in reversed(frames) if "/ttlgen/" in f.filename), frames[-1] if frames else None)
         place = f" at {Path(where.filename).name}:{where.lineno}" if where else ""
-        return done(Outcome.TRACEBACK, f"{type(exc).__name__}: {str(exc)[:200]}{place}")
+        # A build imports the resolver it generates: unescaped text breaks it right there.
+        hostile = any(m.hostile_text for m in mutations) and isinstance(exc, SyntaxError | ValueError)
+        return done(Outcome.INJECTION if hostile else Outcome.TRACEBACK, f"traceback {type(exc).__name__}: {str(exc)[:200]}{place}")
     if seconds > HANG_S:
         return done(Outcome.HANG, f"build took {seconds:.1f} s")
     if result.exit_code == 2:
