@@ -40,6 +40,10 @@ def format_key_path(path: KeyPath) -> str:
     return "".join(out) or "<root>"
 
 
+_CLOSE = 0.7  # difflib's similarity ratio of a plausible typo
+_AS_CLOSE = 0.1  # how much less similar than the best a second suggestion may be
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close.
 
@@ -56,9 +60,6 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     close = [c for score, c in sorted(scored, key=lambda sc: -sc[0]) if score >= best - _AS_CLOSE][:3]
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
 
-
-_CLOSE = 0.7  # difflib's similarity ratio of a plausible typo
-_AS_CLOSE = 0.1  # how much less similar than the best a second suggestion may be
 
 
 def describe_value(value: object) -> str:

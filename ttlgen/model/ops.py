@@ -205,8 +205,10 @@ def _family(
     doc: SpecDocument, family: str, body: dict[str, object], vocab: Vocabulary, sink: DiagnosticSink
 ) -> list[OpSemantics]:
     base = ("families", family)
+    raw_names = body["names"]
+    assert isinstance(raw_names, list)
     # An error in the family's operands, strategies or routes breaks each of its ops.
-    ops_of_family = [op_entity(name) for name in body["names"]]  # type: ignore[attr-defined]
+    ops_of_family = [op_entity(name) for name in raw_names]
     primitive = _selection(body["primitive"], doc, (*base, "primitive"), vocab.primitives, "primitive", sink)
     kinds = [k.name for k in vocab.full_fp32_kinds]
     full_fp32 = None
@@ -276,8 +278,6 @@ def _family(
         sink.error(doc.mark((*base, "operands")), "operands without tile data (route none in every strategy) must come after all tile-data operands", breaks=ops_of_family)
     result = body["result"]
     ops = []
-    raw_names = body["names"]
-    assert isinstance(raw_names, list)
     for index, name in enumerate(raw_names):
         ops.append(
             OpSemantics(
