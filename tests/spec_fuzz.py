@@ -138,6 +138,7 @@ class Outcome(enum.Enum):
     BAD_EXIT = "bad exit code"
     INJECTION = "injection"
     API_NAME = "unknown API name"
+    HARNESS = "fuzzer error"  # the mutator or judge itself failed: fix this module
 
     @property
     def failed(self) -> bool:
@@ -497,7 +498,12 @@ def mutate(rng: random.Random, specs: Path, files: Sequence[str]) -> Mutation:
             data[at] ^= 1 << rng.randrange(8)
         path.write_bytes(bytes(data))
         return Mutation("flip bit", rel, f"byte {len(data) and at}")
-    text = raw.decode("utf-8")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:  # an earlier bit flip: cut the bytes instead
+        at = rng.randrange(len(raw) + 1)
+        path.write_bytes(raw[:at])
+        return Mutation("truncate bytes", rel, f"cut at {at} of {len(raw)}")
     mutator = Mutator(rng, rel, text)
     if rng.random() < 0.3:
         name, edit = rng.choice(mutator.text_edits())
@@ -774,7 +780,15 @@ def run_trials(seeds: Sequence[int], workdir: Path | None = None) -> list[Trial]
     """Trials in this process (the environment's cache directory is used as is)."""
     with tempfile.TemporaryDirectory(prefix="ttlgen-fuzz-") as scratch:
         where = workdir or Path(scratch)
-        return [run_trial(seed, where) for seed in seeds]
+        trials = []
+        for seed in seeds:
+            try:
+                trials.append(run_trial(seed, where))
+            except Exception as exc:  # a bug here must not end a long campaign unseen
+                frame = traceback.extract_tb(exc.__traceback__)[-1]
+                detail = f"{type(exc).__name__}: {exc} at {Path(frame.filename).name}:{frame.lineno}"
+                trials.append(Trial(seed, Outcome.HARNESS, (), detail, 0.0))
+        return trials
 
 
 def run_campaign(trials: int, first_seed: int = 0, jobs: int = 1, batch: int = 100) -> list[Trial]:
