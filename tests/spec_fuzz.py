@@ -691,7 +691,7 @@ def _compile(out: Path, rel: str) -> str | None:
 # What g++ says of a name the headers do not declare.
 _UNKNOWN_NAME = re.compile(
     r"was not declared|is not a member of|does not name a type|No such file or directory|has no member named|"
-    r"is not a template|not declared in this scope|no matching function"
+    r"is not a template|not declared in this scope|no matching function|a declaration of .* must be available"
 )
 
 _JUDGE: Judge | None = None

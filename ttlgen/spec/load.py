@@ -71,8 +71,26 @@ def decode_utf8(raw: bytes, file: str) -> str:
     return text.removeprefix("\ufeff")
 
 
+# Bidirectional controls reorder how the text around them is displayed, so a reviewer reads
+# something other than what the file says ("Trojan Source"); an escape in a string is visible.
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
     """Parse YAML or TOML text into plain data with positions; raises SpecErrors."""
+    bidi = _BIDI_CONTROL.search(text)
+    if bidi is not None:
+        before = text[: bidi.start()]
+        line, column = before.count("\n") + 1, bidi.start() - (before.rfind("\n") + 1) + 1
+        raise SpecErrors(
+            [
+                Diagnostic(
+                    Mark(file, line, column),
+                    f"character U+{ord(bidi.group()):04X} is a bidirectional control: it makes the text display "
+                    "differently from what it is; remove it, or write it as an escape inside a double-quoted string",
+                )
+            ]
+        )
     if suffix == ".toml":
         overflow = toml_nesting_overflow(text)
         if overflow is not None:
