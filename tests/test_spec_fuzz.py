@@ -49,5 +49,8 @@ def test_mutated_specs_are_rejected_in_place_or_build_code_that_compiles(chunk: 
 @pytest.mark.skipif(LONG_RUN == 0, reason="set TTLGEN_FUZZ_TRIALS to run a long campaign")
 def test_long_fuzz_campaign() -> None:
     trials = run_campaign(LONG_RUN, FIRST_SEED, jobs=int(os.environ.get("TTLGEN_FUZZ_JOBS", "1")))
-    print(table(trials))
+    print(table(trials))  # shown with -s: the counts per outcome, then every trial that failed
+    for trial in trials:
+        if trial.outcome.failed:
+            print(trial.describe())
     judge(trials)
