@@ -44,7 +44,7 @@ from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
-from ttlgen.model.targets import TargetsModel
+from ttlgen.model.targets import Target, TargetsModel, facts_of
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.kernel"
@@ -75,6 +75,7 @@ class Dfb:
     pages: int
     tensor: Tensor | None
     mark: Mark
+    index_mark: Mark
 
     @property
     def block_tiles(self) -> int:
@@ -301,7 +302,10 @@ class _Builder:
                 self.fits(pages, "the default number of pages (two blocks)", (*path, "block"))
             if pages < block[0] * block[1]:
                 self.sink.error(self.mark(*path, "pages"), f"{pages} pages cannot hold one block of {block[0] * block[1]} tiles")
-            self.dfbs[dname] = Dfb(dname, body["index"], body["dtype"], block, pages, tensor, self.doc.key_mark((*self.base, *path)))
+            self.dfbs[dname] = Dfb(
+                dname, body["index"], body["dtype"], block, pages, tensor,
+                self.doc.key_mark((*self.base, *path)), self.mark(*path, "index"),
+            )
 
     def dfb_ref(self, name: str, path: tuple[str | int, ...], breaks: Sequence[Entity] = ()) -> bool:
         if name in self.dfbs:
@@ -470,21 +474,38 @@ def build_kernel(
     return _Builder(doc, name, doc.data["kernels"][name], ops, spelling, sink, overrides or {}).build()
 
 
+def _check_dfb_indices(kernel: Kernel, target: Target, sink: DiagnosticSink) -> None:
+    """Every buffer is a circular buffer of the target, not only those an op reads (which the
+    resolver checks): TT-Lang's words for the same condition."""
+    for dfb in kernel.dfbs:
+        if dfb.index >= target.dfb_capacity:
+            sink.error(
+                dfb.index_mark,
+                f"uses dataflow buffer index {dfb.index} outside the supported range [0, {target.dfb_capacity - 1}] "
+                f"of target {target.name!r}",
+                after=facts_of(target),
+            )
+
+
 def build(
     documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel, targets: TargetsModel
 ) -> KernelsModel:
     kernels: dict[str, Kernel] = {}
-    target_names = [t.name for t in targets.targets]
+    by_name = {t.name: t for t in targets.targets}
+    target_names = list(by_name)
     for doc in documents:
         if doc.kind != KIND:
             continue
         for name in doc.data["kernels"]:
             kernel = build_kernel(doc, name, ops, spelling, sink)
-            if kernel.target not in target_names:
+            target = by_name.get(kernel.target)
+            if target is None:
                 sink.error(
                     kernel.target_mark,
                     f"unknown target {kernel.target!r}; targets: {', '.join(target_names) or 'none'}{did_you_mean(kernel.target, target_names)}",
                 )
+            elif target.rejected is None:
+                _check_dfb_indices(kernel, target, sink)
             if name in kernels:
                 sink.error(kernel.mark, f"kernel {name!r} is declared twice (first at {kernels[name].mark})")
                 continue

@@ -16,7 +16,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model.ops import VOCABULARY, Vocabulary, unknown_name
 from ttlgen.spec.document import SpecDocument
 
@@ -27,6 +27,20 @@ ARCHITECTURE_KIND = "ttlgen.architecture"
 
 NO_ARCHITECTURE = "none"
 NO_RUNTIME_API = "none"
+
+
+def target_entity(name: str) -> Entity:
+    return Entity("target", name)
+
+
+def _architecture_entity(name: str) -> Entity:
+    return Entity("architecture", name)
+
+
+def facts_of(target: Target) -> tuple[Entity, ...]:
+    """What a target's facts (DFB capacity, full-fp32 support) come from: when a spec error
+    leaves them undefined, checks against them follow from it (errors.DiagnosticSink)."""
+    return (target_entity(target.name), _architecture_entity(target.architecture))
 
 
 class Query(enum.Enum):
@@ -359,7 +373,10 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
             if rejected is not None and key in data:
                 sink.error(doc.key_mark((key,)), f"a rejected architecture has no targets, so it states no {key}")
             elif rejected is None and key not in data:
-                sink.error(doc.mark(()), f"missing required key {key!r} (only a rejected architecture may omit it)")
+                sink.error(
+                    doc.mark(()), f"missing required key {key!r} (only a rejected architecture may omit it)",
+                    breaks=[_architecture_entity(name)],
+                )
         arch = _ArchitectureSpec(
             name=name,
             summary=" ".join(data["summary"].split()),
@@ -441,7 +458,10 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, vocabulary: V
         for key in ("dfb_capacity", "full_fp32"):
             _stated_once(doc, key, f"architecture {arch_name!r}", arch.fact_mark(key) if arch is not None and key in arch.doc.data else None, sink)
             if arch_name == NO_ARCHITECTURE and key not in data:
-                sink.error(doc.mark(()), f"missing required key {key!r}: without an architecture the target states it")
+                sink.error(
+                    doc.mark(()), f"missing required key {key!r}: without an architecture the target states it",
+                    breaks=[target_entity(name)],
+                )
         _stated_once(doc, "unpack_attribute", f"runtime API {api_name!r}", api.mark if api is not None else None, sink)
         if api_name == NO_RUNTIME_API and "unpack_attribute" not in data:
             sink.error(doc.mark(()), "missing required key 'unpack_attribute': without a runtime API the target states it")

@@ -121,9 +121,11 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     validator = error.validator
     value: Any = error.instance
     expected: Any = error.validator_value
-    # A custom message explains the value's form; a value of the wrong type gets the plain
-    # "expected a string, got 5" instead.
-    if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties", "type"):
+    # A custom message explains the value's form; a value of the wrong type or length gets
+    # the plain "expected a string, got 5" instead.
+    if isinstance(custom, str) and validator not in (
+        "required", "additionalProperties", "unevaluatedProperties", "type", "maxLength"
+    ):
         # Only {value} is substituted: the rest of the text may show braces literally.
         return path, custom.replace("{value}", describe_value(value)), False
     if validator in ("enum", "const") and not _strict_number(value, expected if validator == "enum" else [expected]):
@@ -152,6 +154,9 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         return path, f"{describe_value(value)} is less than the minimum {expected}", False
     if validator == "maximum":
         return path, f"{describe_value(value)} is greater than the maximum {expected}", False
+    if validator == "maxLength":
+        # Names are capped at the 63 characters C guarantees significant in an identifier.
+        return path, f"{value[:24]!r}... is {len(value)} characters long; at most {expected} are allowed", False
     if validator == "minItems":
         return path, f"expected at least {expected} item(s), got {len(value)}", False
     if validator == "maxItems":
