@@ -82,6 +82,16 @@ def bad_spec_tree(case: str, root: Path) -> Path:
     return specs
 
 
+@pytest.fixture(autouse=True)
+def work_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test runs in its own directory, as a user runs ttlgen beside the specs/ it edits.
+
+    Messages name files relative to the working directory, so a spec tree a test makes at
+    tmp_path/specs reads "specs/..." in them; nothing a test writes by a relative path lands
+    in the repository."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Keep the tree cache of the test run away from the user's own cache."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 
 
 @pytest.mark.parametrize("seed", ["-1", "18446744073709551616", "99999999999999999999999", "x"])
@@ -31,7 +31,8 @@ def test_device_commands_without_numpy_name_the_install_command(
     assert "pip install 'ttlgen[device]'" in result.stderr
 
 
-def test_diff_without_differences_exits_0_and_prints_nothing() -> None:
+def test_diff_without_differences_exits_0_and_prints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
     result = run_cli("diff")
     assert (result.exit_code, result.stdout) == (0, "")
 

@@ -95,3 +95,11 @@ def test_a_schema_message_may_show_braces_literally(spec_copy: Path) -> None:
     # The spelling schema's message for a bad call text names {placeholders} in braces.
     replace_in(spec_copy / "ops" / "tt_metal_spelling.yaml", "init: binary_max_tile_init()", "init: ' binary_max_tile_init()'")
     assert "{placeholders}" in rejected(spec_copy)
+
+
+def test_a_name_ending_in_a_newline_does_not_match_its_pattern(spec_copy: Path) -> None:
+    # ECMA-262's $ (what editors use) is the end of the text; Python's also matches before a
+    # final newline, which would print the newline into generated code.
+    replace_in(spec_copy / "ops" / "matmul.yaml", "names: [tile_matmul_block]", 'names: ["tile_matmul_block\\n"]')
+    message = rejected(spec_copy)
+    assert "'tile_matmul_block\\n'" in message and "must be a lower-case identifier" in message

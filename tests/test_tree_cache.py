@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, run_cli
+from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen import pipeline, tree_cache
 from ttlgen.write import existing_files
 
@@ -40,7 +40,7 @@ def test_a_corrupted_blob_makes_build_generate_instead(spec_copy: Path, tmp_path
 
 
 def test_the_committed_tree_rebuilt_from_blobs_equals_generated(tmp_path: Path) -> None:
-    run_cli("check")  # records the tree of the committed specs
+    run_cli("check", "--specs", SPECS, "--out", GENERATED)  # records the tree of the committed specs
     out = tmp_path / "generated"
-    assert run_cli("build", "--out", out).exit_code == 0
+    assert run_cli("build", "--specs", SPECS, "--out", out).exit_code == 0
     assert tree(out) == tree(GENERATED)

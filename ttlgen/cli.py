@@ -1,7 +1,9 @@
 """The ``ttlgen`` command line.
 
-Exit codes: 0 success; 1 the generated tree is out of date (check) or a kernel failed
-(resolve/run); 2 bad input or usage. User errors never print a Python traceback.
+Exit codes (errors.ExitCode, README "Exit codes"): 0 success; 1 the command's answer is
+"no" (check: stale tree, diff: differences, resolve: rejected kernel, run: failing
+kernel); 2 bad input, usage or environment; 3 a bug in ttlgen. User errors never print a
+Python traceback.
 """
 
 from __future__ import annotations
@@ -403,7 +405,15 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.stderr.write("ttlgen: interrupted\n")
-        raise SystemExit(130) from None
+        raise SystemExit(ExitCode.INTERRUPTED) from None
+    except Exception:
+        # Python exits 1 on an uncaught exception, which would read as a "no" (a stale tree,
+        # a failing kernel): a bug gets its own code.
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
+        raise SystemExit(ExitCode.INTERNAL) from None
 
 
 # --- ttlgen resolve (issue 3: kernel-configuration resolver) -------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Iterable, Sequence
@@ -10,11 +11,13 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """The one exit-code convention of every ttlgen command."""
+    """The one exit-code convention of every ttlgen command (README: "Exit codes")."""
 
     OK = 0
-    FAILED = 1  # the command ran and its answer is "no": stale tree, rejected or failing kernel
+    FAILED = 1  # the command ran and its answer is "no": stale tree, differences, rejected or failing kernel
     BAD_INPUT = 2  # bad specs, arguments or environment: nothing was decided
+    INTERNAL = 3  # a bug in ttlgen (the traceback is printed), never mistaken for a "no"
+    INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 
 
 PathPart = str | int
@@ -37,12 +40,26 @@ def format_key_path(path: KeyPath) -> str:
     return "".join(out) or "<root>"
 
 
+_CLOSE = 0.7  # difflib's similarity ratio of a plausible typo
+_AS_CLOSE = 0.1  # how much less similar than the best a second suggestion may be
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close."""
-    close = difflib.get_close_matches(str(name), sorted({str(c) for c in candidates}), n=3, cutoff=0.7)
-    if not close:
+    """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close.
+
+    Only names about as close as the closest one are offered: a one-letter typo of
+    ``tile_exp`` suggests it alone, not every ``tile_`` name of the same length."""
+    scored = []
+    for candidate in sorted({str(c) for c in candidates}):
+        matcher = difflib.SequenceMatcher(None, str(name), candidate)
+        if matcher.real_quick_ratio() >= _CLOSE and matcher.quick_ratio() >= _CLOSE and (score := matcher.ratio()) >= _CLOSE:
+            scored.append((score, candidate))
+    if not scored:
         return ""
+    best = max(score for score, _ in scored)
+    close = [c for score, c in sorted(scored, key=lambda sc: -sc[0]) if score >= best - _AS_CLOSE][:3]
     return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
+
 
 
 def describe_value(value: object) -> str:
@@ -81,12 +98,17 @@ class Diagnostic:
     mark: Mark
     message: str
     notes: tuple[Diagnostic, ...] = ()
+    # Errors not shown because this one makes their check meaningless (see DiagnosticSink).
+    consequences: int = 0
 
     def format(self) -> str:
         where = str(self.mark)
         head = f"{where}: {format_key_path(self.mark.path)}: {self.message}" if self.mark.path else f"{where}: {self.message}"
         lines = [head]
         lines.extend(f"  note: {note.format()}" for note in self.notes)
+        if self.consequences:
+            more = "1 more error follows" if self.consequences == 1 else f"{self.consequences} more errors follow"
+            lines.append(f"  note: {more} from this one; fix it first")
         return "\n".join(lines)
 
     def sort_key(self) -> tuple[str, int, int, str]:
@@ -102,6 +124,7 @@ class Diagnostic:
             "path": format_key_path(self.mark.path) if self.mark.path else None,
             "message": self.message,
             "notes": [note.to_json() for note in self.notes],
+            "consequences": self.consequences,
         }
 
 
@@ -124,23 +147,112 @@ class SpecErrors(Exception):
         return "\n".join(d.format() for d in self.diagnostics)
 
 
+@dataclass(frozen=True)
+class Entity:
+    """Something a spec declares that other checks rely on: the op vocabulary, an op, a
+    family's strategy routes. An error that makes an entity meaningless *breaks* it; a
+    check that relies on it reports its errors *after* it (see DiagnosticSink)."""
+
+    kind: str
+    name: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.name!r}" if self.name else self.kind
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    diagnostic: Diagnostic
+    after: tuple[Entity, ...]
+    breaks: tuple[Entity, ...]
+
+
 @dataclass
 class DiagnosticSink:
-    """Collects errors so a stage can report all of them, not just the first."""
+    """Collects errors so a stage can report all of them, not just the first, and only the
+    ones that lead to a cause.
 
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    An error that makes later checks meaningless (a missing vocabulary, an op family whose
+    strategies are unknown) names the entities it ``breaks``; a check that relies on an
+    entity names it in ``after``. When the entity is broken the check's error is not shown
+    but counted against the error that broke it ("n more errors follow from this one"),
+    whichever order the checks ran in. Checks that cannot run at all on a broken entity
+    ask :meth:`is_broken` first.
+    """
 
-    def error(self, mark: Mark, message: str, notes: Sequence[Diagnostic] = ()) -> None:
-        self.diagnostics.append(Diagnostic(mark, message, tuple(notes)))
+    _recorded: list[_Recorded] = field(default_factory=list)
+    _broken: dict[Entity, int] = field(default_factory=dict)  # entity -> first error breaking it
+
+    def error(
+        self,
+        mark: Mark,
+        message: str,
+        notes: Sequence[Diagnostic] = (),
+        *,
+        after: Iterable[Entity] = (),
+        breaks: Iterable[Entity] = (),
+    ) -> None:
+        self._record(Diagnostic(mark, message, tuple(notes)), tuple(after), tuple(breaks))
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self.diagnostics.extend(diagnostics)
+        for diagnostic in diagnostics:
+            self._record(diagnostic, (), ())
+
+    def _record(self, diagnostic: Diagnostic, after: tuple[Entity, ...], breaks: tuple[Entity, ...]) -> None:
+        index = len(self._recorded)
+        self._recorded.append(_Recorded(diagnostic, after, breaks))
+        for entity in breaks:
+            self._broken.setdefault(entity, index)
+
+    def is_broken(self, entity: Entity) -> bool:
+        return entity in self._broken
+
+    @property
+    def count(self) -> int:
+        """Errors recorded so far, shown or not: a stage's "did this step fail?"."""
+        return len(self._recorded)
+
+    def _roots(self) -> list[int]:
+        """For each recorded error, the index of the error it follows from (itself if none)."""
+        roots: list[int | None] = [None] * len(self._recorded)
+
+        def root(index: int, visiting: frozenset[int]) -> int:
+            known = roots[index]
+            if known is not None:
+                return known
+            found = index
+            for entity in self._recorded[index].after:
+                cause = self._broken.get(entity)
+                if cause is not None and cause != index and cause not in visiting:
+                    found = root(cause, visiting | {index})
+                    break
+            roots[index] = found
+            return found
+
+        return [root(i, frozenset()) for i in range(len(self._recorded))]
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """The errors to show: every one that follows from no other, with its count of followers."""
+        roots = self._roots()
+        followers = [0] * len(roots)
+        for index, cause in enumerate(roots):
+            if cause != index:
+                followers[cause] += 1
+        shown = []
+        for index, recorded in enumerate(self._recorded):
+            if roots[index] == index:
+                diagnostic = recorded.diagnostic
+                if followers[index]:
+                    diagnostic = dataclasses.replace(diagnostic, consequences=diagnostic.consequences + followers[index])
+                shown.append(diagnostic)
+        return shown
 
     def __bool__(self) -> bool:
-        return bool(self.diagnostics)
+        return bool(self._recorded)
 
     def raise_if_any(self) -> None:
-        if self.diagnostics:
+        if self._recorded:
             raise SpecErrors(self.diagnostics)
 
 

@@ -16,13 +16,13 @@ from ttlgen.errors import SpecErrors, UsageError
 from ttlgen.model.project import Project, build_project
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
-from ttlgen.spec.load import display_path, load_specs, spec_files
+from ttlgen.spec.load import load_specs, source_name, spec_files
 from ttlgen.validate.documents import validate_documents
 
 
-def validate_specs(specs_dir: Path) -> list[SpecDocument]:
+def validate_specs(specs_dir: Path, by_source: bool = False) -> list[SpecDocument]:
     """Load and schema-check every spec; raises SpecErrors with every error found."""
-    documents = load_specs(specs_dir)
+    documents = load_specs(specs_dir, by_source)
     diagnostics = validate_documents(documents)
     if diagnostics:
         raise SpecErrors(diagnostics)
@@ -66,7 +66,7 @@ def manifest(specs_dir: Path, templates_dir: Path, outputs: dict[str, bytes]) ->
         f"generator ttlgen {__version__}",
     ]
     for path in spec_files(specs_dir):
-        lines.append(f"input {_sha256(path.read_bytes())} {display_path(specs_dir, path)}")
+        lines.append(f"input {_sha256(path.read_bytes())} {source_name(specs_dir, path)}")
     for path in _template_files(templates_dir):
         lines.append(f"template {_sha256(path.read_bytes())} templates/{path.relative_to(templates_dir).as_posix()}")
     for name in sorted(outputs):

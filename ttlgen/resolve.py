@@ -107,7 +107,7 @@ def read_description(path: Path) -> SpecDocument:
         raise KernelFormatError([Diagnostic(Mark(file), f"cannot read the kernel description: {exc.strerror}")]) from None
     if data is None or data == {}:
         raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
-    document = SpecDocument(file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
+    document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
     problems = validate_document(document)
     if problems:
         raise KernelFormatError(problems)
@@ -195,14 +195,14 @@ def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEn
         return catalog.select_target(chosen, desc.device_arch)
     except TargetError as exc:
         key = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
-        where = desc.document.mark((key,)) if key is not None else Mark(desc.document.file)
+        where = desc.document.mark((key,)) if key is not None else Mark(desc.document.display)
         hint = did_you_mean(chosen, catalog.target_names()) if chosen is not None and target is not None else ""
         origin = " (--target)" if target is not None else ""
         return Diagnostic(where, f"{exc.message}{hint}{origin}")
 
 
 def _resolve_description(catalog: Catalog, desc: Description, target: str | None) -> _Outcome:
-    where = desc.document.file
+    where = desc.document.display
     env = _select(catalog, desc, target)
     if isinstance(env, Diagnostic):
         return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
@@ -223,7 +223,7 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
 
 
 def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
-    locate = _Locator(desc.document.file, desc.document.positions, desc.kernel)
+    locate = _Locator(desc.document.display, desc.document.positions, desc.kernel)
     return error_envelope(locate.record(e) for e in failure.errors)
 
 

@@ -41,6 +41,7 @@ from ttlgen.errors import (
     SpecErrors,
     UsageError,
     diagnostics_of,
+    did_you_mean,
     error_envelope,
 )
 from ttlgen.model import kernels as kernels_model
@@ -340,11 +341,11 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     project = models.project
     planned = {lowered.kernel.name: lowered for lowered in models.plan.kernels}
     if name not in planned:
-        raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(sorted(planned)) or 'none'}")
+        raise UsageError(f"unknown kernel {name!r}; kernels: {', '.join(sorted(planned)) or 'none'}{did_you_mean(name, planned)}")
     lowered: LoweredKernel = planned[name]
     if not overrides:
         return lowered
-    doc = next(d for d in models.documents if d.file == lowered.kernel.source)
+    doc = next(d for d in models.documents if d.source == lowered.kernel.source)
     sink = DiagnosticSink()
     kernel = kernels_model.build_kernel(doc, name, project.ops, project.spelling, sink, overrides)
     sink.raise_if_any()

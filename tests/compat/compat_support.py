@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import SPECS, CliResult, run_cli
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "ttlgen tests",
@@ -51,6 +52,13 @@ def apply(repo: Path, edits: list[Edit]) -> None:
         path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def run_in(repo: Path, *args: str | Path) -> CliResult:
+    """A command run from the repository's root, as a developer runs it (messages name
+    spec files from there)."""
+    with contextlib.chdir(repo):
+        return run_cli(*args)
+
+
 def compat_json(repo: Path, ref: str = "main") -> tuple[int, dict[str, object]]:
-    result = run_cli("compat", "--against", ref, "--specs", repo / "specs", "--json")
+    result = run_in(repo, "compat", "--against", ref, "--specs", "specs", "--json")
     return result.exit_code, json.loads(result.stdout)

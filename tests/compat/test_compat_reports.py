@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from compat_support import apply, compat_json, git, make_repo
+from compat_support import apply, compat_json, git, make_repo, run_in
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY, RELATIONS
 
 from tests.conftest import run_cli
@@ -103,7 +103,7 @@ def test_a_kernel_whose_own_policy_changed_names_its_spec_as_the_cause(repo: Pat
 
 def test_the_text_report_says_which_version_to_set(repo: Path) -> None:
     apply(repo, [PRIORITY])
-    result = run_cli("compat", "--against", "main", "--specs", repo / "specs")
+    result = run_in(repo, "compat", "--against", "main", "--specs", "specs")
     assert result.exit_code == 1
     version = _line(repo, LAYOUT, "abi_version:")
     assert (
@@ -116,7 +116,7 @@ def test_the_text_report_says_which_version_to_set(repo: Path) -> None:
 
 def test_an_addition_without_a_minor_bump_passes_with_a_note(repo: Path) -> None:
     apply(repo, [(LAYOUT, "  - name: behind_port\n", "  - {name: max_cores, value: 128}\n  - name: behind_port\n")])
-    result = run_cli("compat", "--against", "main", "--specs", repo / "specs")
+    result = run_in(repo, "compat", "--against", "main", "--specs", "specs")
     assert result.exit_code == 0
     assert "note: layout 'komorebi' has additions: the policy asks for abi_version 1.1" in result.stdout
 
@@ -150,7 +150,7 @@ def test_a_spec_directory_below_the_repository_root_is_found_at_the_ref(tmp_path
 
 
 def test_an_unknown_ref_is_bad_input(repo: Path) -> None:
-    result = run_cli("compat", "--against", "no-such-branch", "--specs", repo / "specs")
+    result = run_in(repo, "compat", "--against", "no-such-branch", "--specs", "specs")
     assert result.exit_code == 2
     assert result.stderr == f"ttlgen: unknown git ref 'no-such-branch' in {repo}: no commit has that name\n"
 
@@ -167,7 +167,7 @@ def test_specs_that_do_not_load_at_the_ref_are_bad_input(repo: Path) -> None:
     apply(repo, [(LAYOUT, "{name: limit, value: 2,", "{name: limit, value: 2, colour: red,")])
     git(repo, "commit", "-q", "-am", "a broken layout")
     apply(repo, [(LAYOUT, "{name: limit, value: 2, colour: red,", "{name: limit, value: 2,")])
-    result = run_cli("compat", "--against", "HEAD", "--specs", repo / "specs")
+    result = run_in(repo, "compat", "--against", "HEAD", "--specs", "specs")
     assert result.exit_code == 2
     head = git(repo, "rev-parse", "HEAD").strip()[:12]
     line = _line(repo, LAYOUT, "{name: limit, value: 2,")
@@ -179,7 +179,7 @@ def test_specs_that_do_not_load_at_the_ref_are_bad_input(repo: Path) -> None:
 
 def test_specs_that_do_not_load_in_the_work_tree_are_bad_input(repo: Path) -> None:
     apply(repo, [(LAYOUT, "{name: limit, value: 2,", "{name: limit, value: 2, colour: red,")])
-    result = run_cli("compat", "--against", "main", "--specs", repo / "specs", "--json")
+    result = run_in(repo, "compat", "--against", "main", "--specs", "specs", "--json")
     assert result.exit_code == 2
     assert '"status": "error"' in result.stdout and "unknown key 'colour'" in result.stdout
 
@@ -190,6 +190,6 @@ def test_a_ref_without_the_spec_directory_is_bad_input(repo: Path) -> None:
     (repo / "README").write_text("nothing here\n", encoding="utf-8")
     git(repo, "add", "README")
     git(repo, "commit", "-q", "-m", "no specs")
-    result = run_cli("compat", "--against", "empty", "--specs", repo / "specs")
+    result = run_in(repo, "compat", "--against", "empty", "--specs", "specs")
     assert result.exit_code == 2
     assert "has no files under specs/: there are no specs to compare with" in result.stderr

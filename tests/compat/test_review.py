@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from compat_support import apply, make_repo
+from compat_support import apply, make_repo, run_in
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY
 
-from tests.conftest import TEMPLATES, run_cli
+from tests.conftest import TEMPLATES
 
 SAMPLE = [
     (LAYOUT, "{name: stop, value: 1, doc: the stop flag was set}", "{name: stop, value: 2, doc: the stop flag was set}"),
@@ -41,7 +41,7 @@ def repo(base_repo: Path, tmp_path: Path) -> Path:
 
 
 def _review(repo: Path, ref: str = "main") -> tuple[int, str]:
-    result = run_cli("review", "--against", ref, "--specs", repo / "specs", "--templates", TEMPLATES)
+    result = run_in(repo, "review", "--against", ref, "--specs", "specs", "--templates", TEMPLATES)
     # The commit's name changes with any byte of the specs; the review's content does not.
     return result.exit_code, re.sub(r"\(`[0-9a-f]{12}`\)", "(`<commit>`)", result.stdout)
 

@@ -150,17 +150,7 @@ def test_hostile_mapping_keys_are_located_errors_or_kept_out_of_code() -> None:
 # ------------------------------------------------------------------------------ piece by piece
 
 
-# jsonschema searches a pattern with Python's re, whose $ also matches before a final
-# newline (ECMA-262's, which editors use, does not): a name ending in a newline passes
-# validation and is printed into code. Validation is ttlgen/validate's (issue 13, hardening).
-NEWLINE_AFTER_A_NAME = pytest.mark.xfail(
-    strict=True, reason="schema patterns accept a trailing newline (ttlgen/validate must anchor $ at the very end)"
-)
-
-
-@pytest.mark.parametrize(
-    "piece", [pytest.param(p, marks=NEWLINE_AFTER_A_NAME) if p == "trailing_newline" else p for p in hostile.PIECES]
-)
+@pytest.mark.parametrize("piece", hostile.PIECES)
 def test_a_field_that_rejects_the_whole_text_takes_each_piece_safely_or_rejects_it(
     full: hostile.HostileBuild, piece: str, tmp_path: Path
 ) -> None:

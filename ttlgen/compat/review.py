@@ -82,8 +82,8 @@ def _entries(data: object) -> dict[KeyPath, object]:
 
 def changed_entries(old: Side, new: Side) -> list[tuple[SpecEntry, str]]:
     """Each changed spec entry and how (added, removed, changed); a new or removed file whole."""
-    old_files = {d.file: d.data for d in old.documents}
-    new_files = {d.file: d.data for d in new.documents}
+    old_files = {d.source: d.data for d in old.documents}
+    new_files = {d.source: d.data for d in new.documents}
     out: list[tuple[SpecEntry, str]] = []
     for file in sorted(old_files.keys() | new_files.keys()):
         if file not in old_files:

@@ -38,9 +38,9 @@ class Side:
     project: Project
 
     @classmethod
-    def load(cls, specs_dir: Path, label: str) -> Side:
+    def load(cls, specs_dir: Path, label: str, by_source: bool = False) -> Side:
         try:
-            documents = validate_specs(specs_dir)
+            documents = validate_specs(specs_dir, by_source)
             project = build_project(documents)
         except SpecErrors as exc:
             raise SideSpecErrors(label, exc) from None
@@ -55,7 +55,7 @@ class Side:
 
     @functools.cached_property
     def by_file(self) -> dict[str, SpecDocument]:
-        return {d.file: d for d in self.documents}
+        return {d.display: d for d in self.documents}
 
     def locate(self, mark: Mark, key: str | None = None) -> Location:
         """Where ``mark`` is, or the ``key`` of the spec node it belongs to when the node has it."""

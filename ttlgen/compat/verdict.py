@@ -178,7 +178,7 @@ def _capability_inputs_differ(old: Side, new: Side) -> bool:
     abi = ("ttlgen.layout", "ttlgen.program")
 
     def inputs(side: Side) -> dict[str, object]:
-        return {d.file: d.data for d in side.documents if d.kind not in abi}
+        return {d.source: d.data for d in side.documents if d.kind not in abi}
 
     return inputs(old) != inputs(new)
 
@@ -188,7 +188,7 @@ def sides(ref: str, specs_dir: Path) -> Iterator[tuple[Side, Side, Revision]]:
     """The specs at ``ref`` and in the working tree at ``specs_dir``, loaded and modelled."""
     new = Side.load(specs_dir, "in the working tree")
     with specs_at(ref, specs_dir) as (old_dir, revision):
-        yield Side.load(old_dir, f"at {ref} ({revision.short})"), new, revision
+        yield Side.load(old_dir, f"at {ref} ({revision.short})", by_source=True), new, revision
 
 
 def compare_against(ref: str, specs_dir: Path) -> Report:

@@ -1,22 +1,223 @@
-"""Writes each spec kind's JSON Schema to schemas/, for editors to validate as the CLI does."""
+"""Writes each spec kind's JSON Schema to schemas/, specialised with the project's own names.
+
+The schemas shipped in ``ttlgen/schemas`` are generic: an op name is any identifier, and
+the CLI checks names against the model itself (with a located message and the closest
+valid names). An editor only has the schema, so the copies written here carry the names
+this spec tree declares as enums, and an editor flags ``op: tile_slu`` as it is typed.
+
+A shipped schema marks where a name of the project belongs with two keywords that
+validators ignore:
+
+- ``"x-names": KIND`` on a string (or ``propertyNames``) schema: the value is a name of
+  that kind; it is checked against ``$defs/names.KIND``, an ``enum`` of the names of that
+  kind this tree declares (:func:`project_names`).
+- ``"x-selects": KIND`` beside a ``$ref``: the referenced definition is written with
+  ``"x-names": "selected"`` where its names go; the reference is replaced by a copy of it
+  whose selected names are of KIND (``primitive: {$ref: selection, x-selects: primitive}``).
+
+Names that belong to one kernel (its dataflow buffers, kind ``dfb``) are known for the
+kernels of the tree: each gets its own copy of the
+definitions that reach such a name, and ``kernels.<name>`` refers to it. A kernel the
+tree does not have yet is checked with the generic definitions.
+"""
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.model import spelling, targets
+from ttlgen.model.kernels import Kernel
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
-from ttlgen.spec.kinds import spec_kinds
+from ttlgen.spec.kinds import SpecKind, spec_kinds
+
+SELECTED = "selected"
+KERNEL_KIND = "ttlgen.kernel"
+KERNEL_DEF = "kernel"  # the definition each kernel of a ttlgen.kernel spec is checked with
+KERNEL_SCOPED = ("dfb",)
+
+
+def project_names(project: Project) -> dict[str, list[str]]:
+    """Every kind of name an ``x-names`` may ask for, with the names this tree declares."""
+    vocabulary = project.ops.vocabulary
+    strategies = [s.name for s in vocabulary.strategies]
+    rejected = {t.architecture for t in project.targets.targets if t.rejected is not None}
+    return {
+        "op": [op.name for op in project.ops.ops],
+        "element_type": [e.name for e in vocabulary.element_types],
+        "primitive": list(vocabulary.primitives),
+        "strategy": strategies,
+        "strategy_or_fixed": [*strategies, spelling.FIXED],
+        "full_fp32_kind": [k.name for k in vocabulary.full_fp32_kinds],
+        "target": [t.name for t in project.targets.targets if t.rejected is None],
+        "architecture": [a for a, _ in project.targets.architectures if a not in rejected] + [targets.NO_ARCHITECTURE],
+        "runtime_api": [api.name for api in project.targets.runtime_apis] + [targets.NO_RUNTIME_API],
+        "relation_table": list(project.targets.relation_tables),
+        "math_fidelity": [name for name, _ in project.targets.runtime_enums.math_fidelity],
+        "layout": [layout.name for layout in project.layouts.layouts],
+    }
+
+
+def _ref_name(node: Mapping[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    return ref.removeprefix("#/$defs/") if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+
+
+def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence[str]], selected: str | None) -> Any:
+    if isinstance(node, list):
+        return [_specialise(item, defs, names, selected) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _specialise(value, defs, names, selected) for key, value in node.items()}
+    selects, target = node.get("x-selects"), _ref_name(node)
+    if isinstance(selects, str) and target is not None:
+        inlined = _specialise(copy.deepcopy(defs[target]), defs, names, selects)
+        out = {**inlined, **{k: v for k, v in out.items() if k not in ("$ref", "x-selects")}}
+    kind = out.get("x-names")
+    if kind == SELECTED and selected is not None:
+        kind = out["x-names"] = selected
+    if isinstance(kind, str) and kind in names:
+        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/{_names_def(kind, names)}"}]
+    return out
+
+
+def _names_def(kind: str, names: Mapping[str, Sequence[str]]) -> str:
+    scope = names.get(_SCOPE)
+    return f"names.{kind}" if not scope or kind not in KERNEL_SCOPED else f"names.{kind}@{scope[0]}"
+
+
+_SCOPE = "@scope"  # in a names table: the kernel whose names it holds
+
+
+def _mentions(node: Any, kinds: Sequence[str]) -> tuple[bool, set[str]]:
+    """(whether node names one of ``kinds`` itself, the definitions it refers to)."""
+    found, refs = False, set()
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        if isinstance(here, dict):
+            found = found or here.get("x-names") in kinds
+            if (ref := _ref_name(here)) is not None:
+                refs.add(ref)
+            stack.extend(here.values())
+        elif isinstance(here, list):
+            stack.extend(here)
+    return found, refs
+
+
+def _scoped_definitions(defs: Mapping[str, Any], kinds: Sequence[str]) -> set[str]:
+    """Definitions that reach a name of ``kinds``, directly or through other definitions."""
+    direct = {name: _mentions(body, kinds) for name, body in defs.items()}
+    scoped = {name for name, (found, _) in direct.items() if found}
+    while True:
+        more = {name for name, (_, refs) in direct.items() if refs & scoped} - scoped
+        if not more:
+            return scoped
+        scoped |= more
+
+
+def _rename_refs(node: Any, renamed: Mapping[str, str]) -> Any:
+    if isinstance(node, list):
+        return [_rename_refs(item, renamed) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _rename_refs(value, renamed) for key, value in node.items()}
+    target = _ref_name(node)
+    if target is not None and target in renamed:
+        out["$ref"] = f"#/$defs/{renamed[target]}"
+    return out
+
+
+def _per_kernel(schema: dict[str, Any], kernels: Sequence[Kernel], names: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    defs: dict[str, Any] = schema["$defs"]
+    scoped = _scoped_definitions(defs, KERNEL_SCOPED)
+    if KERNEL_DEF not in scoped:
+        return schema
+    instances: dict[str, Any] = {}
+    for kernel in kernels:
+        own = {"dfb": [d.name for d in kernel.dfbs]}
+        scope = {**own, _SCOPE: [kernel.name]}
+        renamed = {name: f"{name}@{kernel.name}" for name in sorted(scoped)}
+        for name in sorted(scoped):
+            defs[renamed[name]] = _specialise(_rename_refs(defs[name], renamed), defs, scope, None)
+        for kind, values in own.items():
+            defs[_names_def(kind, scope)] = {"enum": values}
+        instances[kernel.name] = {"$ref": f"#/$defs/{renamed[KERNEL_DEF]}"}
+    schema["properties"]["kernels"]["properties"] = instances
+    return schema
+
+
+def editor_schema(kind: SpecKind, project: Project) -> dict[str, Any]:
+    """The kind's schema with this tree's names as enums."""
+    generic = kind.schema()
+    names = project_names(project)
+    schema: dict[str, Any] = _specialise(copy.deepcopy(generic), generic.get("$defs", {}), names, None)
+    used = sorted({ref.removeprefix("names.") for ref in _defs_referred(schema) if ref.startswith("names.")})
+    if used:
+        schema["$defs"] = {**schema.get("$defs", {}), **{f"names.{k}": {"enum": list(names[k])} for k in used}}
+    if kind.name == KERNEL_KIND:
+        schema = _per_kernel(schema, project.kernels.kernels, names)
+    return schema
+
+
+def _defs_referred(node: Any) -> set[str]:
+    return _mentions(node, ())[1]
+
+
+_LINE = 100  # a value whose JSON fits in this many characters is written on one line
+
+
+def _dumps(value: Any, indent: str = "") -> str:
+    """JSON as the shipped schemas are written: short values on one line, long ones opened up."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if len(indent) + len(flat) <= _LINE or not isinstance(value, dict | list) or not value:
+        return flat
+    inner = indent + "  "
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dumps(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    return "[\n" + ",\n".join(f"{inner}{_dumps(v, inner)}" for v in value) + "\n" + indent + "]"
+
+
+def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
+    """The specs that declare the names of ``kinds``."""
+    by_kind = {
+        "ops": (project.ops.sources, {"op", "element_type", "primitive", "strategy", "strategy_or_fixed", "full_fp32_kind"}),
+        "targets": (project.targets.sources, {"target", "architecture", "runtime_api", "relation_table", "math_fidelity"}),
+        "layouts": (tuple(layout.file for layout in project.layouts.layouts), {"layout"}),
+        "kernels": (tuple(kernel.source for kernel in project.kernels.kernels), set(KERNEL_SCOPED)),
+    }
+    return tuple(sorted({source for sources, covered in by_kind.values() if covered & kinds for source in sources}))
+
+
+def _kinds_named(schema: Any) -> set[str]:
+    found = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("x-names"), str):
+                found.add(node["x-names"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
 
 
 def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
-    del project, ctx  # the schemas are the generator's own, not derived from specs
-    return [
-        GeneratedFile(
-            path=f"schemas/{kind.schema_file}",
-            body=json.dumps(kind.schema(), indent=2, ensure_ascii=False),
-            sources=(f"ttlgen/schemas/{kind.schema_file}",),
+    del plan, ctx
+    files = []
+    for kind in spec_kinds():
+        schema = editor_schema(kind, project)
+        files.append(
+            GeneratedFile(
+                path=f"schemas/{kind.schema_file}",
+                body=_dumps(schema),
+                sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, _kinds_named(schema))),
+            )
         )
-        for kind in spec_kinds()
-    ]
+    return files

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model.ops import VOCABULARY
 from ttlgen.resolver.semantics import DestWidth, Route, UnpackMode
 from ttlgen.spec.document import SpecDocument
 
@@ -68,14 +69,15 @@ Golden = DestWidthGolden | DfbUnpackGolden | FullFp32Golden | DfbCapacityGolden
 
 def _origin(doc: SpecDocument, path: tuple[str | int, ...], raw: dict[str, Any]) -> GoldenOrigin:
     label = f"{KEY}.{path[1]}" + (f"[{path[2]}]" if len(path) > 2 else "")
-    return GoldenOrigin(doc.file, label, " ".join(str(raw["why"]).split()), doc.mark(path))
+    return GoldenOrigin(doc.source, label, " ".join(str(raw["why"]).split()), doc.mark(path))
 
 
 def _named(
     doc: SpecDocument, path: tuple[str | int, ...], value: str, known: tuple[str, ...], what: str, sink: DiagnosticSink
 ) -> None:
     if value not in known:
-        sink.error(doc.mark(path), f"unknown {what} {value!r}{did_you_mean(value, known)}; declared: {', '.join(known)}")
+        # Names come from the vocabulary: when it is broken, these follow from it.
+        sink.error(doc.mark(path), f"unknown {what} {value!r}{did_you_mean(value, known)}; declared: {', '.join(known)}", after=[VOCABULARY])
 
 
 def build(

@@ -40,10 +40,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
-from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
+from ttlgen.model.targets import Target, TargetsModel, facts_of
 from ttlgen.spec.document import SpecDocument
 
 KIND = "ttlgen.kernel"
@@ -51,6 +52,11 @@ KIND = "ttlgen.kernel"
 # A DFB or loop variable becomes a C++ identifier of the generated kernels: it must not be
 # a C++ keyword, a name the spelling spec introduces, or one the generator declares itself.
 RESERVED_NAMES = CPP_KEYWORDS | kernel_names.GENERATED
+
+# Tiles, pages and iterations are uint32_t in the generated kernels (the kernel API's type):
+# a count, or a product of counts the kernels compute (a block's or a tensor's tiles), must
+# fit in one.
+COUNT_LIMIT = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,7 @@ class Dfb:
     pages: int
     tensor: Tensor | None
     mark: Mark
+    index_mark: Mark
 
     @property
     def block_tiles(self) -> int:
@@ -157,12 +164,17 @@ class Kernel:
     tolerance: Tolerance
     source: str
     mark: Mark
+    target_mark: Mark
 
     def dfb(self, name: str) -> Dfb:
         return next(d for d in self.dfbs if d.name == name)
 
     def param(self, name: str) -> int | None:
         return next((v for k, v in self.params if k == name), None)
+
+
+_VERBS = {"wait": "waits for", "pop": "pops", "reserve": "reserves", "push": "pushes"}
+_SYNC_ACTIONS = ("reserve", "push", "wait", "pop")
 
 
 @dataclass(frozen=True)
@@ -210,23 +222,38 @@ class _Builder:
         raw_params = raw.get("params", {})
         assert isinstance(raw_params, dict)
         self.params = {k: int(overrides.get(k, v)) for k, v in raw_params.items()}
+        for key, value in self.params.items():
+            self.fits(value, f"parameter {key!r}", ("params", key))
         for key in overrides:
             if key not in self.params:
                 sink.error(doc.key_mark(self.base), f"kernel {name!r} has no parameter {key!r}")
         self.dfbs: dict[str, Dfb] = {}
+        self.synchronisation = Entity("synchronisation of kernel", f"{doc.display}:{name}")
         self.op_counter = 0
         self.reserved = RESERVED_NAMES | spelling.identifiers
 
     def mark(self, *path: str | int) -> Mark:
         return self.doc.mark((*self.base, *path))
 
+    def fits(self, value: int, what: str, path: tuple[str | int, ...]) -> bool:
+        if value <= COUNT_LIMIT:
+            return True
+        self.sink.error(self.mark(*path), f"{what} is {value}, more than {COUNT_LIMIT}: the generated kernels count in uint32_t")
+        return False
+
+    def tiles(self, shape: tuple[int, int], what: str, path: tuple[str | int, ...]) -> None:
+        """A product of two counts: checked when each fits (else its own error says so)."""
+        if shape[0] <= COUNT_LIMIT and shape[1] <= COUNT_LIMIT:
+            self.fits(shape[0] * shape[1], f"the number of tiles of {what} ({shape[0]}x{shape[1]})", path)
+
     def count(self, raw: object, path: tuple[str | int, ...]) -> int:
         if isinstance(raw, int):
+            self.fits(raw, "this count", path)
             return raw
         assert isinstance(raw, str)
         if raw not in self.params:
             known = ", ".join(sorted(self.params)) or "none"
-            self.sink.error(self.mark(*path), f"unknown parameter {raw!r}; parameters: {known}")
+            self.sink.error(self.mark(*path), f"unknown parameter {raw!r}; parameters: {known}{did_you_mean(raw, self.params)}")
             return 1
         return self.params[raw]
 
@@ -249,17 +276,19 @@ class _Builder:
                     f"the generated C++ would declare {clash!r} for {dname!r}, which the kernel API already names; rename the dataflow buffer",
                 )
             if body["dtype"] not in self.element_names:
-                self.sink.error(self.mark(*path, "dtype"), f"unknown element type {body['dtype']!r}; declared: {', '.join(self.element_names)}")
+                self.sink.error(self.mark(*path, "dtype"), unknown_name("element type", body["dtype"], self.element_names), after=[VOCABULARY])
             if body["index"] in indices:
                 self.sink.error(self.mark(*path, "index"), f"dataflow buffer index {body['index']} is already used by {indices[body['index']]!r}")
             indices[body["index"]] = dname
             block = self.shape(body["block"], (*path, "block"))
+            self.tiles(block, "the block", (*path, "block"))
             tensor = None
             if "input" in body and "output" in body:
                 self.sink.error(self.mark(*path), "a dataflow buffer is fed from an input tensor or drained to an output tensor, not both")
             for role in ("input", "output"):
                 if role in body:
                     shape = self.shape(body[role]["shape"], (*path, role, "shape"))
+                    self.tiles(shape, "the tensor", (*path, role, "shape"))
                     if shape[0] % block[0] or shape[1] % block[1]:
                         self.sink.error(
                             self.mark(*path, role, "shape"),
@@ -267,15 +296,24 @@ class _Builder:
                         )
                     tensor = Tensor(role, shape, body[role].get("distribution", "normal"))
             pages = body.get("pages", 2 * block[0] * block[1])
+            if "pages" in body:
+                self.fits(pages, "the number of pages", (*path, "pages"))
+            elif block[0] * block[1] <= COUNT_LIMIT:
+                self.fits(pages, "the default number of pages (two blocks)", (*path, "block"))
             if pages < block[0] * block[1]:
                 self.sink.error(self.mark(*path, "pages"), f"{pages} pages cannot hold one block of {block[0] * block[1]} tiles")
-            self.dfbs[dname] = Dfb(dname, body["index"], body["dtype"], block, pages, tensor, self.doc.key_mark((*self.base, *path)))
+            self.dfbs[dname] = Dfb(
+                dname, body["index"], body["dtype"], block, pages, tensor,
+                self.doc.key_mark((*self.base, *path)), self.mark(*path, "index"),
+            )
 
-    def dfb_ref(self, name: str, path: tuple[str | int, ...]) -> bool:
+    def dfb_ref(self, name: str, path: tuple[str | int, ...], breaks: Sequence[Entity] = ()) -> bool:
         if name in self.dfbs:
             return True
-        known = ", ".join(sorted(self.dfbs))
-        self.sink.error(self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}")
+        known = ", ".join(sorted(self.dfbs)) or "none"
+        self.sink.error(
+            self.mark(*path), f"unknown dataflow buffer {name!r}; declared: {known}{did_you_mean(name, self.dfbs)}", breaks=breaks
+        )
         return False
 
     def value(self, raw: object, path: tuple[str | int, ...]) -> Value:
@@ -296,27 +334,34 @@ class _Builder:
             mark=self.mark(*path, "op"),
         )
         if op is None:
-            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it")
+            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}")
             return expr
         self.check_op(expr, op, path)
         return expr
 
     def check_op(self, expr: OpExpr, op: OpSemantics, path: tuple[str | int, ...]) -> None:
+        # Operand counts, attributes and spellings come from the op's family: if the family
+        # is wrong, these checks follow from its error.
+        after = [op_entity(op.name)]
         data = [i for i in range(len(op.operands)) if any(s.routes[i] is not Route.NONE for s in op.strategies)]
         required = [i for i in data if not op.operands[i].optional]
         if not len(required) <= len(expr.args) <= len(data):
             want = f"{len(required)}" if len(required) == len(data) else f"{len(required)} to {len(data)}"
-            self.sink.error(self.mark(*path, "args"), f"op {op.name!r} takes {want} tile operands, got {len(expr.args)}")
+            self.sink.error(self.mark(*path, "args"), f"op {op.name!r} takes {want} tile operands, got {len(expr.args)}", after=after)
         for attr in op.attributes:
             if expr.attr(attr) is None:
-                self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}")
+                self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}", after=after)
         for key, _ in expr.attrs:
             if key not in op.attributes:
-                self.sink.error(self.mark(*path, "attrs", key), f"op {op.name!r} has no attribute {key!r}")
+                self.sink.error(
+                    self.mark(*path, "attrs", key),
+                    f"op {op.name!r} has no attribute {key!r}; attributes: {', '.join(op.attributes) or 'none'}{did_you_mean(key, op.attributes)}",
+                    after=after,
+                )
         if self.spelling.levels:
             strategies = [s.name for s in op.strategies]
             if not any(self.spelling.has_spelling(op.name, s) for s in strategies):
-                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}")
+                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}", after=after)
 
     def statements(self, raw: object, path: tuple[str | int, ...], loop_vars: tuple[str, ...]) -> tuple[Statement, ...]:
         assert isinstance(raw, list)
@@ -329,7 +374,10 @@ class _Builder:
                 names = (body,) if isinstance(body, str) else tuple(body)
                 for j, n in enumerate(names):
                     where = (*spath, key) if isinstance(body, str) else (*spath, key, j)
-                    if not self.dfb_ref(n, where):
+                    if n in names[:j]:
+                        self.sink.error(self.mark(*where), f"{n!r} is listed twice; {key} each dataflow buffer once")
+                        continue
+                    if not self.dfb_ref(n, where, breaks=[self.synchronisation]):
                         continue
                     tensor = self.dfbs[n].tensor
                     if tensor is not None and tensor.role == "input" and key in ("reserve", "push"):
@@ -362,10 +410,35 @@ class _Builder:
                 out.append(If(var, body["is"], then, orelse, mark))
         return tuple(out)
 
+    def check_tensor_protocol(self, body: Sequence[Statement]) -> None:
+        """The reader fills each input DFB and the writer drains each output DFB until the
+        tensor is done, and compute alone produces and consumes any other: a body that
+        leaves out a side stalls the kernel."""
+        used: dict[str, set[str]] = {}
+        for stmt in walk_statements(body):
+            if isinstance(stmt, Sync):
+                for name in stmt.dfbs:
+                    used.setdefault(name, set()).add(stmt.action)
+        for dfb in self.dfbs.values():
+            role = dfb.tensor.role if dfb.tensor is not None else None
+            needed = {"input": ("wait", "pop"), "output": ("reserve", "push")}.get(role or "", _SYNC_ACTIONS)
+            missing = [action for action in needed if action not in used.get(dfb.name, set())]
+            if missing:
+                fed = {
+                    "input": "fed from an input tensor by the reader",
+                    "output": "drained to an output tensor by the writer",
+                }.get(role or "", "neither fed nor drained by the reader or writer (compute both produces and consumes it)")
+                self.sink.error(
+                    dfb.mark,
+                    f"{dfb.name!r} is {fed}, but the compute body never {' or '.join(_VERBS[m] for m in missing)} it",
+                    after=[self.synchronisation],  # a misspelt buffer in a wait or push explains it
+                )
+
     def build(self) -> Kernel:
         raw = self.raw
         self.build_dfbs()
         body = self.statements(raw["body"], ("body",), ())
+        self.check_tensor_protocol(body)
         tol = raw["tolerance"]
         assert isinstance(tol, dict)
         policy = raw.get("policy", {})
@@ -383,8 +456,9 @@ class _Builder:
             dfbs=tuple(sorted(self.dfbs.values(), key=lambda d: d.index)),
             body=body,
             tolerance=Tolerance(float(tol["pcc"]), float(tol["max_rel"]), str(tol["derivation"])),
-            source=self.doc.file,
+            source=self.doc.source,
             mark=self.doc.key_mark(self.base),
+            target_mark=self.mark("target"),
         )
 
 
@@ -400,13 +474,38 @@ def build_kernel(
     return _Builder(doc, name, doc.data["kernels"][name], ops, spelling, sink, overrides or {}).build()
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel) -> KernelsModel:
+def _check_dfb_indices(kernel: Kernel, target: Target, sink: DiagnosticSink) -> None:
+    """Every buffer is a circular buffer of the target, not only those an op reads (which the
+    resolver checks): TT-Lang's words for the same condition."""
+    for dfb in kernel.dfbs:
+        if dfb.index >= target.dfb_capacity:
+            sink.error(
+                dfb.index_mark,
+                f"uses dataflow buffer index {dfb.index} outside the supported range [0, {target.dfb_capacity - 1}] "
+                f"of target {target.name!r}",
+                after=facts_of(target),
+            )
+
+
+def build(
+    documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel, targets: TargetsModel
+) -> KernelsModel:
     kernels: dict[str, Kernel] = {}
+    by_name = {t.name: t for t in targets.targets}
+    target_names = list(by_name)
     for doc in documents:
         if doc.kind != KIND:
             continue
         for name in doc.data["kernels"]:
             kernel = build_kernel(doc, name, ops, spelling, sink)
+            target = by_name.get(kernel.target)
+            if target is None:
+                sink.error(
+                    kernel.target_mark,
+                    f"unknown target {kernel.target!r}; targets: {', '.join(target_names) or 'none'}{did_you_mean(kernel.target, target_names)}",
+                )
+            elif target.rejected is None:
+                _check_dfb_indices(kernel, target, sink)
             if name in kernels:
                 sink.error(kernel.mark, f"kernel {name!r} is declared twice (first at {kernels[name].mark})")
                 continue

@@ -358,7 +358,7 @@ class Block:
 @dataclass(frozen=True)
 class Layout:
     name: str
-    file: str
+    file: str  # the source name generated headers print (SpecDocument.source)
     doc: str
     c_prefix: str  # as the spec writes it; the identifiers made from it are in names
     version: AbiVersion
@@ -465,7 +465,7 @@ class _Builder:
         self.check_region_contents(blocks, {s.name: s for s in structs}, {t.name: t for t in tables}, {w.name for w in words})
         return Layout(
             name=d["layout"],
-            file=self.doc.file,
+            file=self.doc.source,
             doc=d.get("doc", ""),
             c_prefix=self.c_prefix,
             version=AbiVersion(
@@ -808,7 +808,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> LayoutMode
             continue
         layout = _Builder(doc, sink).build()
         if layout.name in layouts:
-            sink.error(doc.mark(("layout",)), f"duplicate layout name {layout.name!r} (also in {layouts[layout.name].file})")
+            sink.error(doc.mark(("layout",)), f"duplicate layout name {layout.name!r} (also in {layouts[layout.name].mark.file})")
             continue
         layouts[layout.name] = layout
     return LayoutModel(tuple(layouts[n] for n in sorted(layouts)))

@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import ttlang_cpp
 
 # Operand routes and strategy legality conditions are the resolver's fixed vocabulary.
@@ -20,6 +20,21 @@ from ttlgen.spec.document import SpecDocument
 
 VOCABULARY_KIND = "ttlgen.op_vocabulary"
 OPS_KIND = "ttlgen.ops"
+# The spec kinds whose names (element types, primitives, strategies, full-fp32 kinds) come
+# from the vocabulary: without it, each of their names would be reported unknown.
+VOCABULARY_READERS = (
+    OPS_KIND, "ttlgen.op_spelling", "ttlgen.kernel", "ttlgen.relations", "ttlgen.runtime_api",
+    "ttlgen.architecture", "ttlgen.target",
+)
+
+# What later checks rely on (errors.DiagnosticSink): a missing vocabulary makes every check
+# of a name against it meaningless; a family whose strategies or routes are wrong makes
+# every check of its ops' operands and strategies meaningless.
+VOCABULARY = Entity("op vocabulary")
+
+
+def op_entity(name: str) -> Entity:
+    return Entity("op", name)
 
 
 @dataclass(frozen=True)
@@ -136,7 +151,7 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
         if not docs:
             return _EMPTY_VOCABULARY
         for doc in docs[1:]:
-            sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].file})")
+            sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].display})")
     doc = docs[0]
     data = doc.data
     elements = tuple(
@@ -158,23 +173,26 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
     cpp = None
     if ttlang_cpp.SECTION in data:
         cpp = ttlang_cpp.build(doc, [e.name for e in elements], primitives, [k.name for k in kinds], sink)
-    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.file, cpp)
+    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.source, cpp)
+
+
+def unknown_name(what: str, name: str, declared: Sequence[str]) -> str:
+    """``unknown primitive 'X'; declared: A, B (did you mean 'A'?)``."""
+    return f"unknown {what} {name!r}; declared: {', '.join(declared) or 'none'}{did_you_mean(name, declared)}"
 
 
 def _selection(
     raw: object, doc: SpecDocument, path: tuple[str | int, ...], allowed: Sequence[str], what: str, sink: DiagnosticSink
 ) -> Selection:
-    if not allowed:
-        sink = DiagnosticSink()  # no vocabulary: reported once, do not cascade
     if isinstance(raw, str):
         if raw not in allowed:
-            sink.error(doc.mark(path), f"unknown {what} {raw!r}; declared: {', '.join(allowed)}")
+            sink.error(doc.mark(path), unknown_name(what, raw, allowed), after=[VOCABULARY])
         return Selection(None, raw, ())
     assert isinstance(raw, dict)
     values = []
     for key, name in raw["values"].items():
         if name not in allowed:
-            sink.error(doc.mark((*path, "values", key)), f"unknown {what} {name!r}; declared: {', '.join(allowed)}")
+            sink.error(doc.mark((*path, "values", key)), unknown_name(what, name, allowed), after=[VOCABULARY])
         values.append((key, name))
     return Selection(raw["by_attribute"], None, tuple(values))
 
@@ -183,6 +201,10 @@ def _family(
     doc: SpecDocument, family: str, body: dict[str, object], vocab: Vocabulary, sink: DiagnosticSink
 ) -> list[OpSemantics]:
     base = ("families", family)
+    raw_names = body["names"]
+    assert isinstance(raw_names, list)
+    # An error in the family's operands, strategies or routes breaks each of its ops.
+    ops_of_family = [op_entity(name) for name in raw_names]
     primitive = _selection(body["primitive"], doc, (*base, "primitive"), vocab.primitives, "primitive", sink)
     kinds = [k.name for k in vocab.full_fp32_kinds]
     full_fp32 = None
@@ -196,7 +218,7 @@ def _family(
     names: dict[str, int] = {}
     for index, raw in enumerate(raw_operands):
         if raw["name"] in names:
-            sink.error(doc.mark((*base, "operands", index, "name")), f"duplicate operand name {raw['name']!r}")
+            sink.error(doc.mark((*base, "operands", index, "name")), f"duplicate operand name {raw['name']!r}", breaks=ops_of_family)
         names[raw["name"]] = index
         operands.append(Operand(raw["name"], bool(raw.get("optional", False)), bool(raw.get("initialized_by_op", False))))
     strategies: list[Strategy] = []
@@ -205,7 +227,7 @@ def _family(
         routes = []
         for index, raw in enumerate(raw_operands):
             if "route" not in raw:
-                sink.error(doc.mark((*base, "operands", index)), f"operand {raw['name']!r} needs a route: the family has fixed semantics (no strategies)")
+                sink.error(doc.mark((*base, "operands", index)), f"operand {raw['name']!r} needs a route: the family has fixed semantics (no strategies)", breaks=ops_of_family)
             routes.append(Route(raw.get("route", "none")))
         strategies.append(Strategy(None, (), tuple(routes), bool(body.get("accumulates", False))))
     else:
@@ -220,18 +242,24 @@ def _family(
         for sindex, raw in enumerate(raw_strategies):
             spath = (*base, "strategies", sindex)
             name = raw["strategy"]
-            if name not in order and order:
-                sink.error(doc.mark((*spath, "strategy")), f"unknown strategy {name!r}; declared: {', '.join(order)}")
+            if name not in order:
+                sink.error(doc.mark((*spath, "strategy")), unknown_name("strategy", name, list(order)), after=[VOCABULARY], breaks=ops_of_family)
             if name in seen:
-                sink.error(doc.mark((*spath, "strategy")), f"duplicate strategy {name!r}")
+                sink.error(doc.mark((*spath, "strategy")), f"duplicate strategy {name!r}", breaks=ops_of_family)
             seen.add(name)
             routes = []
+            # A misspelt operand name is one error: the route it leaves missing follows from it.
+            misspelt = Entity("routes", f"{doc.display}:{family}:{sindex}")
             for oname in raw["routes"]:
                 if oname not in names:
-                    sink.error(doc.key_mark((*spath, "routes", oname)), f"unknown operand {oname!r}; operands: {', '.join(names) or 'none'}")
+                    sink.error(
+                        doc.key_mark((*spath, "routes", oname)),
+                        f"unknown operand {oname!r}; operands: {', '.join(names) or 'none'}{did_you_mean(oname, names)}",
+                        breaks=[misspelt, *ops_of_family],
+                    )
             for operand in operands:
                 if operand.name not in raw["routes"]:
-                    sink.error(doc.mark((*spath, "routes")), f"no route for operand {operand.name!r}")
+                    sink.error(doc.mark((*spath, "routes")), f"no route for operand {operand.name!r}", after=[misspelt], breaks=ops_of_family)
                 routes.append(Route(raw["routes"].get(operand.name, "none")))
             conditions = tuple(LegalityCondition(c) for c in raw.get("legal_when", ()))
             strategies.append(Strategy(name, conditions, tuple(routes), raw["accumulates"]))
@@ -243,11 +271,9 @@ def _family(
     # numbers agree between the spec and a kernel.
     data_flags = [any(s.routes[i] is not Route.NONE for s in strategies) for i in range(len(operands))]
     if any(not a and b for a, b in itertools.pairwise(data_flags)):
-        sink.error(doc.mark((*base, "operands")), "operands without tile data (route none in every strategy) must come after all tile-data operands")
+        sink.error(doc.mark((*base, "operands")), "operands without tile data (route none in every strategy) must come after all tile-data operands", breaks=ops_of_family)
     result = body["result"]
     ops = []
-    raw_names = body["names"]
-    assert isinstance(raw_names, list)
     for index, name in enumerate(raw_names):
         ops.append(
             OpSemantics(
@@ -260,7 +286,7 @@ def _family(
                 has_result=result != "none",
                 full_fp32=full_fp32,
                 strategies=tuple(strategies),
-                source=doc.file,
+                source=doc.source,
                 mark=doc.mark((*base, "names", index)),
             )
         )
@@ -271,8 +297,14 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> OpsModel:
     vocab_docs = [d for d in documents if d.kind == VOCABULARY_KIND]
     op_docs = [d for d in documents if d.kind == OPS_KIND]
     vocab = _vocabulary(vocab_docs, sink)
-    if op_docs and not vocab_docs:
-        sink.error(op_docs[0].mark(("spec",)), f"op specs need the {VOCABULARY_KIND} file declaring element types, primitives and strategies")
+    readers = op_docs or [d for d in documents if d.kind in VOCABULARY_READERS]
+    if readers and not vocab_docs:
+        sink.error(
+            readers[0].mark(("spec",)),
+            f"no {VOCABULARY_KIND} spec declares the element types, primitives, strategies and "
+            "full-fp32 kinds that op, target, spelling and kernel specs name",
+            breaks=[VOCABULARY],
+        )
     ops: dict[str, OpSemantics] = {}
     for doc in op_docs:
         for family, body in doc.data["families"].items():

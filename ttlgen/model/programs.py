@@ -84,7 +84,7 @@ class CommandShape:
 @dataclass(frozen=True)
 class Program:
     name: str
-    file: str
+    file: str  # the source name generated headers print (SpecDocument.source)
     doc: str
     layout: Layout
     command: CommandShape
@@ -245,9 +245,9 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, layouts: Layo
             continue
         namer = ProgramNamer(name, layout.name)
         handlers = _handlers(doc, shape, namer, sink)
-        program = Program(name, doc.file, doc.data.get("doc", ""), layout, shape, handlers, namer.program_names(), doc.mark(("program",)))
+        program = Program(name, doc.source, doc.data.get("doc", ""), layout, shape, handlers, namer.program_names(), doc.mark(("program",)))
         if name in programs:
-            sink.error(doc.mark(("program",)), f"duplicate program name {name!r} (also in {programs[name].file})")
+            sink.error(doc.mark(("program",)), f"duplicate program name {name!r} (also in {programs[name].mark.file})")
             continue
         programs[name] = program
     return ProgramModel(tuple(programs[n] for n in sorted(programs)))

@@ -45,13 +45,13 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     api_model = tt_metal_api.build(documents, sink)
     targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)
     spelling_model = spelling.build(documents, sink, ops_model, api_model)
-    kernels_model = kernels.build(documents, sink, ops_model, spelling_model)
+    kernels_model = kernels.build(documents, sink, ops_model, spelling_model, targets_model)
     layouts_model = layout.build(documents, sink)
     programs_model = programs.build(documents, sink, layouts_model)
     namespaces.check(layouts_model, programs_model, sink)
     sink.raise_if_any()
     return Project(
-        spec_files=tuple(d.file for d in documents),
+        spec_files=tuple(d.display for d in documents),
         ops=ops_model,
         api=api_model,
         targets=targets_model,

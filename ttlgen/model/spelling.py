@@ -42,7 +42,7 @@ from ttlgen.model.call_forms import (
     kind_of,
     parse_call,
 )
-from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.spec.document import SpecDocument
 
@@ -458,24 +458,33 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
     for op_name, per_strategy in doc.data["ops"].items():
         op = by_name.get(op_name)
         if op is None:
-            sink.error(doc.key_mark(("ops", op_name)), f"unknown op {op_name!r}: no ttlgen.ops spec declares it")
+            sink.error(doc.key_mark(("ops", op_name)), f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, by_name)}")
             continue
+        # Checks against the op's strategies and operands mean nothing when its family is wrong.
+        after = [op_entity(op_name)]
         for strategy, raw in per_strategy.items():
             path: tuple[str | int, ...] = ("ops", op_name, strategy)
             declared = [s.name for s in op.strategies]
             if op.fixed and strategy != FIXED:
-                sink.error(doc.key_mark(path), f"op {op_name!r} has fixed execution semantics; spell it under 'fixed'")
+                sink.error(doc.key_mark(path), f"op {op_name!r} has fixed execution semantics; spell it under 'fixed'", after=after)
             elif not op.fixed and strategy not in declared:
                 known = ", ".join(str(s) for s in declared)
-                what = "is not a strategy" if strategy not in strategy_names else "is not a strategy of this op"
-                sink.error(doc.key_mark(path), f"{strategy!r} {what}; op {op_name!r} has: {known}")
+                if strategy in strategy_names:
+                    problem = f"{strategy!r} is not a strategy of this op; op {op_name!r} has: {known}"
+                else:
+                    problem = f"{strategy!r} is not a strategy; op {op_name!r} has: {known}{did_you_mean(strategy, map(str, declared))}"
+                sink.error(doc.key_mark(path), problem, after=after)
             operands = [o.name for o in op.operands]
             for reg in ("srca", "srcb"):
                 operand = raw.get("unpack", {}).get(reg)
                 if operand is None:
                     continue
                 if operand not in operands:
-                    sink.error(doc.mark((*path, "unpack", reg)), f"unknown operand {operand!r} of op {op_name!r}; operands: {', '.join(sorted(operands))}")
+                    sink.error(
+                        doc.mark((*path, "unpack", reg)),
+                        f"unknown operand {operand!r} of op {op_name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(operand, operands)}",
+                        after=after,
+                    )
                     continue
                 strategy_sem = next((s for s in op.strategies if (s.name or FIXED) == strategy), None)
                 route = strategy_sem.routes[operands.index(operand)] if strategy_sem is not None else Route.DFB
@@ -484,6 +493,7 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                         doc.mark((*path, "unpack", reg)),
                         f"operand {operand!r} of op {op_name!r} is routed to {route.value} "
                         f"in the {strategy} strategy; only dataflow-buffer operands are unpacked",
+                        after=after,
                     )
             attributes = raw.get("attributes", {})
             kinds = _op_placeholders(op, list(attributes))
@@ -513,7 +523,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     if not docs:
         return EMPTY
     for extra in docs[1:]:
-        sink.error(extra.mark(("spec",)), f"a second {KIND} file; spellings are declared once (first: {docs[0].file})")
+        sink.error(extra.mark(("spec",)), f"a second {KIND} file; spellings are declared once (first: {docs[0].display})")
     doc = docs[0]
     data = doc.data
     if not api.levels:
@@ -535,7 +545,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     formats = []
     for element, raw in sorted(data["formats"].items()):
         if element not in elements:
-            sink.error(doc.key_mark(("formats", element)), f"unknown element type {element!r}; declared: {', '.join(sorted(elements))}")
+            sink.error(doc.key_mark(("formats", element)), unknown_name("element type", element, sorted(elements)), after=[VOCABULARY])
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", raw["name"]):  # printed into program.json for a runtime
             sink.error(doc.mark(("formats", element, "name")), f"{raw['name']!r} is not a data format name (a C++ enumerator, letters, digits and _)")
         formats.append(Format(element, raw["name"], raw["tile_bytes"]))
@@ -544,4 +554,4 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     )
     api_names = frozenset(name for level in api.levels for name in level.names())
     computes = _computes(levels, api, sink)
-    return SpellingModel(data["api"], tuple(formats), tuple(capacities), levels, api_names, doc.file, computes)
+    return SpellingModel(data["api"], tuple(formats), tuple(capacities), levels, api_names, doc.source, computes)

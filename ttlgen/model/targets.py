@@ -17,10 +17,10 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import goldens as golden_model
 from ttlgen.model.goldens import Golden
-from ttlgen.model.ops import Vocabulary
+from ttlgen.model.ops import VOCABULARY, Vocabulary, unknown_name
 from ttlgen.spec.document import SpecDocument
 
 TARGET_KIND = "ttlgen.target"
@@ -30,6 +30,20 @@ ARCHITECTURE_KIND = "ttlgen.architecture"
 
 NO_ARCHITECTURE = "none"
 NO_RUNTIME_API = "none"
+
+
+def target_entity(name: str) -> Entity:
+    return Entity("target", name)
+
+
+def _architecture_entity(name: str) -> Entity:
+    return Entity("architecture", name)
+
+
+def facts_of(target: Target) -> tuple[Entity, ...]:
+    """What a target's facts (DFB capacity, full-fp32 support) come from: when a spec error
+    leaves them undefined, checks against them follow from it (errors.DiagnosticSink)."""
+    return (target_entity(target.name), _architecture_entity(target.architecture))
 
 
 class Query(enum.Enum):
@@ -65,6 +79,7 @@ class RelationTable:
     origin: str  # "<target>" for a target's own rules, "<set>.<table>" for a shared table
     review: str | None
     mark: Mark
+    source: str  # the spec file the rules are written in (its source name)
 
 
 @dataclass(frozen=True)
@@ -141,6 +156,7 @@ class TargetsModel:
     runtime_apis: tuple[RuntimeApi, ...]  # sorted by name
     runtime_enums: RuntimeEnums
     architectures: tuple[tuple[str, str | None], ...]  # (architecture, runtime name), sorted
+    relation_tables: tuple[str, ...]  # "<set>.<table>" of every relation set, sorted
 
     @property
     def no_target(self) -> Target | None:
@@ -178,10 +194,10 @@ def _rules(
         when = _condition(raw.get("when"))  # type: ignore[arg-type]
         for pindex, primitive in enumerate(when.primitives):
             if primitive not in vocab.primitives:
-                sink.error(doc.mark((*rpath, "when", "primitive", pindex)), f"unknown primitive {primitive!r}; declared: {', '.join(vocab.primitives)}")
+                sink.error(doc.mark((*rpath, "when", "primitive", pindex)), unknown_name("primitive", primitive, vocab.primitives), after=[VOCABULARY])
         for eindex, element in enumerate(when.elements):
             if element not in element_names:
-                sink.error(doc.mark((*rpath, "when", "element", eindex)), f"unknown element type {element!r}; declared: {', '.join(element_names)}")
+                sink.error(doc.mark((*rpath, "when", "element", eindex)), unknown_name("element type", element, element_names), after=[VOCABULARY])
         if when.routes and query is not Query.DFB_UNPACK:
             sink.error(doc.key_mark((*rpath, "when", "route")), "only dfb_unpack rules can match on the operand route")
         allow = raw["allow"]
@@ -213,14 +229,14 @@ def _relation_sets(
     for doc in docs:
         set_name = doc.data["name"]
         if set_name in seen_sets:
-            sink.error(doc.mark(("name",)), f"relation set {set_name!r} is declared twice (first in {seen_sets[set_name].file})")
+            sink.error(doc.mark(("name",)), f"relation set {set_name!r} is declared twice (first in {seen_sets[set_name].display})")
             continue
         seen_sets[set_name] = doc
         for table_name, raw in doc.data["tables"].items():
             query = Query(raw["query"])
             rules = _rules(doc, ("tables", table_name, "rules"), raw["rules"], query, vocab, sink)
             key = f"{set_name}.{table_name}"
-            tables[key] = (RelationTable(query, rules, key, None, doc.key_mark(("tables", table_name))), doc.file)
+            tables[key] = (RelationTable(query, rules, key, None, doc.key_mark(("tables", table_name)), doc.source), doc.source)
     return tables
 
 
@@ -237,7 +253,7 @@ def _relation(
         sink.error(doc.key_mark((*path, "review")), "a review note belongs to a shared table; this relation has its own rules")
     if "rules" in raw:
         rules = _rules(doc, (*path, "rules"), raw["rules"], query, vocab, sink)
-        return RelationTable(query, rules, target, None, doc.mark(path)), None
+        return RelationTable(query, rules, target, None, doc.mark(path), doc.source), None
     if "shared" not in raw:
         sink.error(doc.mark(path), "missing 'rules' (the target's own) or 'shared' (a reviewed relation-set table)")
         return None, None
@@ -247,14 +263,17 @@ def _relation(
         return None, None
     found = shared.get(name)
     if found is None:
-        known = ", ".join(sorted(k for k, (t, _) in shared.items() if t.query is query)) or "none"
-        sink.error(doc.mark((*path, "shared")), f"unknown relation table {name!r}; {query.value} tables: {known}")
+        tables = sorted(k for k, (t, _) in shared.items() if t.query is query)
+        sink.error(
+            doc.mark((*path, "shared")),
+            f"unknown relation table {name!r}; {query.value} tables: {', '.join(tables) or 'none'}{did_you_mean(name, tables)}",
+        )
         return None, None
     table, source = found
     if table.query is not query:
         sink.error(doc.mark((*path, "shared")), f"relation table {name!r} answers {table.query.value}, not {query.value}")
         return None, None
-    return RelationTable(query, table.rules, name, " ".join(raw["review"].split()), doc.mark(path)), source
+    return RelationTable(query, table.rules, name, " ".join(raw["review"].split()), doc.mark(path), source), source
 
 
 def _stated_once(
@@ -269,11 +288,11 @@ def _full_fp32(doc: SpecDocument, kinds: Sequence[str], sink: DiagnosticSink) ->
     raw_full = doc.data["full_fp32"]
     for kind in raw_full:
         if kind not in kinds:
-            sink.error(doc.key_mark(("full_fp32", kind)), f"unknown full-fp32 kind {kind!r}; declared: {', '.join(kinds)}")
+            sink.error(doc.key_mark(("full_fp32", kind)), unknown_name("full-fp32 kind", kind, kinds), after=[VOCABULARY])
     full = []
     for kind in kinds:
         if kind not in raw_full:
-            sink.error(doc.mark(("full_fp32",)), f"no full-fp32 support stated for {kind!r}")
+            sink.error(doc.mark(("full_fp32",)), f"no full-fp32 support stated for {kind!r}", after=[VOCABULARY])
             continue
         body = raw_full[kind]
         if body["supported"] and "warning" in body:
@@ -290,7 +309,7 @@ def _unpack_rules(
         raw = raw[key]
     for index, element in enumerate(raw["effective_for"]):
         if element not in elements:
-            sink.error(doc.mark((*path, "effective_for", index)), f"unknown element type {element!r}; declared: {', '.join(elements)}")
+            sink.error(doc.mark((*path, "effective_for", index)), unknown_name("element type", element, elements), after=[VOCABULARY])
     return UnpackAttributeRules(tuple(raw["effective_for"]), raw["other_entries"], raw["unbound_entries"])
 
 
@@ -311,7 +330,7 @@ def _runtime_apis(
             raw_enums = doc.data["enums"]
             enums = RuntimeEnums(tuple(raw_enums["UnpackToDestMode"].items()), tuple(raw_enums["MathFidelity"].items()))
         else:
-            sink.error(doc.mark(("enums",)), f"runtime enums are declared once (first in {docs[0].file}); put every API in that file")
+            sink.error(doc.mark(("enums",)), f"runtime enums are declared once (first in {docs[0].display}); put every API in that file")
         fidelity = enums.math_fidelity
         for name, raw in doc.data["apis"].items():
             base = ("apis", name)
@@ -333,7 +352,7 @@ def _runtime_apis(
                 RuntimeVersion(v, body["num_circular_buffers"], body["kernel_api"]) for v, body in sorted(raw["runtime_versions"].items())
             )
             api = RuntimeApi(
-                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.file,
+                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.source,
             )
             unpack = _unpack_rules(doc, (*base, "unpack_attribute"), elements, sink)
             apis[name] = _RuntimeApiSpec(api, unpack, doc.key_mark((*base, "unpack_attribute")))
@@ -369,13 +388,16 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
             sink.error(doc.mark(("name",)), f"{name!r} is reserved for the environment without an architecture (a target with architecture: none)")
             continue
         if name in found:
-            sink.error(doc.mark(("name",)), f"architecture {name!r} is declared twice (first in {found[name].doc.file})")
+            sink.error(doc.mark(("name",)), f"architecture {name!r} is declared twice (first in {found[name].doc.display})")
             continue
         for key in _ARCHITECTURE_FACTS:
             if rejected is not None and key in data:
                 sink.error(doc.key_mark((key,)), f"a rejected architecture has no targets, so it states no {key}")
             elif rejected is None and key not in data:
-                sink.error(doc.mark(()), f"missing required key {key!r} (only a rejected architecture may omit it)")
+                sink.error(
+                    doc.mark(()), f"missing required key {key!r} (only a rejected architecture may omit it)",
+                    breaks=[_architecture_entity(name)],
+                )
         arch = _ArchitectureSpec(
             name=name,
             summary=" ".join(data["summary"].split()),
@@ -383,7 +405,7 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
             default_target=data.get("default_target"),
             dfb_capacity=int(data.get("dfb_capacity", 0)),
             full_fp32=_full_fp32(doc, kinds, sink) if "full_fp32" in data else (),
-            rejected=" ".join(rejected.split()) if rejected else None,
+            rejected=" ".join(rejected.split()) if rejected is not None else None,
             doc=doc,
         )
         previous = runtime_names.get(arch.runtime_name)
@@ -412,8 +434,8 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         unpack_other_entries="inert",
         unpack_unbound_entries="accept",
         full_fp32=(),
-        source=arch.doc.file,
-        sources=(arch.doc.file,),
+        source=arch.doc.source,
+        sources=(arch.doc.source,),
         mark=arch.doc.mark(("name",)),
     )
 
@@ -436,26 +458,36 @@ def build(
         api_name = data["runtime_api"]
         arch = architectures.get(arch_name)
         api = apis.get(api_name)
-        sources = {doc.file}
+        sources = {doc.source}
         if arch_name == NO_ARCHITECTURE:
             if api_name != NO_RUNTIME_API:
                 sink.error(doc.mark(("runtime_api",)), "the environment without an architecture has no runtime: use runtime_api: none")
         elif arch is None:
-            known = ", ".join(sorted(architectures)) or "none"
-            sink.error(doc.mark(("architecture",)), f"unknown architecture {arch_name!r}; declared: {known} (or 'none' for the compiler-testing environment)")
+            known = sorted(architectures)
+            sink.error(
+                doc.mark(("architecture",)),
+                f"unknown architecture {arch_name!r}; declared: {', '.join(known) or 'none'} "
+                f"(or 'none' for the compiler-testing environment){did_you_mean(arch_name, [*known, NO_ARCHITECTURE])}",
+            )
         elif arch.rejected is not None:
             sink.error(doc.mark(("architecture",)), f"architecture {arch_name!r} is rejected ({arch.doc.mark(('rejected',))}), so it has no targets")
         else:
-            sources.add(arch.doc.file)
+            sources.add(arch.doc.source)
         if api_name != NO_RUNTIME_API and api is None:
-            sink.error(doc.mark(("runtime_api",)), f"unknown runtime API {api_name!r}; declared: {', '.join(sorted(apis)) or 'none'}")
+            sink.error(
+                doc.mark(("runtime_api",)),
+                f"unknown runtime API {api_name!r}; declared: {', '.join(sorted(apis)) or 'none'}{did_you_mean(api_name, [*apis, NO_RUNTIME_API])}",
+            )
         elif api is not None:
             sources.add(api.api.source)
         # Facts come from the architecture and the API; the target states them only where it has none.
         for key in ("dfb_capacity", "full_fp32"):
             _stated_once(doc, key, f"architecture {arch_name!r}", arch.fact_mark(key) if arch is not None and key in arch.doc.data else None, sink)
             if arch_name == NO_ARCHITECTURE and key not in data:
-                sink.error(doc.mark(()), f"missing required key {key!r}: without an architecture the target states it")
+                sink.error(
+                    doc.mark(()), f"missing required key {key!r}: without an architecture the target states it",
+                    breaks=[target_entity(name)],
+                )
         _stated_once(doc, "unpack_attribute", f"runtime API {api_name!r}", api.mark if api is not None else None, sink)
         if api_name == NO_RUNTIME_API and "unpack_attribute" not in data:
             sink.error(doc.mark(()), "missing required key 'unpack_attribute': without a runtime API the target states it")
@@ -489,7 +521,7 @@ def build(
             unpack_other_entries=unpack.other_entries,
             unpack_unbound_entries=unpack.unbound_entries,
             full_fp32=full_fp32,
-            source=doc.file,
+            source=doc.source,
             sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
             goldens=golden_model.build(doc, vocabulary.primitives, tuple(elements), tuple(kinds), sink),
@@ -506,15 +538,19 @@ def build(
             continue
         default = targets.get(arch.default_target)
         if default is None or default.architecture != arch.name:
-            own = ", ".join(sorted(t.name for t in targets.values() if t.architecture == arch.name)) or "none"
-            what = (
-                f"unknown target {arch.default_target!r}" if default is None
-                else f"{default.name!r} is a target of architecture {default.architecture!r}, not of {arch.name!r}"
-            )
-            sink.error(arch.doc.mark(("default_target",)), f"{what}; the targets of architecture {arch.name!r}: {own}")
+            own_targets = sorted(t.name for t in targets.values() if t.architecture == arch.name)
+            own = ", ".join(own_targets) or "none"
+            if default is None:
+                what = f"unknown target {arch.default_target!r}"
+                hint = did_you_mean(arch.default_target, own_targets)
+            else:
+                what = f"{default.name!r} is a target of architecture {default.architecture!r}, not of {arch.name!r}"
+                hint = ""
+            sink.error(arch.doc.mark(("default_target",)), f"{what}; the targets of architecture {arch.name!r}: {own}{hint}")
     return TargetsModel(
         targets=tuple(targets[n] for n in sorted(targets)),
         runtime_apis=tuple(apis[n].api for n in sorted(apis)),
         runtime_enums=enums,
         architectures=tuple(sorted((a.name, a.runtime_name) for a in architectures.values())),
+        relation_tables=tuple(sorted(shared)),
     )

@@ -559,7 +559,7 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
             (name, Removal(raw["by"], raw["use"], doc.key_mark(("removed", name))))
             for name, raw in sorted(data.get("removed", {}).items())
         ),
-        source=doc.file,
+        source=doc.source,
         mark=doc.mark(("level",)),
     )
     for index, name in enumerate(level.startup):
@@ -648,7 +648,7 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         entry_namespace=data["entry"]["namespace"],
         entry_function=data["entry"]["function"],
         bindings=tuple(bindings),
-        source=doc.file,
+        source=doc.source,
     )
 
 
@@ -663,6 +663,6 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> ApiModel:
     ordered = tuple(levels[n] for n in sorted(levels))
     emulations = [d for d in documents if d.kind == EMULATION_KIND]
     for extra in emulations[1:]:
-        sink.error(extra.mark(("spec",)), f"a second {EMULATION_KIND} file; the emulation is declared once (first: {emulations[0].file})")
+        sink.error(extra.mark(("spec",)), f"a second {EMULATION_KIND} file; the emulation is declared once (first: {emulations[0].display})")
     emulation = _emulation(emulations[0], ordered, sink) if emulations else None
     return ApiModel(ordered, emulation)

@@ -30,6 +30,7 @@ from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
 from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
+from ttlgen.resolver import TranslationError
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def lower(
     sink: DiagnosticSink,
     hoist_inits: bool = True,
 ) -> LoweredKernel | None:
-    errors_before = len(sink.diagnostics)
+    errors_before = sink.count
     acc = l1_accumulation.analyze(kernel, sink)
     width = int(plan.dest_width)
     sync = plan.sync.value
@@ -113,8 +114,8 @@ def lower(
             sink.error(d.mark, f"element type {d.dtype!r} has no tile format in {spelling.source}")
             continue
         cbs.append(CbInfo(d.name, d.index, fmt.name, fmt.tile_bytes, d.pages))
-    if len(sink.diagnostics) != errors_before or low.first_compute is None:
-        if low.first_compute is None and len(sink.diagnostics) == errors_before:
+    if sink.count != errors_before or low.first_compute is None:
+        if low.first_compute is None and sink.count == errors_before:
             sink.error(kernel.mark, f"kernel {kernel.name!r} stores nothing")
         return None
     try:
@@ -208,7 +209,17 @@ def plan_kernels(
             why = f"uses tt-metal API level {name!r}, which no ttlgen.tt_metal_api spec declares" if name else "has no runtime API, so no tt-metal API level to write kernels for"
             sink.error(kernel.mark, f"target {kernel.target!r} {why}")
             continue
-        result = lower(kernel, ops, spelling, context, plan, resolver.compute_config(plan, kernel.math_fidelity), sink, hoist_inits)
+        try:
+            compute_config = resolver.compute_config(plan, kernel.math_fidelity)
+        except TranslationError as exc:
+            # program.json carries the runtime's compute-config descriptor: a target
+            # launched through another API, or none, has no kernel to generate.
+            sink.error(
+                kernel.target_mark,
+                f"kernel {kernel.name!r} cannot be generated: its program.json carries ComputeConfigDescriptor fields, and {exc}",
+            )
+            continue
+        result = lower(kernel, ops, spelling, context, plan, compute_config, sink, hoist_inits)
         if result is not None:
             lowered.append(result)
     if sink:

@@ -110,7 +110,7 @@ class Locator:
     by_file: dict[str, SpecDocument] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by_file", {d.file: d for d in self.documents})
+        object.__setattr__(self, "by_file", {d.display: d for d in self.documents})
 
     def node(self, mark: Mark) -> Mark:
         document = self.by_file.get(mark.file)

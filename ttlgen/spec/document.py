@@ -32,9 +32,16 @@ class Positions:
 
 @dataclass(frozen=True)
 class SpecDocument:
-    """One spec file after loading. ``data`` holds only dict/list/str/int/float/bool/None."""
+    """One spec file after loading. ``data`` holds only dict/list/str/int/float/bool/None.
 
-    file: str
+    A file has two names: ``display``, the path messages print (relative to the current
+    directory, so it names the file wherever ttlgen runs), and ``source``, the name
+    generated headers print (``<spec dir name>/<path in it>``, the same whatever the
+    current directory, so the generated tree stays deterministic).
+    """
+
+    display: str
+    source: str
     kind: str
     version: str
     data: Any
@@ -46,8 +53,8 @@ class SpecDocument:
 
     def mark(self, path: KeyPath = ()) -> Mark:
         line, column = self.positions.value(path)
-        return Mark(self.file, line, column, path)
+        return Mark(self.display, line, column, path)
 
     def key_mark(self, path: KeyPath) -> Mark:
         line, column = self.positions.key(path)
-        return Mark(self.file, line, column, path)
+        return Mark(self.display, line, column, path)

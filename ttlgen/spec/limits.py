@@ -1,15 +1,17 @@
 """Size limits of a spec document, checked before the costly or recursive stages run.
 
 Real specs nest a dozen levels, hold lists of a few dozen items and a few thousand values
-in all. A document nested hundreds of levels deep would exhaust the interpreter's stack
+in all, in at most a few dozen kilobytes. A document nested hundreds of levels deep would exhaust the interpreter's stack
 inside ``tomllib`` or in the later stages, which walk data recursively; one with huge lists
-would make schema validation (tens of microseconds per value) take minutes. Either is
-rejected here, at its position, in time linear in its size.
+would make schema validation (tens of microseconds per value) take minutes, and a file of
+many megabytes would take as long to parse. Each is rejected here, at its position, in
+time linear in its size.
 """
 
 from __future__ import annotations
 
 NESTING_LIMIT = 100
+FILE_BYTES_LIMIT = 1 << 20  # the largest real spec is 15 KB; parsing a MiB takes about a second
 ENTRIES_LIMIT = 4096  # items of one list or keys of one mapping
 VALUES_LIMIT = 20_000  # values in one document
 
@@ -75,3 +77,12 @@ def size_overflow(data: object) -> tuple[tuple[str | int, ...], str] | None:
         elif isinstance(value, list):
             stack.extend((child, (*path, index)) for index, child in enumerate(value))
     return None
+
+
+def oversized_at(raw: bytes, limit: int = FILE_BYTES_LIMIT) -> tuple[int, int] | None:
+    """The (line, column) of the first byte past ``limit``, or None for a file within it."""
+    if len(raw) <= limit:
+        return None
+    before = raw[:limit]
+    line_start = before.rfind(b"\n") + 1
+    return before.count(b"\n") + 1, len(before[line_start:].decode("utf-8", errors="replace")) + 1

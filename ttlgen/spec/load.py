@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -10,7 +11,13 @@ from typing import Any
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
-from ttlgen.spec.limits import NESTING_LIMIT, size_overflow, toml_nesting_overflow
+from ttlgen.spec.limits import (
+    FILE_BYTES_LIMIT,
+    NESTING_LIMIT,
+    oversized_at,
+    size_overflow,
+    toml_nesting_overflow,
+)
 from ttlgen.spec.toml_positions import locate as locate_toml
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
 
@@ -33,10 +40,22 @@ def spec_files(specs_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(specs_dir).as_posix())
 
 
-def display_path(specs_dir: Path, path: Path) -> str:
-    # Relative to the spec tree's parent so messages and headers read "specs/ops/x.yaml"
-    # whatever the working directory or absolute location of the tree (`--specs .` too).
+def source_name(specs_dir: Path, path: Path) -> str:
+    """The name generated headers give a spec: ``specs/ops/x.yaml``, whatever the working
+    directory or the absolute location of the tree (``--specs .`` too)."""
     return f"{specs_dir.resolve().name}/{path.relative_to(specs_dir).as_posix()}"
+
+
+def display_path(path: Path) -> str:
+    """The path messages give a spec: one that names it from the current directory.
+
+    Relative to the current directory when the file is inside it, otherwise as the spec
+    directory was given (an absolute or ``../`` path still names the right file)."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path.cwd()).as_posix()
+    except (ValueError, OSError):  # outside the working directory, or it was deleted
+        return Path(os.path.normpath(path)).as_posix()
 
 
 def decode_utf8(raw: bytes, file: str) -> str:
@@ -52,8 +71,26 @@ def decode_utf8(raw: bytes, file: str) -> str:
     return text.removeprefix("\ufeff")
 
 
+# Bidirectional controls reorder how the text around them is displayed, so a reviewer reads
+# something other than what the file says ("Trojan Source"); an escape in a string is visible.
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
     """Parse YAML or TOML text into plain data with positions; raises SpecErrors."""
+    bidi = _BIDI_CONTROL.search(text)
+    if bidi is not None:
+        before = text[: bidi.start()]
+        line, column = before.count("\n") + 1, bidi.start() - (before.rfind("\n") + 1) + 1
+        raise SpecErrors(
+            [
+                Diagnostic(
+                    Mark(file, line, column),
+                    f"character U+{ord(bidi.group()):04X} is a bidirectional control: it makes the text display "
+                    "differently from what it is; remove it, or write it as an escape inside a double-quoted string",
+                )
+            ]
+        )
     if suffix == ".toml":
         overflow = toml_nesting_overflow(text)
         if overflow is not None:
@@ -126,20 +163,37 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
     raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
 
 
-def load_file(path: Path, file: str) -> SpecDocument:
-    text = decode_utf8(path.read_bytes(), file)
+def load_file(path: Path, source: str, display: str | None = None) -> SpecDocument:
+    """One spec file; ``source`` is the name generated headers give it, ``display`` the one
+    messages give it (default: the path from the current directory)."""
+    file = display if display is not None else display_path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecErrors([Diagnostic(Mark(file, 1, 1), f"cannot read the file: {exc.strerror or exc}")]) from None
+    oversized = oversized_at(raw)
+    if oversized is not None:
+        raise SpecErrors(
+            [Diagnostic(Mark(file, *oversized), f"the file is larger than {FILE_BYTES_LIMIT >> 20} MiB; split it into several files")]
+        )
+    text = decode_utf8(raw, file)
     data, positions = parse_text(text, file, path.suffix)
     kind = identify(data, positions, file)
-    return SpecDocument(file=file, kind=kind.name, version=kind.version, data=data, positions=positions)
+    return SpecDocument(
+        display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions
+    )
 
 
-def load_specs(specs_dir: Path) -> list[SpecDocument]:
-    """Load all spec files; every file's errors are reported together."""
+def load_specs(specs_dir: Path, by_source: bool = False) -> list[SpecDocument]:
+    """Load all spec files; every file's errors are reported together. ``by_source``:
+    messages name each file by its source name too (a tree read out of git into a
+    temporary directory has no path worth showing)."""
     sink = DiagnosticSink()
     documents = []
     for path in spec_files(specs_dir):
+        source = source_name(specs_dir, path)
         try:
-            documents.append(load_file(path, display_path(specs_dir, path)))
+            documents.append(load_file(path, source, source if by_source else None))
         except SpecErrors as exc:
             sink.extend(exc.diagnostics)
     sink.raise_if_any()

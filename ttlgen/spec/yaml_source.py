@@ -160,6 +160,15 @@ class _Builder:
         return out
 
 
+def _within(text: str, line: int, column: int) -> tuple[int, int]:
+    """A reader position moved onto the text: the YAML reader puts the end of a file that
+    lacks a final newline on the line after it, which an editor cannot show."""
+    lines = text.split("\n")
+    if line > len(lines):
+        return len(lines), len(lines[-1]) + 1
+    return line, min(column, len(lines[line - 1]) + 1)
+
+
 def _line_column(text: str, index: int) -> tuple[int, int]:
     before = text[:index]
     return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
@@ -167,6 +176,9 @@ def _line_column(text: str, index: int) -> tuple[int, int]:
 
 # Characters YAML 1.2 does not allow in a stream (its "printable" set, complemented).
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Line breaks to the YAML reader (YAML 1.1) that not every editor starts a line at: a
+# position after one could name a line the user cannot find.
+_ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
@@ -183,11 +195,21 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
                 "remove it or write it as an escape inside a double-quoted string",
             )
         )
+    odd = _ODD_LINE_BREAK.search(text)
+    if odd is not None:
+        line, column = _line_column(text, odd.start())
+        raise YamlLoadError(
+            Diagnostic(
+                Mark(file, line, column),
+                f"character U+{ord(odd.group()):04X} is a line break to YAML that not every editor or tool counts; "
+                "end lines with \\n or \\r\\n, or write it as an escape inside a double-quoted string",
+            )
+        )
     try:
         documents = list(yaml.compose_all(text, Loader=_CoreSchemaLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, column = _within(text, *((mark.line + 1, mark.column + 1) if mark is not None else (1, 1)))
         context = exc.context or ""
         if exc.context_mark is not None and exc.context_mark is not mark and context:
             start = exc.context_mark

@@ -14,7 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from ttlgen.errors import Diagnostic, KeyPath, describe_value
+from ttlgen.errors import Diagnostic, KeyPath, describe_value, did_you_mean
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import SpecKind, find_kind
 
@@ -83,10 +83,37 @@ def _const(validator: Any, const: Any, instance: Any, schema: Any) -> Iterable[V
     yield from _BASE_KEYWORDS["const"](validator, const, instance, schema)
 
 
+@functools.cache
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """A schema pattern with ECMA-262's meaning of ``$``: the end of the text. Python's ``$``
+    also matches before a final newline, so ``^[a-z]+$`` would pass a name ending in one
+    (which editors, using ECMA-262, reject) and print the newline into generated code."""
+    out, escaped, in_class = [], False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "$" and not in_class:
+            out.append("\\Z")
+            continue
+        out.append(ch)
+    return re.compile("".join(out))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 _BASE_KEYWORDS = dict(Draft202012Validator.VALIDATORS)
 _SpecValidator = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator,
-    validators={"uniqueItems": _unique_items, "enum": _enum, "const": _const},
+    validators={"uniqueItems": _unique_items, "enum": _enum, "const": _const, "pattern": _pattern},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 
@@ -121,7 +148,11 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     validator = error.validator
     value: Any = error.instance
     expected: Any = error.validator_value
-    if isinstance(custom, str) and validator not in ("required", "additionalProperties", "unevaluatedProperties"):
+    # A custom message explains the value's form; a value of the wrong type or length gets
+    # the plain "expected a string, got 5" instead.
+    if isinstance(custom, str) and validator not in (
+        "required", "additionalProperties", "unevaluatedProperties", "type", "maxLength"
+    ):
         # Only {value} is substituted: the rest of the text may show braces literally.
         return path, custom.replace("{value}", describe_value(value)), False
     if validator in ("enum", "const") and not _strict_number(value, expected if validator == "enum" else [expected]):
@@ -142,7 +173,7 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         allowed = sorted(schema.get("properties", {}))
         extras = _unknown_keys(schema, value) if isinstance(value, dict) else []
         key = extras[0] if extras else "?"
-        valid = f"; valid keys: {', '.join(allowed)}" if allowed else ""
+        valid = f"; valid keys: {', '.join(allowed)}{did_you_mean(key, allowed)}" if allowed else ""
         return (*path, key), f"unknown key {key!r}{valid}", True
     if validator == "pattern":
         return path, f"{describe_value(value)} does not match the pattern {expected!r}", False
@@ -150,6 +181,9 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         return path, f"{describe_value(value)} is less than the minimum {expected}", False
     if validator == "maximum":
         return path, f"{describe_value(value)} is greater than the maximum {expected}", False
+    if validator == "maxLength":
+        # Names are capped at the 63 characters C guarantees significant in an identifier.
+        return path, f"{value[:24]!r}... is {len(value)} characters long; at most {expected} are allowed", False
     if validator == "minItems":
         return path, f"expected at least {expected} item(s), got {len(value)}", False
     if validator == "maxItems":

@@ -1,0 +1,99 @@
+"""One exit-code convention for every command (README "Exit codes"): 0 success, 1 the
+command's answer is "no", 2 nothing was decided (bad input, usage or environment), 3 a bug."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GENERATED, REPO, SPECS, run_cli
+from ttlgen import cli
+from ttlgen.errors import ExitCode
+
+KERNELS = REPO / "tests" / "fixtures" / "kernels"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """tmp_path/specs and tmp_path/generated: copies of the real ones (tests run in tmp_path)."""
+    shutil.copytree(SPECS, tmp_path / "specs")
+    shutil.copytree(GENERATED, tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def break_a_spec(tree: Path) -> None:
+    path = tree / "specs" / "ops" / "elementwise.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("strategy: sfpu", "strategy: sfp", 1), encoding="utf-8")
+
+
+def make_stale(tree: Path) -> None:
+    path = tree / "generated" / "docs" / "komorebi-abi.md"
+    path.write_text(path.read_text(encoding="utf-8") + "edited by hand\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", [["build"], ["check"], ["diff"], ["validate"]])
+def test_a_tree_command_on_good_specs_exits_0(tree: Path, command: list[str]) -> None:
+    assert run_cli(*command).exit_code == ExitCode.OK
+
+
+@pytest.mark.parametrize("command", [["check"], ["diff"]])
+def test_a_stale_tree_is_the_answer_no(tree: Path, command: list[str]) -> None:
+    make_stale(tree)
+    assert run_cli(*command).exit_code == ExitCode.FAILED
+
+
+@pytest.mark.parametrize("command", [["build"], ["check"], ["diff"], ["validate"]])
+def test_a_spec_error_decides_nothing(tree: Path, command: list[str]) -> None:
+    break_a_spec(tree)
+    make_stale(tree)  # check and diff must not answer "stale" when they cannot know
+    assert run_cli(*command).exit_code == ExitCode.BAD_INPUT
+
+
+@pytest.mark.parametrize("command", [["build"], ["check"], ["diff"], ["validate"], ["run", "eltwise_add_bf16"]])
+def test_a_missing_spec_directory_decides_nothing(command: list[str]) -> None:
+    assert run_cli(*command, "--specs", "no-such-dir").exit_code == ExitCode.BAD_INPUT
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["build", "--frobnicate"],
+        ["run"],
+        ["run", "eltwise_add_bf16", "--seed", "-1"],
+        ["accuracy", "--k", "1,,2"],
+        ["resolve"],
+    ],
+)
+def test_a_usage_error_decides_nothing(command: list[str]) -> None:
+    assert run_cli(*command).exit_code == ExitCode.BAD_INPUT
+
+
+def test_an_unknown_kernel_decides_nothing_and_suggests_the_closest(tree: Path) -> None:
+    result = run_cli("run", "eltwise_ad_bf16")
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert "did you mean 'eltwise_add_bf16'?" in result.stderr
+
+
+def test_resolve_answers_yes_no_or_cannot_tell(tree: Path) -> None:
+    assert run_cli("resolve", KERNELS / "bf16_add.yaml").exit_code == ExitCode.OK
+    assert run_cli("resolve", KERNELS / "bcast_conflict.yaml").exit_code == ExitCode.FAILED
+    assert run_cli("resolve", "no-such-kernel.yaml").exit_code == ExitCode.BAD_INPUT
+
+
+def test_a_bug_exits_3_with_its_traceback_not_1(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("an emitter bug")
+
+    monkeypatch.setattr("ttlgen.pipeline.generate", broken)
+    monkeypatch.setattr(sys, "argv", ["ttlgen", "build", "--no-cache"])
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == ExitCode.INTERNAL
+    stderr = capsys.readouterr().err
+    assert "Traceback" in stderr and "RuntimeError: an emitter bug" in stderr
+    assert "internal error: this is a bug in ttlgen" in stderr
