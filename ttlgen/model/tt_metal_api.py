@@ -20,6 +20,7 @@ provided, so a generated header never fails to compile for want of data.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -178,7 +179,15 @@ class ApiLevel:
             yield from header.forms
 
     def forms(self, name: str, kernel: KernelKind) -> tuple[FunctionForm, ...]:
-        return tuple(f for f in self.all_forms() if f.name == name and f.kernel is kernel)
+        return self._by_name.get((name, kernel), ())
+
+    @functools.cached_property
+    def _by_name(self) -> dict[tuple[str, KernelKind], tuple[FunctionForm, ...]]:
+        # Every call of every kernel is checked against its level: look forms up, not scan.
+        found: dict[tuple[str, KernelKind], list[FunctionForm]] = {}
+        for form in self.all_forms():
+            found.setdefault((form.name, form.kernel), []).append(form)
+        return {key: tuple(forms) for key, forms in found.items()}
 
     def type(self, name: str) -> TypeDecl | None:
         return next((t for t in self.types if t.name == name), None)
