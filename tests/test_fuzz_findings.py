@@ -51,3 +51,62 @@ def test_an_unreadable_spec_is_a_located_error(spec_copy: Path, monkeypatch: pyt
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     assert rejected(spec_copy).startswith("specs/ops/matmul.yaml:1:1: cannot read the file: Permission denied")
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if needle in line)
+
+
+def test_an_enumerator_value_beyond_its_underlying_type_is_refused_at_the_value(spec_copy: Path) -> None:
+    current = spec_copy / "tt_metal" / "current.yaml"
+    _edit(current, "Reverse: 1}, scoped: true, underlying: uint8_t", "Reverse: 300}, scoped: true, underlying: uint8_t")
+    message = rejected(spec_copy)
+    assert message.startswith(f"specs/tt_metal/current.yaml:{_line_of(current, 'Reverse: 300')}:")
+    assert "value 300 of SrcOrder::Reverse does not fit its underlying type uint8_t (0..255)" in message
+
+
+def test_an_underlying_type_that_is_no_integer_type_is_refused_with_the_valid_ones(spec_copy: Path) -> None:
+    _edit(spec_copy / "tt_metal" / "current.yaml", "underlying: uint8_t", "underlying: uint9_t")
+    assert "'uint9_t' is not an integer type an enumeration can have" in rejected(spec_copy)
+
+
+def test_dropping_an_enumerator_the_emulator_maps_is_refused_on_the_enumeration(spec_copy: Path) -> None:
+    # The glue compares against PoolType::MAX; generated emulator headers would not compile.
+    current = spec_copy / "tt_metal" / "current.yaml"
+    _edit(current, "PoolType: {enum: [SUM, AVG, MAX]}", "PoolType: {enum: [SUM, AVG, MAXIMUM]}")
+    message = rejected(spec_copy)
+    assert message.startswith(f"specs/tt_metal/current.yaml:{_line_of(current, 'PoolType:')}:")
+    assert "enumeration PoolType of level 'current' has no MAX, which the emulator's glue uses (ttlemu/compute.hpp)" in message
+    assert message.rstrip().split("\n")[0].endswith("enumerators: SUM, AVG, MAXIMUM")
+
+
+def test_a_binding_to_a_routine_the_glue_lacks_is_refused_with_a_suggestion(spec_copy: Path) -> None:
+    emulation = spec_copy / "tt_metal" / "emulation.yaml"
+    _edit(emulation, '"compute::sfpu_unary(function, idst)"}', '"compute::sfpu_unry(function, idst)"}')
+    message = rejected(spec_copy)
+    assert message.startswith(f"specs/tt_metal/emulation.yaml:{_line_of(emulation, 'sfpu_unry')}:")
+    assert "the glue declares no routine ttlemu::compute::sfpu_unry (did you mean 'compute::sfpu_unary'" in message
+
+
+def test_a_binding_computing_math_the_glue_table_lacks_is_refused_with_the_known_functions(spec_copy: Path) -> None:
+    _edit(spec_copy / "tt_metal" / "emulation.yaml", "exp_tile: {computes: exp,", "exp_tile: {computes: expo,")
+    message = rejected(spec_copy)
+    assert "'expo' is not a function of ttlemu::math::sfpu_unary" in message
+    assert "known: " in message and "exp" in message.split("known: ")[1]
+
+
+def test_a_glue_header_that_does_not_exist_is_refused_with_the_headers_that_do(spec_copy: Path) -> None:
+    _edit(spec_copy / "tt_metal" / "emulation.yaml", "compute: ttlemu/compute.hpp", "compute: ttlemu/compte.hpp")
+    message = rejected(spec_copy)
+    assert "no glue header 'ttlemu/compte.hpp' (did you mean 'ttlemu/compute.hpp'?)" in message
+
+
+def test_a_type_the_glue_does_not_implement_is_refused(spec_copy: Path) -> None:
+    _edit(spec_copy / "tt_metal" / "emulation.yaml", "types: [DataFormat,", "types: [DataFormats,")
+    assert "the glue implements no type ttlemu::types::DataFormats (did you mean 'DataFormat'?)" in rejected(spec_copy)

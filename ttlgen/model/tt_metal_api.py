@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.model import emulator_glue
 from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call, parse_value
 from ttlgen.model.cpp_declarations import (
     BUILTIN_TYPES,
@@ -106,6 +107,20 @@ class Header:
 class Enumerator:
     name: str
     value: int | None  # None: not re-read upstream (the position is used)
+
+
+# The values an enumeration's underlying type holds (`int` when none is given).
+_UNDERLYING_RANGE = {
+    "int": (-(2**31), 2**31 - 1),
+    "int8_t": (-(2**7), 2**7 - 1),
+    "uint8_t": (0, 2**8 - 1),
+    "int16_t": (-(2**15), 2**15 - 1),
+    "uint16_t": (0, 2**16 - 1),
+    "int32_t": (-(2**31), 2**31 - 1),
+    "uint32_t": (0, 2**32 - 1),
+    "int64_t": (-(2**63), 2**63 - 1),
+    "uint64_t": (0, 2**64 - 1),
+}
 
 
 @dataclass(frozen=True)
@@ -425,6 +440,21 @@ class _LevelReader:
                 values = raw["enum"]
                 items = values.items() if isinstance(values, dict) else ((v, None) for v in values)
                 enumerators = tuple(Enumerator(n, v) for n, v in items)
+                underlying = raw.get("underlying") or "int"
+                if underlying not in _UNDERLYING_RANGE:
+                    self.sink.error(
+                        self.doc.mark((*path, "underlying")),
+                        f"{underlying!r} is not an integer type an enumeration can have{did_you_mean(underlying, _UNDERLYING_RANGE)}; "
+                        f"types: {', '.join(_UNDERLYING_RANGE)}",
+                    )
+                low, high = _UNDERLYING_RANGE.get(underlying, _UNDERLYING_RANGE["int"])
+                for enumerator in enumerators:
+                    if enumerator.value is not None and not low <= enumerator.value <= high:
+                        self.sink.error(
+                            self.doc.mark((*path, "enum", enumerator.name)),
+                            f"value {enumerator.value} of {name}::{enumerator.name} does not fit its underlying type "
+                            f"{raw.get('underlying') or 'int'} ({low}..{high})",
+                        )
                 for key in ("template", "constructors", "members", "fields"):
                     if key in raw:
                         self.sink.error(self.doc.key_mark((*path, key)), f"an enumeration has no {key}")
@@ -598,6 +628,55 @@ def _binding(raw: str | Mapping[str, str], mark: Mark, sink: DiagnosticSink) -> 
     return Binding(computes, call, mark)
 
 
+def _check_glue(
+    doc: SpecDocument,
+    namespace: str,
+    glue: Sequence[tuple[KernelKind, str]],
+    types: Sequence[str],
+    bindings: Sequence[tuple[str, tuple[Binding, ...]]],
+    sink: DiagnosticSink,
+) -> None:
+    """Every name a binding uses exists in the emulator's glue (else the generated emulator
+    headers would not compile): glue headers, routines, the math a call computes, types."""
+    index = emulator_glue.scan(top=namespace)
+    for kind, header in glue:
+        if header not in index.headers:
+            sink.error(doc.mark(("glue", kind.value)), f"no glue header {header!r}{did_you_mean(header, index.headers)}; headers: {', '.join(sorted(index.headers))}")
+    for i, name in enumerate(types):
+        if not index.declares(f"types::{name}"):
+            sink.error(doc.mark(("types", i)), f"the glue implements no type {namespace}::types::{name}{did_you_mean(name, index.members('types'))}")
+    routines = sorted(n for n in index.names if not n.startswith(("math::", "types::")))
+    for _, found in bindings:
+        for binding in found:
+            routine = binding.call.function
+            if not index.declares(routine):
+                sink.error(binding.mark, f"the glue declares no routine {namespace}::{routine}{did_you_mean(routine, routines)}")
+                continue
+            passes_function = any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in binding.call.args)
+            if binding.computes is not None and passes_function:
+                # `function` becomes <namespace>::math::<routine>::<computes>.
+                table = "math::" + routine.rpartition("::")[2]
+                known = index.members(table)
+                if binding.computes not in known:
+                    sink.error(binding.mark, f"{binding.computes!r} is not a function of {namespace}::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}")
+
+
+def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> None:
+    """The glue maps API enums by name (``<Enum>::<ENUMERATOR>``): each level must keep them."""
+    for level in levels:
+        for kind in level.types:
+            if kind.enumerators is None:
+                continue
+            names = [e.name for e in kind.enumerators]
+            for type_name, enumerator, header in sorted(index.enumerator_uses):
+                if type_name == kind.name and enumerator not in names:
+                    sink.error(
+                        kind.mark,
+                        f"enumeration {kind.name} of level {level.level!r} has no {enumerator}, which the emulator's glue "
+                        f"uses ({header}){did_you_mean(enumerator, names)}; enumerators: {', '.join(names)}",
+                    )
+
+
 def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> Emulation:
     data = doc.data
     bindings: list[tuple[str, tuple[Binding, ...]]] = []
@@ -633,6 +712,8 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
                 sink.error(doc.key_mark(path), f"no binding of {name!r} applies to its form at level {level.level!r} ({form.mark}); its parameters: {', '.join(form.signature.names()) or 'none'}")
     glue = tuple((KernelKind(kind), header) for kind, header in sorted(data["glue"].items()))
     types = tuple(data["types"])
+    _check_glue(doc, data["namespace"], glue, types, bindings, sink)
+    _check_glue_enumerators(emulator_glue.scan(top=data["namespace"]), levels, sink)
     for level in levels:
         for kind in level.types:
             if not kind.is_enum and kind.name not in types:

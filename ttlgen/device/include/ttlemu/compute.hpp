@@ -63,18 +63,18 @@ namespace ttlemu::api {
 inline void hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb) {
     compute::configure("hw_startup", icb0, icb1, ocb);
 }
-template <typename Order>
-inline void hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb, Order order) {
-    const bool reverse = order == Order::Reverse;
+template <typename SrcOrder>
+inline void hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb, SrcOrder order) {
+    const bool reverse = order == SrcOrder::Reverse;
     compute::configure("hw_startup", reverse ? icb1 : icb0, reverse ? icb0 : icb1, ocb);
 }
 inline void reconfig_sources(uint32_t srca, uint32_t srcb) {
     compute::reconfig_srca(srca);
     compute::reconfig_srcb(srcb);
 }
-template <typename Order>
-inline void reconfig_sources(uint32_t icb0, uint32_t icb1, Order order) {
-    const bool reverse = order == Order::Reverse;
+template <typename SrcOrder>
+inline void reconfig_sources(uint32_t icb0, uint32_t icb1, SrcOrder order) {
+    const bool reverse = order == SrcOrder::Reverse;
     reconfig_sources(reverse ? icb1 : icb0, reverse ? icb0 : icb1);
 }
 inline void release_dst() {
@@ -98,25 +98,25 @@ inline void copy_block(uint32_t cb, uint32_t first_tile, uint32_t first_dst, uin
     for (uint32_t i = 0; i < ntiles; ++i)
         compute::copy_tile(cb, first_tile + i, first_dst + i);
 }
-template <typename Broadcast>
-inline void bcast(Broadcast type, uint32_t icb, uint32_t tile, uint32_t dst) {
-    const int code = type == Broadcast::ROW      ? 1
-                     : type == Broadcast::COL    ? 2
-                     : type == Broadcast::SCALAR ? 3
+template <typename BroadcastType>
+inline void bcast(BroadcastType type, uint32_t icb, uint32_t tile, uint32_t dst) {
+    const int code = type == BroadcastType::ROW      ? 1
+                     : type == BroadcastType::COL    ? 2
+                     : type == BroadcastType::SCALAR ? 3
                                                  : 0;
     compute::bcast(code, icb, tile, dst);
 }
-template <typename Pool>
-inline void reduce_init(Pool pool) {
-    if (pool == Pool::MAX)
+template <typename PoolType>
+inline void reduce_init(PoolType pool) {
+    if (pool == PoolType::MAX)
         unsupported("reduce init", "reduce MAX is not emulated");
 }
-template <typename Pool, typename Dim>
-inline void reduce(Pool pool, Dim dim, uint32_t icb, uint32_t icb_scaler, uint32_t tile,
+template <typename PoolType, typename ReduceDim>
+inline void reduce(PoolType pool, ReduceDim dim, uint32_t icb, uint32_t icb_scaler, uint32_t tile,
                    uint32_t scaler_tile, uint32_t dst) {
     reduce_init(pool);
-    const int pool_code = pool == Pool::AVG ? 1 : 0;
-    const int dim_code = dim == Dim::REDUCE_COL ? 1 : dim == Dim::REDUCE_SCALAR ? 2 : 0;
+    const int pool_code = pool == PoolType::AVG ? 1 : 0;
+    const int dim_code = dim == ReduceDim::REDUCE_COL ? 1 : dim == ReduceDim::REDUCE_SCALAR ? 2 : 0;
     compute::reduce(pool_code, dim_code, icb, icb_scaler, tile, scaler_tile, dst);
 }
 // The current matmul inits carry the transpose flag the later matmul_tiles calls use.
