@@ -421,7 +421,12 @@ def main() -> None:
 
 @app.command()
 def resolve(
-    kernel: Annotated[Path, typer.Argument(help="Kernel description (YAML) of one compute function.", dir_okay=False)],
+    kernel: Annotated[
+        Path,
+        typer.Argument(
+            help="A kernel description (YAML or TOML), a kernel spec file, or a kernel of the specs by name.", dir_okay=False
+        ),
+    ],
     target: Annotated[
         str | None, typer.Option("--target", help="Target (architecture) name; overrides the kernel's `target`.")
     ] = None,
