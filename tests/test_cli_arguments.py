@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, run_cli
+from ttlgen.cli import device_extra_command
 
 
 @pytest.mark.parametrize("seed", ["-1", "18446744073709551616", "99999999999999999999999", "x"])
@@ -28,7 +30,34 @@ def test_device_commands_without_numpy_name_the_install_command(
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numpy" else real(name, *a))
     result = run_cli(*command)
     assert result.exit_code == 2
-    assert "pip install 'ttlgen[device]'" in result.stderr
+    assert f"needs NumPy, from ttlgen's `device` extra: {device_extra_command()}\n" in result.stderr
+
+
+class _Installed:
+    """A distribution whose pip record (direct_url.json) is ``record``."""
+
+    def __init__(self, record: str | None) -> None:
+        self.record = record
+
+    def read_text(self, name: str) -> str | None:
+        return self.record if name == "direct_url.json" else None
+
+
+@pytest.mark.parametrize(
+    ("record", "command"),
+    [
+        ('{"url": "file:///src/ttl%20gen", "dir_info": {"editable": true}}', "pip install -e '/src/ttl gen[device]'"),
+        ('{"url": "file:///src/ttlgen", "dir_info": {}}', "pip install '/src/ttlgen[device]'"),
+        (None, "pip install -e '.[device]' in the ttlgen repository"),
+    ],
+    ids=["editable", "from-a-directory", "no-record"],
+)
+def test_the_device_extra_command_fits_how_ttlgen_was_installed(
+    record: str | None, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ttlgen is installed from its repository: a package-index name would install something else.
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Installed(record))
+    assert device_extra_command() == command
 
 
 def test_diff_without_differences_exits_0_and_prints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from tests.conftest import GENERATED, SPECS
 from ttlgen.spec.kinds import spec_kinds
-from ttlgen.spec.load import load_specs
+from ttlgen.spec.load import load_specs, parse_text
 
 KINDS = [kind.schema_file for kind in spec_kinds()]
 
@@ -112,3 +112,51 @@ def test_every_toml_spec_points_editors_at_its_schema() -> None:
         kind = spec_line.split('"')[1].replace("/", ".")
         schema = (SPECS / under_specs).parent / first.removeprefix("#:schema ")
         assert schema.resolve() == (GENERATED / "schemas" / f"{kind}.schema.json").resolve(), path
+
+
+DESCRIPTION_SCHEMA = "ttlgen.kernel_description.v1.schema.json"
+DESCRIPTIONS = Path(__file__).resolve().parent / "fixtures" / "kernels"
+VALID_DESCRIPTIONS = sorted(p.name for p in DESCRIPTIONS.glob("*.yaml") if p.name != "not_a_kernel.yaml")
+
+
+def description(name: str) -> Any:
+    path = DESCRIPTIONS / name
+    return parse_text(path.read_text(encoding="utf-8"), name, path.suffix)[0]
+
+
+@pytest.mark.parametrize("name", VALID_DESCRIPTIONS)
+def test_every_kernel_description_of_the_tests_is_valid_under_its_editor_schema(name: str) -> None:
+    assert editor_errors(DESCRIPTION_SCHEMA, description(name)) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "bad"),
+    [
+        (("ops", 0, "op"), "tile_slu"),
+        (("target",), "blackhol"),
+        (("device_arch",), "WORMHOLE"),
+        (("math_fidelity",), "HiFi9"),
+        (("dfbs", "0"), "bf61"),
+        (("ops", 0, "result"), "bf61"),
+        (("ops", 0, "attrs", "strategy"), "sfp"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_a_misspelt_name_in_a_kernel_description_is_flagged_at_its_place(path: tuple[str | int, ...], bad: str) -> None:
+    data = description("bf16_add.yaml")
+    data["device_arch"] = "WORMHOLE_B0"
+    data["ops"][0]["attrs"] = {"strategy": "fpu"}
+    assert editor_errors(DESCRIPTION_SCHEMA, data) == [], "the case must start from a valid description"
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    assert path[-1] in node, f"bf16_add.yaml has no {path}: the case is stale"
+    node[path[-1]] = bad
+    assert editor_errors(DESCRIPTION_SCHEMA, data) == ["/".join(map(str, path))]
+
+
+@pytest.mark.parametrize("target", ["wormhole_b0_gen1_config", "blackhole", "BLACKHOLE"], ids=["target", "architecture", "runtime-name"])
+def test_a_kernel_description_may_name_a_target_or_an_architecture(target: str) -> None:
+    data = description("bf16_add.yaml")
+    data["target"] = target
+    assert editor_errors(DESCRIPTION_SCHEMA, data) == []

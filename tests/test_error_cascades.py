@@ -2,13 +2,17 @@
 
 The spec-level cases (a missing vocabulary, a misspelt strategy or route operand of an op
 that spellings and kernels use) are overlays in tests/fixtures/bad_specs/ops/; these tests
-pin the mechanism in errors.DiagnosticSink they rely on.
+pin the mechanism in errors.DiagnosticSink they rely on, and the schema's own case: a
+required key written misspelt is missing because of the typo.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.conftest import run_cli
 from ttlgen.errors import DiagnosticSink, Entity, Mark, SpecErrors
 
 VOCABULARY = Entity("op vocabulary")
@@ -80,3 +84,38 @@ def test_errors_stay_ordered_by_file_line_and_column() -> None:
     with pytest.raises(SpecErrors) as caught:
         sink.raise_if_any()
     assert [d.message for d in caught.value.diagnostics] == ["a3", "a9", "b"]
+
+
+def _misspell_key(spec_copy: Path, old: str, new: str) -> None:
+    layout = spec_copy / "abi" / "komorebi.yaml"
+    text = layout.read_text(encoding="utf-8")
+    assert f"\n{old}:" in text
+    layout.write_text(text.replace(f"\n{old}:", f"\n{new}:", 1), encoding="utf-8")
+
+
+def test_a_misspelt_required_key_is_reported_as_the_unknown_key_alone(spec_copy: Path) -> None:
+    _misspell_key(spec_copy, "abi_version", "abi_versio")
+    result = run_cli("validate", "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[:2] == [
+        "specs/abi/komorebi.yaml:11:1: abi_versio: unknown key 'abi_versio'; valid keys: abi_version, blocks, constants, doc, "
+        "enums, layout, naming, spec, structs, tables, word, words (did you mean 'abi_version'?)",
+        "  note: 1 more error follows from this one; fix it first",
+    ]
+    assert "missing required key" not in result.stderr
+
+
+def test_each_misspelt_required_key_is_its_own_root(spec_copy: Path) -> None:
+    _misspell_key(spec_copy, "abi_version", "abi_versio")
+    _misspell_key(spec_copy, "layout", "layot")
+    stderr = run_cli("validate", "--specs", spec_copy).stderr
+    assert "unknown key 'layot'" in stderr and "unknown key 'abi_versio'" in stderr
+    assert stderr.count("1 more error follows") == 2 and "missing required key" not in stderr
+
+
+def test_every_missing_required_key_is_named(spec_copy: Path) -> None:
+    layout = spec_copy / "abi" / "komorebi.yaml"
+    text = layout.read_text(encoding="utf-8")
+    layout.write_text(text.replace("\nlayout: komorebi\n", "\n", 1).replace("\nabi_version: {major: 1, minor: 0}\n", "\n", 1), encoding="utf-8")
+    stderr = run_cli("validate", "--specs", spec_copy).stderr
+    assert "missing required key 'layout'" in stderr and "missing required key 'abi_version'" in stderr

@@ -421,7 +421,12 @@ def main() -> None:
 
 @app.command()
 def resolve(
-    kernel: Annotated[Path, typer.Argument(help="Kernel description (YAML) of one compute function.", dir_okay=False)],
+    kernel: Annotated[
+        Path,
+        typer.Argument(
+            help="A kernel description (YAML or TOML), a kernel spec file, or a kernel of the specs by name.", dir_okay=False
+        ),
+    ],
     target: Annotated[
         str | None, typer.Option("--target", help="Target (architecture) name; overrides the kernel's `target`.")
     ] = None,
@@ -440,8 +445,31 @@ def resolve(
 
 # --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------
 
-DEVICE_EXTRA = "pip install 'ttlgen[device]'"
+DEVICE_EXTRA = "device"
 SEED_MAX = 2**64 - 1
+
+
+def device_extra_command() -> str:
+    """The command that adds the device extra to this installation of ttlgen.
+
+    ttlgen is installed from its repository, not from a package index, so the command
+    names the directory pip installed it from (its PEP 610 record, ``direct_url.json``);
+    without a record (run from a source tree), the repository's own command."""
+    import json
+    import shlex
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    try:
+        record = json.loads(metadata.distribution("ttlgen").read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        record = None
+    url = urlparse(str(record.get("url", ""))) if isinstance(record, dict) else None
+    if url is None or url.scheme != "file":
+        return f"pip install -e '.[{DEVICE_EXTRA}]' in the ttlgen repository"
+    dir_info = record.get("dir_info") if isinstance(record, dict) else None
+    editable = "-e " if isinstance(dir_info, dict) and dir_info.get("editable") else ""
+    return f"pip install {editable}{shlex.quote(f'{unquote(url.path)}[{DEVICE_EXTRA}]')}"
 
 
 def _require_device_extra(command: str) -> None:
@@ -449,7 +477,9 @@ def _require_device_extra(command: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec("numpy") is None:
-        sys.stderr.write(f"ttlgen: `ttlgen {command}` needs NumPy, from the device extra: {DEVICE_EXTRA}\n")
+        sys.stderr.write(
+            f"ttlgen: `ttlgen {command}` needs NumPy, from ttlgen's `{DEVICE_EXTRA}` extra: {device_extra_command()}\n"
+        )
         raise typer.Exit(ExitCode.BAD_INPUT)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,26 +39,13 @@ def format_key_path(path: KeyPath) -> str:
     return "".join(out) or "<root>"
 
 
-_CLOSE = 0.7  # difflib's similarity ratio of a plausible typo
-_AS_CLOSE = 0.1  # how much less similar than the best a second suggestion may be
-
-
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close.
+    """`` (did you mean 'tile_add'?)`` for the closest valid names, or ``""`` when none is close
+    (the rule is the resolver library's, which its own messages use too)."""
+    # Imported here: only a message that needs a suggestion pays for loading the resolver.
+    from ttlgen.resolver.closest import did_you_mean as suggest
 
-    Only names about as close as the closest one are offered: a one-letter typo of
-    ``tile_exp`` suggests it alone, not every ``tile_`` name of the same length."""
-    scored = []
-    for candidate in sorted({str(c) for c in candidates}):
-        matcher = difflib.SequenceMatcher(None, str(name), candidate)
-        if matcher.real_quick_ratio() >= _CLOSE and matcher.quick_ratio() >= _CLOSE and (score := matcher.ratio()) >= _CLOSE:
-            scored.append((score, candidate))
-    if not scored:
-        return ""
-    best = max(score for score, _ in scored)
-    close = [c for score, c in sorted(scored, key=lambda sc: -sc[0]) if score >= best - _AS_CLOSE][:3]
-    return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
-
+    return suggest(str(name), candidates)
 
 
 def describe_value(value: object) -> str:

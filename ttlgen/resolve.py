@@ -1,14 +1,16 @@
-"""`ttlgen resolve KERNEL.yaml`: resolve one kernel description with the resolver library.
+"""`ttlgen resolve KERNEL`: resolve a kernel description, a kernel of the specs by name or
+every kernel of a kernel spec file with the resolver library.
 
 The resolver is not reimplemented here: the tables are built from the *current* specs
 exactly as `ttlgen build` builds them (:mod:`ttlgen.plan.tables`) and handed to
-:mod:`ttlgen.resolver`. This module only parses the kernel description and prints.
+:mod:`ttlgen.resolver`. This module only reads the kernel argument and prints.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,9 +49,15 @@ from ttlgen.resolver import (
 )
 from ttlgen.resolver import Diagnostic as ResolverDiagnostic
 from ttlgen.spec.document import Positions, SpecDocument
-from ttlgen.spec.load import decode_utf8, load_file, load_specs, parse_text
+from ttlgen.spec.load import (
+    SPEC_SUFFIXES,
+    display_path,
+    identify,
+    load_specs,
+    parse_text,
+    read_text,
+)
 from ttlgen.validate.documents import validate_documents
-from ttlgen.validate.schema import validate_document
 
 STRATEGY_ATTR = "strategy"
 
@@ -70,13 +78,15 @@ def load_catalog(specs_dir: Path) -> Catalog:
 # ------------------------------------------------------------------ kernel description
 
 DESCRIPTION_VERSION = "v1"
+DESCRIPTION_ID = f"{DESCRIPTION_KIND}/{DESCRIPTION_VERSION}"
 EMPTY_DESCRIPTION = "empty kernel description: expected a mapping with 'ops' (and 'dfbs', 'target', ...)"
-
-
-class KernelFormatError(Exception):
-    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
-        super().__init__("\n".join(d.format() for d in diagnostics))
-        self.diagnostics = tuple(diagnostics)
+_NOT_A_FILE = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 @dataclass(frozen=True)
@@ -93,32 +103,60 @@ class Description:
     document: SpecDocument
 
 
-def read_description(path: Path) -> SpecDocument:
-    """The description file as a located document of its own kind; raises KernelFormatError."""
-    file = str(path)
+def kernel_argument(argument: Path) -> str | SpecDocument:
+    """What KERNEL names: a kernel description or kernel spec file (read), or a kernel
+    name (to look up in the specs); raises UsageError for a path that names neither.
+
+    Told apart by ``stat``, which never opens the path: opening a FIFO would block until
+    something writes to it. A path that exists but is no regular file is refused saying
+    what it is (``/dev/null`` is a character device, not an empty description)."""
     try:
-        text = decode_utf8(path.read_bytes(), file)
-        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
-            raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
-        data, positions = parse_text(text, file, ".yaml")
-    except SpecErrors as exc:
-        raise KernelFormatError(exc.diagnostics) from None
+        mode = argument.stat().st_mode
+    except FileNotFoundError:
+        if argument.suffix in SPEC_SUFFIXES or "/" in str(argument):
+            raise UsageError(f"cannot read the kernel description {argument}: no such file") from None
+        return str(argument)
     except OSError as exc:
-        raise KernelFormatError([Diagnostic(Mark(file), f"cannot read the kernel description: {exc.strerror}")]) from None
+        raise UsageError(f"cannot read the kernel description {argument}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        what = next((name for test, name in _NOT_A_FILE if test(mode)), "not a regular file")
+        raise UsageError(
+            f"{argument} is {what}, not a regular file: give a kernel description, a kernel spec file or a kernel name"
+        )
+    return read_kernel_file(argument)
+
+
+def read_kernel_file(path: Path) -> SpecDocument:
+    """A kernel description or a kernel spec file as a located document, told apart by
+    what it holds (its ``spec:`` value), read as YAML or TOML by its extension and within
+    the limits of a spec file; raises SpecErrors, or UsageError for a spec of another kind."""
+    from ttlgen.model.kernels import KIND as KERNEL_KIND
+
+    file = display_path(path)
+    text = read_text(path, file)
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+        raise SpecErrors([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
+    data, positions = parse_text(text, file, path.suffix)
     if data is None or data == {}:
-        raise KernelFormatError([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
-    document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
-    problems = validate_document(document)
+        raise SpecErrors([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
+    if isinstance(data, dict) and data.get("spec", DESCRIPTION_ID) != DESCRIPTION_ID:
+        kind = identify(data, positions, file)  # a spec, with the header rules of one
+        if kind.name != KERNEL_KIND:
+            raise UsageError(f"{file} is a {kind.kind_id} spec, not a kernel spec or kernel description")
+        document = SpecDocument(file, str(path), kind.name, kind.version, data, positions)
+    else:  # a description, which may leave 'spec' out
+        document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
+    problems = validate_documents([document])
     if problems:
-        raise KernelFormatError(problems)
+        raise SpecErrors(problems)
     return document
 
 
-def parse_kernel(path: Path, catalog: Catalog) -> Description:
-    """Kernel description -> the resolver's input; raises KernelFormatError with every
-    problem, located. The schema (ttlgen.kernel_description/v1) checks the shape; names
-    that depend on the specs (element types, strategies, fidelities) are checked here."""
-    doc = read_description(path)
+def parse_kernel(doc: SpecDocument, catalog: Catalog) -> Description:
+    """A schema-checked kernel description -> the resolver's input; raises SpecErrors with
+    every problem, located. The schema (ttlgen.kernel_description/v1) checks the shape;
+    names that depend on the specs (ops, element types, strategies, fidelities) are
+    checked here."""
     data: dict[str, Any] = doc.data
     errors: list[Diagnostic] = []
 
@@ -128,6 +166,7 @@ def parse_kernel(path: Path, catalog: Catalog) -> Description:
     elements = [str(e.name) for e in catalog.tables.elements]
     strategies = [str(s.name) for s in catalog.tables.strategies]
     fidelities = [m.name for m in catalog.tables.runtime_enums.math_fidelity]
+    op_names = sorted(catalog.tables.ops)
 
     def element(value: str, path_: tuple[str | int, ...]) -> str | None:
         if value in elements:
@@ -150,6 +189,13 @@ def parse_kernel(path: Path, catalog: Catalog) -> Description:
         if raw["id"] in first_id:
             errors.append(Diagnostic(doc.mark((*base, "id")), f"duplicate op id {raw['id']!r} (first at ops[{first_id[raw['id']]}])"))
         first_id.setdefault(raw["id"], i)
+        if raw["op"] not in catalog.tables.ops:
+            errors.append(
+                Diagnostic(
+                    doc.mark((*base, "op")),
+                    f"unknown op {raw['op']!r}: no ttlgen.ops spec declares it{did_you_mean(raw['op'], op_names)}",
+                )
+            )
         operands: list[Operand] = []
         for operand in raw.get("operands", []):
             if "value" in operand:
@@ -164,9 +210,9 @@ def parse_kernel(path: Path, catalog: Catalog) -> Description:
             unknown((*base, "attrs", STRATEGY_ATTR), "strategy", strategy, strategies)
         ops.append(TileOp(raw["id"], raw["op"], tuple(operands), result, attrs, strategy))
     if errors:
-        raise KernelFormatError(errors)
+        raise SpecErrors(errors)
     return Description(
-        KernelDescription(dfbs=dfbs, ops=tuple(ops), name=path.name),
+        KernelDescription(dfbs=dfbs, ops=tuple(ops), name=Path(doc.display).name),
         data.get("target"),
         data.get("device_arch"),
         fidelity,
@@ -196,9 +242,8 @@ def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEn
     except TargetError as exc:
         key = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
         where = desc.document.mark((key,)) if key is not None else Mark(desc.document.display)
-        hint = did_you_mean(chosen, catalog.target_names()) if chosen is not None and target is not None else ""
         origin = " (--target)" if target is not None else ""
-        return Diagnostic(where, f"{exc.message}{hint}{origin}")
+        return Diagnostic(where, f"{exc.message}{origin}")  # the library's message suggests the closest names
 
 
 def _resolve_description(catalog: Catalog, desc: Description, target: str | None) -> _Outcome:
@@ -208,7 +253,7 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
         return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
     policy = normalize_policy(desc.options, desc.attributes)
     if isinstance(policy, ResolveFailure):  # malformed options or attributes: bad input
-        return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", policy.format(where))
+        return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", _failure_text(desc, policy))
     result: Plan | ResolveFailure = resolve(desc.kernel, env, policy)
     descriptor: dict[str, object] | None = None
     if isinstance(result, Plan):
@@ -218,13 +263,19 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
         except TranslationError as exc:
             result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
     if isinstance(result, ResolveFailure):
-        return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", result.format(where))
+        return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", _failure_text(desc, result))
     return _plan_outcome(where, result, descriptor)
 
 
 def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
     locate = _Locator(desc.document.display, desc.document.positions, desc.kernel)
     return error_envelope(locate.record(e) for e in failure.errors)
+
+
+def _failure_text(desc: Description, failure: ResolveFailure) -> str:
+    """The errors as a compiler prints them, each at the line of its op or operand."""
+    locate = _Locator(desc.document.display, desc.document.positions, desc.kernel)
+    return "\n".join(e.format_located(locate.where) for e in failure.errors)
 
 
 def _plan_outcome(where: str, plan: Plan, descriptor: dict[str, object] | None) -> _Outcome:
@@ -249,10 +300,9 @@ def _plan_outcome(where: str, plan: Plan, descriptor: dict[str, object] | None) 
     return _Outcome(ExitCode.OK, payload, "\n".join(lines), warnings)
 
 
-def _resolve_kernels(specs_dir: Path, kernel: str, target: str | None) -> list[tuple[str, _Outcome]]:
-    """Kernels of the specs by name, or every kernel of a kernel spec file, resolved as
+def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | None) -> list[tuple[str, _Outcome]]:
+    """A kernel of the specs by name, or every kernel of a kernel spec file, resolved as
     `ttlgen build` resolves them (element types inferred per sub-expression)."""
-    from ttlgen.model.kernels import KIND as KERNEL_KIND
     from ttlgen.model.kernels import build_kernel
     from ttlgen.model.project import build_project
     from ttlgen.plan.resolution import Resolver
@@ -262,19 +312,10 @@ def _resolve_kernels(specs_dir: Path, kernel: str, target: str | None) -> list[t
     if diagnostics:
         raise SpecErrors(diagnostics)
     project = build_project(documents)
-    path = Path(kernel)
-    if path.is_file():
-        file_doc = load_file(path, str(path))
-        if file_doc.kind != KERNEL_KIND:
-            raise UsageError(f"{path} is a {file_doc.kind_id} spec, not a kernel spec or kernel description")
-        problems = validate_documents([file_doc])
-        if problems:
-            raise SpecErrors(problems)
+    if isinstance(kernel, SpecDocument):
         sink = DiagnosticSink()
-        kernels = [build_kernel(file_doc, name, project.ops, project.spelling, sink) for name in file_doc.data["kernels"]]
+        kernels = [build_kernel(kernel, name, project.ops, project.spelling, sink) for name in kernel.data["kernels"]]
         sink.raise_if_any()
-    elif path.suffix in (".yaml", ".yml", ".toml") or "/" in kernel:
-        raise UsageError(f"cannot read the kernel description {kernel}: no such file")
     else:
         by_name = {k.name: k for k in project.kernels.kernels}
         if kernel not in by_name:
@@ -288,7 +329,7 @@ def _resolve_kernels(specs_dir: Path, kernel: str, target: str | None) -> list[t
         try:
             resolver.catalog.select_target(target)
         except TargetError as exc:
-            raise UsageError(f"--target: {exc.message}{did_you_mean(target, resolver.catalog.target_names())}") from None
+            raise UsageError(f"--target: {exc.message}") from None  # the library's message suggests the closest names
     outcomes = []
     for k in kernels:
         if target is not None:
@@ -306,16 +347,6 @@ def _resolve_kernels(specs_dir: Path, kernel: str, target: str | None) -> list[t
     return outcomes
 
 
-def _looks_like_description(path: Path) -> bool:
-    if not path.is_file():
-        return False
-    try:
-        head = path.read_bytes()[:4096].decode("utf-8", errors="replace")
-    except OSError:
-        return True  # let the reader report it
-    return "ttlgen.kernel/v1" not in head
-
-
 def run_resolve(
     kernel_path: Path,
     target: str | None,
@@ -327,11 +358,14 @@ def run_resolve(
     """Resolve one kernel description, a kernel of the specs by name, or every kernel of a
     kernel spec file; returns the exit code (0 ok, 1 rejected, 2 bad input)."""
     try:
-        if _looks_like_description(kernel_path):
+        # The argument is read before the specs: a description too large or malformed
+        # to resolve is refused without the cost of loading them.
+        kernel = kernel_argument(kernel_path)
+        if isinstance(kernel, SpecDocument) and kernel.kind == DESCRIPTION_KIND:
             catalog = load_catalog(specs_dir)
-            outcomes = [("", _resolve_description(catalog, parse_kernel(kernel_path, catalog), target))]
+            outcomes = [("", _resolve_description(catalog, parse_kernel(kernel, catalog), target))]
         else:
-            outcomes = _resolve_kernels(specs_dir, str(kernel_path), target)
+            outcomes = _resolve_kernels(specs_dir, kernel, target)
     except SpecErrors as exc:
         return _bad_input(exc.diagnostics, as_json, stdout, stderr)
     except UsageError as exc:
@@ -339,8 +373,6 @@ def run_resolve(
             stderr.write(f"ttlgen: {exc}\n")
             return ExitCode.BAD_INPUT
         return _bad_input([exc.diagnostic()], as_json, stdout, stderr)
-    except KernelFormatError as exc:
-        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
     if as_json:
         if len(outcomes) == 1:
             stdout.write(json.dumps(outcomes[0][1].payload, indent=2) + "\n")
@@ -372,6 +404,9 @@ class _Locator:
             path = (*path, "operands", operand)
         line, column = self.positions.value(path)
         return Mark(self.file, line, column, path)
+
+    def where(self, op: str | None, operand: int | None) -> str:
+        return str(self.mark(op, operand))
 
     def record(self, error: ResolverDiagnostic) -> dict[str, object]:
         """The error record every command prints, with the resolver's op and operand."""

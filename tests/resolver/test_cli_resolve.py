@@ -91,12 +91,12 @@ def test_bad_policy_value_exits_2_at_function_level() -> None:
     assert error["message"] == "invalid fp32-dest-acc-en value 'sometimes'; expected auto, enabled, or disabled"
 
 
-def test_text_diagnostics_read_like_a_compiler() -> None:
+def test_text_diagnostics_read_like_a_compiler_at_the_line_of_their_op() -> None:
     code, out, err = resolve(KERNELS / "bcast_conflict.yaml")
     assert code == 1 and out == ""
     lines = err.splitlines()
-    assert lines[0].endswith("bcast_conflict.yaml: op 'e' operand 0: error: requires 32-bit destination elements, but no kernel-wide destination width supports all tile operations")
-    assert lines[1].startswith("  ") and "op 'b': note: the target does not support" in lines[1]
+    assert lines[0].endswith("bcast_conflict.yaml:13:9: op 'e' operand 0: error: requires 32-bit destination elements, but no kernel-wide destination width supports all tile operations")
+    assert lines[1].startswith("  ") and "bcast_conflict.yaml:5:5: op 'b': note: the target does not support" in lines[1]
 
 
 def test_text_plan_lists_strategies_and_configuration() -> None:

@@ -4,11 +4,14 @@ located errors), and resolve also takes a kernel of the specs by name or a kerne
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import LARGE_INPUT_CPU_S, SPECS, CliResult, cpu_seconds_of_cli, run_cli
+from ttlgen.spec.limits import ENTRIES_LIMIT, FILE_BYTES_LIMIT, NESTING_LIMIT
 
 BF16_ADD = """\
 target: wormhole_b0
@@ -23,10 +26,13 @@ ops:
 """
 
 
+def write(directory: Path, name: str, text: str) -> Path:
+    (directory / name).write_text(text, encoding="utf-8")
+    return Path(name)  # relative: the tests run in tmp_path, and messages name it so
+
+
 def resolve_text(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
-    path = tmp_path / "kernel.yaml"
-    path.write_text(text, encoding="utf-8")
-    result = run_cli("resolve", path, "--specs", SPECS, *args)
+    result = run_cli("resolve", write(tmp_path, "kernel.yaml", text), "--specs", SPECS, *args)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -91,3 +97,118 @@ def test_resolve_takes_a_kernel_spec_file_and_resolves_each_kernel() -> None:
     result = run_cli("resolve", SPECS / "kernels" / "unary.yaml", "--specs", SPECS, "--json")
     assert result.exit_code == 0
     assert set(json.loads(result.stdout)["kernels"]) == {"unary_chain_bf16", "unary_chain_f32"}
+
+
+def test_a_description_over_the_size_limit_is_refused_where_the_limit_falls_before_parsing(tmp_path: Path) -> None:
+    op = "  - {id: o, op: tile_add, operands: [{dfb: 0}, {dfb: 1}]}\n"
+    head = "dfbs: {0: bf16, 1: bf16}\nops:\n"
+    (tmp_path / "kernel.yaml").write_text(head + op * 100_000, encoding="utf-8")
+    result, cpu = cpu_seconds_of_cli("resolve", "kernel.yaml", "--specs", SPECS)
+    beyond = FILE_BYTES_LIMIT - len(head)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"kernel.yaml:{3 + beyond // len(op)}:{beyond % len(op) + 1}: the file is larger than 1 MiB")
+    assert cpu < LARGE_INPUT_CPU_S, f"{cpu:.2f} s of CPU"
+
+
+def test_a_description_with_a_100000_item_list_is_refused_at_the_list_in_under_2_s_of_cpu(tmp_path: Path) -> None:
+    items = ", ".join(["0"] * 100_000)
+    text = BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]") + f"attributes: {{ttl.unpack_to_dest_fp32: [{items}]}}\n"
+    result, cpu = cpu_seconds_of_cli("resolve", write(tmp_path, "kernel.yaml", text), "--specs", SPECS)
+    assert result.exit_code == 2
+    assert f"kernel.yaml:10:14: attributes['ttl.unpack_to_dest_fp32']: more than {ENTRIES_LIMIT} entries in one list" in result.stderr
+    assert cpu < LARGE_INPUT_CPU_S, f"{cpu:.2f} s of CPU"
+
+
+def test_a_description_nested_past_the_limit_is_refused_like_a_spec(tmp_path: Path) -> None:
+    text = BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]") + "options: {x: " + "[" * 200 + "]" * 200 + "}\n"
+    code, _, err = resolve_text(tmp_path, text)
+    assert code == 2 and f"nest more than {NESTING_LIMIT} levels deep" in err
+
+
+def test_a_description_whose_comment_names_the_kernel_spec_kind_is_still_a_description(tmp_path: Path) -> None:
+    text = "# resolved like a ttlgen.kernel/v1 kernel\n" + BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]")
+    code, out, err = resolve_text(tmp_path, text)
+    assert (code, err) == (0, "")
+    assert "kernel configuration for target 'wormhole_b0'" in out
+
+
+TOML_BF16_ADD = """\
+target = "wormhole_b0"
+dfbs = {0 = "bf16", 1 = "bf16"}
+
+[[ops]]
+id = "sum"
+op = "tile_add"
+operands = [{dfb = 0}, {dfb = 1}]
+result = "{result}"
+"""
+
+
+def test_a_toml_description_resolves_as_its_yaml_twin_does(tmp_path: Path) -> None:
+    toml = run_cli("resolve", write(tmp_path, "k.toml", TOML_BF16_ADD.replace("{result}", "bf16")), "--specs", SPECS, "--json")
+    yaml = run_cli("resolve", write(tmp_path, "k.yaml", BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]")), "--specs", SPECS, "--json")
+    assert toml.exit_code == 0, toml.stderr
+    assert json.loads(toml.stdout) == json.loads(yaml.stdout)
+
+
+def test_an_error_in_a_toml_description_is_located_in_the_toml(tmp_path: Path) -> None:
+    result = run_cli("resolve", write(tmp_path, "k.toml", TOML_BF16_ADD.replace("{result}", "bf61")), "--specs", SPECS)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("k.toml:8:10: ops[0].result: unknown element type 'bf61' (did you mean 'bf16'?)")
+
+
+def test_a_spec_of_another_kind_is_refused_by_its_kind() -> None:
+    result = run_cli("resolve", SPECS / "ops" / "elementwise.yaml", "--specs", SPECS)
+    assert result.exit_code == 2
+    assert "elementwise.yaml is a ttlgen.ops/v1 spec, not a kernel spec or kernel description" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_dev_null_is_refused_as_a_character_device_not_a_missing_file() -> None:
+    result = run_cli("resolve", "/dev/null", "--specs", SPECS)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "ttlgen: /dev/null is a character device, not a regular file: "
+        "give a kernel description, a kernel spec file or a kernel name\n"
+    )
+
+
+def test_a_fifo_is_refused_without_being_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.yaml")
+    # Opening a FIFO blocks until a writer comes: a run that opens it never ends.
+    outcome: list[CliResult] = []
+    worker = threading.Thread(target=lambda: outcome.append(run_cli("resolve", "pipe.yaml", "--specs", SPECS)), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert outcome, "resolve blocked on the FIFO"
+    assert outcome[0].exit_code == 2 and "pipe.yaml is a FIFO, not a regular file" in outcome[0].stderr
+
+
+def test_an_unknown_op_is_located_at_its_name_with_the_closest_ops(tmp_path: Path) -> None:
+    code, _, err = resolve_text(tmp_path, BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]").replace("tile_add", "tile_ad"))
+    assert code == 2
+    assert err == "kernel.yaml:5:9: ops[0].op: unknown op 'tile_ad': no ttlgen.ops spec declares it (did you mean 'tile_add'?)\n"
+
+
+@pytest.mark.parametrize("where", ["--target", "description"])
+def test_an_unknown_target_suggests_the_closest_once(tmp_path: Path, where: str) -> None:
+    text = BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]")
+    if where == "description":
+        code, _, err = resolve_text(tmp_path, text.replace("target: wormhole_b0", "target: wormhole_b"))
+    else:
+        code, _, err = resolve_text(tmp_path, text, "--target", "wormhole_b")
+    assert code == 2
+    assert err.count("did you mean") == 1 and "(did you mean 'wormhole_b0'?)" in err
+
+
+def test_an_unknown_target_of_a_kernel_of_the_specs_suggests_the_closest_once() -> None:
+    result = run_cli("resolve", "eltwise_add_bf16", "--target", "wormhole_b", "--specs", SPECS)
+    assert result.exit_code == 2
+    assert result.stderr.count("did you mean") == 1 and "(did you mean 'wormhole_b0'?)" in result.stderr
+
+
+def test_errors_of_a_description_are_ordered_by_line(tmp_path: Path) -> None:
+    text = BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]").replace("target: wormhole_b0", "target: 5")
+    code, _, err = resolve_text(tmp_path, text + "colour: blue\n")
+    assert code == 2
+    assert [line.split(":")[1] for line in err.splitlines()] == ["1", "10"]

@@ -46,6 +46,9 @@ def project_names(project: Project) -> dict[str, list[str]]:
     vocabulary = project.ops.vocabulary
     strategies = [s.name for s in vocabulary.strategies]
     rejected = {t.architecture for t in project.targets.targets if t.rejected is not None}
+    usable = [t.name for t in project.targets.targets if t.rejected is None]
+    # A device is named by its architecture, typed or as the runtime discovers it.
+    devices = [name for a, runtime in project.targets.architectures if a not in rejected for name in (a, runtime) if name]
     return {
         "op": [op.name for op in project.ops.ops],
         "element_type": [e.name for e in vocabulary.element_types],
@@ -53,7 +56,9 @@ def project_names(project: Project) -> dict[str, list[str]]:
         "strategy": strategies,
         "strategy_or_fixed": [*strategies, spelling.FIXED],
         "full_fp32_kind": [k.name for k in vocabulary.full_fp32_kinds],
-        "target": [t.name for t in project.targets.targets if t.rejected is None],
+        "target": usable,
+        "device_architecture": devices,
+        "target_or_architecture": [*usable, *(d for d in devices if d not in usable)],  # an architecture: its default target
         "architecture": [a for a, _ in project.targets.architectures if a not in rejected] + [targets.NO_ARCHITECTURE],
         "runtime_api": [api.name for api in project.targets.runtime_apis] + [targets.NO_RUNTIME_API],
         "relation_table": list(project.targets.relation_tables),
@@ -187,7 +192,10 @@ def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
     """The specs that declare the names of ``kinds``."""
     by_kind = {
         "ops": (project.ops.sources, {"op", "element_type", "primitive", "strategy", "strategy_or_fixed", "full_fp32_kind"}),
-        "targets": (project.targets.sources, {"target", "architecture", "runtime_api", "relation_table", "math_fidelity"}),
+        "targets": (
+            project.targets.sources,
+            {"target", "architecture", "device_architecture", "target_or_architecture", "runtime_api", "relation_table", "math_fidelity"},
+        ),
         "layouts": (tuple(layout.file for layout in project.layouts.layouts), {"layout"}),
         "kernels": (tuple(kernel.source for kernel in project.kernels.kernels), set(KERNEL_SCOPED)),
     }

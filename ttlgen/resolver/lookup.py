@@ -3,9 +3,9 @@ architecture switch."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 
+from .closest import did_you_mean
 from .diagnostics import Diagnostic, ResolveFailure, TargetError
 from .environment import Prepared, TargetEnvironment
 from .kernel import KernelDescription
@@ -57,8 +57,7 @@ class Catalog:
     def _unknown(self, name: str) -> TargetError:
         # TT-Lang's wording for an architecture without a target implementation.
         known = self.target_names()
-        close = difflib.get_close_matches(name, known, n=2, cutoff=0.7)
-        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+        hint = did_you_mean(name, known)
         return TargetError(
             f"compute-kernel configuration is not implemented for target architecture {name!r}{hint}; "
             f"known targets: {', '.join(known)}"
@@ -80,8 +79,9 @@ class Catalog:
         for arch in self.tables.architectures:
             if arch.runtime_name is not None and arch.runtime_name.upper() == upper:
                 return arch.name
-        known = ", ".join(sorted(a.runtime_name for a in self.tables.architectures if a.runtime_name))
-        raise TargetError(f"unknown runtime architecture {name!r}; known: {known}")
+        runtime_names = sorted(a.runtime_name for a in self.tables.architectures if a.runtime_name)
+        hint = did_you_mean(name, [*runtime_names, *(a.name for a in self.tables.architectures)])
+        raise TargetError(f"unknown runtime architecture {name!r}{hint}; known: {', '.join(runtime_names)}")
 
     def select_target(self, target: str | None = None, device_arch: str | None = None) -> TargetEnvironment:
         """The environment for a kernel's target attribute and its device's architecture.

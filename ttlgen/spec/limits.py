@@ -69,14 +69,21 @@ def size_overflow(data: object) -> tuple[tuple[str | int, ...], str] | None:
             return path, f"the document holds more than {VALUES_LIMIT} values; split it into several files"
         if len(path) > NESTING_LIMIT:
             return path[: NESTING_LIMIT + 1], f"keys, lists and tables nest more than {NESTING_LIMIT} levels deep"
-        if isinstance(value, dict | list) and len(value) > ENTRIES_LIMIT:
-            kind = "mapping" if isinstance(value, dict) else "list"
-            return path, f"more than {ENTRIES_LIMIT} entries in one {kind}"
+        if isinstance(value, dict | list):
+            crowded = entries_overflow(len(value), "mapping" if isinstance(value, dict) else "list")
+            if crowded is not None:
+                return path, crowded
         if isinstance(value, dict):
             stack.extend((child, (*path, key)) for key, child in value.items())
         elif isinstance(value, list):
             stack.extend((child, (*path, index)) for index, child in enumerate(value))
     return None
+
+
+def entries_overflow(count: int, kind: str) -> str | None:
+    """The message for a ``kind`` ("list" or "mapping") of ``count`` entries beyond the
+    limit, or None within it."""
+    return f"more than {ENTRIES_LIMIT} entries in one {kind}" if count > ENTRIES_LIMIT else None
 
 
 def oversized_at(raw: bytes, limit: int = FILE_BYTES_LIMIT) -> tuple[int, int] | None:

@@ -163,10 +163,10 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
     raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
 
 
-def load_file(path: Path, source: str, display: str | None = None) -> SpecDocument:
-    """One spec file; ``source`` is the name generated headers give it, ``display`` the one
-    messages give it (default: the path from the current directory)."""
-    file = display if display is not None else display_path(path)
+def read_text(path: Path, file: str) -> str:
+    """The text of a spec file (or of anything read like one, e.g. a kernel description),
+    refused before it is parsed when it is over the size limit or not UTF-8; raises
+    SpecErrors located in ``file``, the name messages give it."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -176,8 +176,14 @@ def load_file(path: Path, source: str, display: str | None = None) -> SpecDocume
         raise SpecErrors(
             [Diagnostic(Mark(file, *oversized), f"the file is larger than {FILE_BYTES_LIMIT >> 20} MiB; split it into several files")]
         )
-    text = decode_utf8(raw, file)
-    data, positions = parse_text(text, file, path.suffix)
+    return decode_utf8(raw, file)
+
+
+def load_file(path: Path, source: str, display: str | None = None) -> SpecDocument:
+    """One spec file; ``source`` is the name generated headers give it, ``display`` the one
+    messages give it (default: the path from the current directory)."""
+    file = display if display is not None else display_path(path)
+    data, positions = parse_text(read_text(path, file), file, path.suffix)
     kind = identify(data, positions, file)
     return SpecDocument(
         display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions

@@ -16,7 +16,7 @@ import yaml
 
 from ttlgen.errors import Diagnostic, KeyPath, Mark, format_key_path
 from ttlgen.spec.document import Positions
-from ttlgen.spec.limits import NESTING_LIMIT
+from ttlgen.spec.limits import NESTING_LIMIT, entries_overflow
 
 # Nodes produced by following aliases, beyond which a document is rejected: enough
 # for sharing a few small blocks, far too little for a "billion laughs" expansion.
@@ -125,6 +125,13 @@ class _Builder:
             except ValueError:
                 raise self.fail(node, path, f"invalid {node.tag.rsplit(':', 1)[-1]} {node.value!r}") from None
 
+        if isinstance(node, yaml.SequenceNode | yaml.MappingNode):
+            # Refused before its entries are built, which costs up to half again as much
+            # as composing them; the same check on the built data covers TOML.
+            crowded = entries_overflow(len(node.value), "list" if isinstance(node, yaml.SequenceNode) else "mapping")
+            if crowded is not None:
+                line, column = self.keys.get(path, self.values[path])
+                raise YamlLoadError(Diagnostic(Mark(self.file, line, column, path), crowded))
         self.active.add(ident)
         try:
             if isinstance(node, yaml.SequenceNode):

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from ttlgen.errors import Diagnostic, KeyPath, describe_value, did_you_mean
+from ttlgen.resolver.closest import closest_names
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import SpecKind, find_kind
 
@@ -62,6 +64,20 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
             )
             return
         first[key] = index
+
+
+class _MissingKey(ValidationError):
+    """A required key that is absent, by name: jsonschema's own error names it only in
+    its text, and one error per missing key must say which."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"missing required key {key!r}")
+        self.key = key
+
+
+def _required(validator: Any, required: Any, instance: Any, schema: Any) -> Iterable[ValidationError]:
+    if validator.is_type(instance, "object"):
+        yield from (_MissingKey(key) for key in required if key not in instance)
 
 
 def _strict_number(instance: Any, allowed: Iterable[Any]) -> bool:
@@ -113,7 +129,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterab
 _BASE_KEYWORDS = dict(Draft202012Validator.VALIDATORS)
 _SpecValidator = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator,
-    validators={"uniqueItems": _unique_items, "enum": _enum, "const": _const, "pattern": _pattern},
+    validators={"uniqueItems": _unique_items, "enum": _enum, "const": _const, "pattern": _pattern, "required": _required},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 
@@ -167,8 +183,7 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         wanted_text = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
         return path, f"expected {wanted_text}, got {describe_value(value)}", False
     if validator == "required":
-        missing = [k for k in expected if isinstance(value, dict) and k not in value]
-        return path, f"missing required key {missing[0]!r}" if missing else error.message, False
+        return path, error.message, False
     if validator in ("additionalProperties", "unevaluatedProperties"):
         allowed = sorted(schema.get("properties", {}))
         extras = _unknown_keys(schema, value) if isinstance(value, dict) else []
@@ -215,14 +230,37 @@ def _expand(errors: Iterable[ValidationError]) -> Iterable[ValidationError]:
             yield error
 
 
+def _misspellings(errors: Sequence[ValidationError]) -> dict[tuple[KeyPath, str], int]:
+    """(mapping path, key) -> the index of the unknown-key error there that suggests the
+    key: a required key written misspelt is missing only because of that typo."""
+    meant: dict[tuple[KeyPath, str], int] = {}
+    for index, error in enumerate(errors):
+        if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
+            allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+            for key in error.instance:
+                for candidate in closest_names(str(key), allowed):
+                    meant.setdefault((tuple(error.absolute_path), candidate), index)
+    return meant
+
+
 def validate_document(document: SpecDocument) -> list[Diagnostic]:
+    """The document's schema errors, located; a missing key that an unknown key beside it
+    misspells is not shown but counted against that key's error, the root cause."""
     kind = find_kind(document.kind, document.version)
     if kind is None:  # load already rejected unknown kinds
         return []
+    errors = list(_expand(validator_for(kind).iter_errors(document.data)))
+    misspelt = _misspellings(errors)
+    causes = [
+        misspelt.get((tuple(error.absolute_path), error.key)) if isinstance(error, _MissingKey) else None
+        for error in errors
+    ]
+    followers = Counter(cause for cause in causes if cause is not None)
     diagnostics = []
-    for error in _expand(validator_for(kind).iter_errors(document.data)):
+    for index, error in enumerate(errors):
+        if causes[index] is not None:
+            continue
         path, message, at_key = _message(error)
         mark = document.key_mark(path) if at_key else document.mark(path)
-        diagnostics.append(Diagnostic(mark, message))
+        diagnostics.append(Diagnostic(mark, message, consequences=followers[index]))
     return diagnostics
-

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import NamedTuple
 
 from .semantics import Route
@@ -69,8 +70,13 @@ class Diagnostic(NamedTuple):
     notes: tuple[Note, ...] = ()
 
     def format(self, where: str = "kernel") -> str:
-        lines = [f"{where}: {_prefix(self.op, self.operand)}error: {self.message}"]
-        lines.extend(f"  {where}: {_prefix(n.op, n.operand)}note: {n.message}" for n in self.notes)
+        return self.format_located(lambda op, operand: where)
+
+    def format_located(self, where: Callable[[str | None, int | None], str]) -> str:
+        """The error and its notes, each after ``where(op, operand)``: a caller that knows
+        where each op was written (a file:line:column) puts it there."""
+        lines = [f"{where(self.op, self.operand)}: {_prefix(self.op, self.operand)}error: {self.message}"]
+        lines.extend(f"  {where(n.op, n.operand)}: {_prefix(n.op, n.operand)}note: {n.message}" for n in self.notes)
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
