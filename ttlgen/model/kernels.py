@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
+from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
@@ -265,8 +265,20 @@ class _Builder:
         raw_dfbs = self.raw["dfbs"]
         assert isinstance(raw_dfbs, dict)
         indices: dict[int, str] = {}
+        # Every identifier the generated kernels declare for a DFB, and the DFB it is for: two
+        # DFBs whose derived names meet (`cb_y` and `y` both give `cb_y`) would redeclare it.
+        declared: dict[str, str] = {}
         for dname, body in raw_dfbs.items():
             path = ("dfbs", dname)
+            for ident in kernel_names.declared_for(dname):
+                other = declared.setdefault(ident, dname)
+                if other != dname:
+                    self.sink.error(
+                        self.doc.key_mark((*self.base, *path)),
+                        f"the generated kernels would declare {ident!r} for both dataflow buffers {other!r} and {dname!r}; rename one of them",
+                        notes=[Diagnostic(self.doc.key_mark((*self.base, "dfbs", other)), f"dataflow buffer {other!r} is declared here")],
+                    )
+                    break
             clash = next((n for n in kernel_names.declared_for(dname) if n in self.reserved), None)
             if clash == dname:
                 self.sink.error(self.doc.key_mark((*self.base, *path)), f"{dname!r} is reserved in the generated C++; rename the dataflow buffer")
