@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import ttlang_cpp
@@ -101,6 +102,13 @@ class Strategy:
     accumulates: bool
 
 
+class BlockShape(Enum):
+    """How the block of tiles an op produces follows from its operands' blocks."""
+
+    ELEMENTWISE = "elementwise"  # operands of one shape (a 1x1 block broadcasts); the result has it
+    CONTRACTION = "contraction"  # lhs M x K by rhs K x N gives M x N
+
+
 @dataclass(frozen=True)
 class OpSemantics:
     """Execution semantics of one op name (a family instance)."""
@@ -116,6 +124,7 @@ class OpSemantics:
     # Fixed semantics: exactly one entry whose name is None. With strategies: the op's
     # strategies in resolver order.
     strategies: tuple[Strategy, ...]
+    block_shape: BlockShape
     source: str
     mark: Mark
 
@@ -286,6 +295,7 @@ def _family(
                 has_result=result != "none",
                 full_fp32=full_fp32,
                 strategies=tuple(strategies),
+                block_shape=BlockShape(body.get("block_shape", BlockShape.ELEMENTWISE.value)),
                 source=doc.source,
                 mark=doc.mark((*base, "names", index)),
             )
