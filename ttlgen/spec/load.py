@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError
-from ttlgen.spec import kinds
+from ttlgen.spec import kinds, parse_cache
 from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.limits import (
     FILE_BYTES_LIMIT,
@@ -176,8 +176,11 @@ def load_file(path: Path, source: str, display: str | None = None) -> SpecDocume
         raise SpecErrors(
             [Diagnostic(Mark(file, *oversized), f"the file is larger than {FILE_BYTES_LIMIT >> 20} MiB; split it into several files")]
         )
-    text = decode_utf8(raw, file)
-    data, positions = parse_text(text, file, path.suffix)
+    parsed = parse_cache.lookup(raw, path.suffix)
+    if parsed is None:
+        parsed = parse_text(decode_utf8(raw, file), file, path.suffix)
+        parse_cache.store(raw, path.suffix, *parsed)
+    data, positions = parsed
     kind = identify(data, positions, file)
     return SpecDocument(
         display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions
