@@ -10,6 +10,7 @@ loader attaches it to every mark after a hit, as after a parse.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import marshal
@@ -56,7 +57,6 @@ def store(raw: bytes, suffix: str, data: Any, positions: Positions) -> None:
     record = _record(raw, suffix)
     if record is None:
         return
-    try:
+    # An unwritable cache only costs speed; ValueError: data marshal cannot hold.
+    with contextlib.suppress(OSError, ValueError):
         cache.write_atomically(record, marshal.dumps((data, positions.values, positions.keys)))
-    except (OSError, ValueError):
-        pass  # an unwritable cache only costs speed; ValueError: data marshal cannot hold
