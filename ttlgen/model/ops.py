@@ -40,6 +40,8 @@ def op_entity(name: str) -> Entity:
 
 @dataclass(frozen=True)
 class ElementType:
+    """An element type of the vocabulary and its width."""
+
     name: str
     bits: int
     is_float: bool
@@ -48,6 +50,8 @@ class ElementType:
 
 @dataclass(frozen=True)
 class StrategyKind:
+    """An execution strategy of the vocabulary (e.g. FPU, SFPU), in resolver order."""
+
     name: str
     order: int
     gated_by_fpu_binary_policy: bool
@@ -56,6 +60,8 @@ class StrategyKind:
 
 @dataclass(frozen=True)
 class FullFp32Kind:
+    """An accumulation category whose full-fp32 lowering a target may support."""
+
     name: str
     preference: str
     mark: Mark
@@ -63,6 +69,8 @@ class FullFp32Kind:
 
 @dataclass(frozen=True)
 class Vocabulary:
+    """The names every op and target spec draws from."""
+
     element_types: tuple[ElementType, ...]
     primitives: tuple[str, ...]
     strategies: tuple[StrategyKind, ...]  # resolver order
@@ -89,6 +97,8 @@ class Selection:
 
 @dataclass(frozen=True)
 class Operand:
+    """An operand of an op family."""
+
     name: str
     optional: bool
     initialized_by_op: bool
@@ -96,6 +106,8 @@ class Operand:
 
 @dataclass(frozen=True)
 class Strategy:
+    """One way to execute an op: operand routes, legality conditions, accumulation."""
+
     name: str | None  # None: fixed semantics
     legal_when: tuple[LegalityCondition, ...]
     routes: tuple[Route, ...]  # one per operand, in operand order
@@ -144,6 +156,8 @@ class OpSemantics:
 
 @dataclass(frozen=True)
 class OpsModel:
+    """The vocabulary and every op of the spec tree."""
+
     vocabulary: Vocabulary
     ops: tuple[OpSemantics, ...]  # sorted by name
 
