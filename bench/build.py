@@ -1,11 +1,20 @@
-"""Wall time of `ttlgen build` (cold, into an empty tree) and a no-op `ttlgen check`,
-beside the floor: starting Python and importing the runtime dependencies.
+"""Wall time of `ttlgen build` and `ttlgen check` beside the floor: starting Python and
+importing the runtime dependencies (yaml, jinja2, jsonschema, typer).
 
 Run: python bench/build.py [--runs N]
-Targets on the 2-core reference machine: build <= 1.7x floor, check < 1.0x floor.
-A no-op check answers from the tree cache (content hashes of every input, see
-ttlgen/tree_cache.py), and a build into an empty tree of inputs the cache has seen copies
-the stored blobs; the --no-cache rows show the full generation both avoid.
+Targets on the 2-core reference machine (issue 8): a build that generates <= 1.7x floor, a
+no-op check < 1.0x floor. The rows:
+
+- "build after a spec edit": what a developer runs after editing a spec. The edit (a new
+  comment line in one spec of a copy of specs/) changes the inputs, so the tree cache misses
+  and everything is generated; per-document caches (schema validity) still hit for what did
+  not change. This is the generating build the 1.7x target is about.
+- "build --no-cache, empty out": the same generation into an empty tree, tree cache bypassed.
+- "build, inputs seen before": a build into an empty tree whose exact inputs the tree cache
+  has seen (a fresh clone, a switched branch): it copies the recorded file contents and
+  generates nothing, like ccache. Not the generating build.
+- "check (no-op)" answers from the tree cache (content hashes of every input, see
+  ttlgen/tree_cache.py); "check --no-cache" generates and compares.
 """
 
 from __future__ import annotations
@@ -51,38 +60,48 @@ def main() -> None:
     # or overlay /tmp can be several times slower or faster at creating files).
     with tempfile.TemporaryDirectory(dir=REPO, prefix=".bench-") as tmp:
         out = Path(tmp) / "generated"
-        build = [sys.executable, "-m", "ttlgen", "build", "--specs", str(REPO / "specs"), "--out", str(out)]
-        check = [sys.executable, "-m", "ttlgen", "check", "--specs", str(REPO / "specs"), "--out", str(out)]
-        full_check = [*check, "--no-cache"]
-        full_build = [*build, "--no-cache"]
+        specs = Path(tmp) / "specs"
+        shutil.copytree(REPO / "specs", specs)
+        edited = specs / "kernels" / "elementwise.yaml"
+        original = edited.read_text(encoding="utf-8")
+        edits = iter(range(1_000_000))
+
+        def cli(*args: str) -> list[str]:
+            return [sys.executable, "-m", "ttlgen", *args, "--specs", str(specs), "--out", str(out)]
+
+        build, check = cli("build"), cli("check")
         floor = [sys.executable, "-c", FLOOR]
 
         def clear() -> None:
             shutil.rmtree(out, ignore_errors=True)
 
+        def edit() -> None:
+            edited.write_text(original + f"# bench edit {next(edits)}\n", encoding="utf-8")
+
         # Warm the OS file cache and Python's bytecode cache once, as a developer's machine is.
         timed(floor, REPO)
         timed(build, REPO, clear)
         floor_t = [timed(floor, REPO) for _ in range(args.runs)]
-        build_t = [timed(build, REPO, clear) for _ in range(args.runs)]
+        edited_t = [timed(build, REPO, edit) for _ in range(args.runs)]
+        full_build_t = [timed([*build, "--no-cache"], REPO, clear) for _ in range(args.runs)]
+        seen_t = [timed(build, REPO, clear) for _ in range(args.runs)]
         timed(build, REPO, clear)
         check_t = [timed(check, REPO) for _ in range(args.runs)]
-        full_t = [timed(full_check, REPO) for _ in range(args.runs)]
-        full_build_t = [timed(full_build, REPO, clear) for _ in range(args.runs)]
+        full_t = [timed([*check, "--no-cache"], REPO) for _ in range(args.runs)]
 
-    f, b, c, n = median_ms(floor_t), median_ms(build_t), median_ms(check_t), median_ms(full_t)
-    nb = median_ms(full_build_t)
+    f = median_ms(floor_t)
     rows = [
-        ("python + import deps (floor)", f, 1.0, "-"),
-        ("ttlgen build (cold, empty out)", b, b / f, "<= 1.7x"),
-        ("ttlgen check (no-op)", c, c / f, "< 1.0x"),
-        ("ttlgen check --no-cache", n, n / f, "-"),
-        ("ttlgen build --no-cache (empty out)", nb, nb / f, "-"),
+        ("python + import deps (floor)", f, "-"),
+        ("build after a spec edit", median_ms(edited_t), "<= 1.7x"),
+        ("build --no-cache, empty out", median_ms(full_build_t), "-"),
+        ("build, inputs seen before", median_ms(seen_t), "-"),
+        ("check (no-op)", median_ms(check_t), "< 1.0x"),
+        ("check --no-cache", median_ms(full_t), "-"),
     ]
     print(f"median of {args.runs} runs")
     print(f"{'command':34} {'ms':>9} {'x floor':>8} {'target':>8}")
-    for name, ms, ratio, target in rows:
-        print(f"{name:34} {ms:9.1f} {ratio:8.2f} {target:>8}")
+    for name, ms, target in rows:
+        print(f"{name:34} {ms:9.1f} {ms / f:8.2f} {target:>8}")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from tests.conftest import REPO
-from ttlgen.pipeline import generate
+from ttlgen.generate import generate
 
 FIXTURES = REPO / "tests" / "fixtures" / "emit"
 

@@ -61,3 +61,25 @@ def test_planning_renders_nothing_and_reads_no_template() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "none"
+
+
+# `ttlgen validate` in a fresh interpreter, reporting whether anything that renders was imported.
+VALIDATE_ONLY = """\
+import sys
+from ttlgen.cli import main
+sys.argv = ["ttlgen", "validate", "--specs", sys.argv[1]]
+try:
+    main()
+except SystemExit as stop:
+    assert stop.code in (0, None), stop.code
+rendering = sorted(m for m in sys.modules if m == "jinja2" or m.startswith(("jinja2.", "ttlgen.emit")))
+print(",".join(rendering) or "none", file=sys.stderr)
+"""
+
+
+def test_validate_imports_no_renderer() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", VALIDATE_ONLY, str(SPECS)], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "none"

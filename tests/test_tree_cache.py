@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATED, SPECS, run_cli
-from ttlgen import pipeline, tree_cache
+from ttlgen import generate, tree_cache
 from ttlgen.write import existing_files
 
 
@@ -25,7 +25,7 @@ def test_a_known_tree_is_rebuilt_from_the_blob_store_without_generating(
     def no_generation(*args: object) -> None:
         raise AssertionError("generated although the cache knows the tree")
 
-    monkeypatch.setattr(pipeline, "generate", no_generation)
+    monkeypatch.setattr(generate, "generate", no_generation)
     assert run_cli("build", "--specs", spec_copy, "--out", tmp_path / "second").exit_code == 0
     assert tree(tmp_path / "second") == tree(tmp_path / "first")
 

@@ -1,7 +1,7 @@
 """Where ttlgen keeps its caches, and whether caching is on.
 
-Every cache (tree records, schema-validity records, compiled templates, the emulator's
-builds) lives under one root so that TTLGEN_CACHE_DIR moves all of them and
+Every cache (tree records, parsed spec documents, schema-validity records, compiled
+templates, the emulator's builds) lives under one root so that TTLGEN_CACHE_DIR moves all of them and
 TTLGEN_NO_CACHE=1 turns all of them off. A cache only ever costs or saves time: no
 result may depend on it.
 """
@@ -9,6 +9,7 @@ result may depend on it.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 
@@ -22,3 +23,12 @@ def cache_root() -> Path:
 
 def enabled() -> bool:
     return os.environ.get("TTLGEN_NO_CACHE", "") in ("", "0")
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write then rename, so a concurrent reader never sees half a file. Raises OSError;
+    callers treat that as a cache that only costs speed."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
+        handle.write(data)
+    os.replace(handle.name, target)

@@ -22,7 +22,7 @@ from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
 
 if TYPE_CHECKING:
-    from ttlgen.pipeline import GeneratedTree
+    from ttlgen.generate import GeneratedTree
     from ttlgen.write import TreeDiff
 
 
@@ -112,7 +112,7 @@ def _known_tree(specs: Path, templates: Path | None, no_cache: bool) -> tuple[st
 
 def _generate(specs: Path, templates: Path | None, key: str | None) -> GeneratedTree:
     from ttlgen import tree_cache
-    from ttlgen.pipeline import generate
+    from ttlgen.generate import generate
 
     tree = generate(specs, templates)
     if key is not None:

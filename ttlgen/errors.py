@@ -81,6 +81,8 @@ class Mark:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One located message, with notes pointing at related places."""
+
     mark: Mark
     message: str
     notes: tuple[Diagnostic, ...] = ()
@@ -148,6 +150,8 @@ class Entity:
 
 @dataclass(frozen=True)
 class _Recorded:
+    """A diagnostic with the entities it follows from and the ones it breaks."""
+
     diagnostic: Diagnostic
     after: tuple[Entity, ...]
     breaks: tuple[Entity, ...]

@@ -1,22 +1,16 @@
-"""load -> validate -> model -> plan -> emit: the whole generation, in memory, writing nothing."""
+"""load -> validate -> model -> plan: everything `ttlgen validate` runs, rendering nothing.
+
+`ttlgen.generate` adds the emit stage on top of these."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
-from ttlgen import __version__
-from ttlgen.emit import emitters
-from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._header import finalize
-from ttlgen.emit._notice import MANIFEST, NOTICE
-from ttlgen.emit._templates import default_templates_dir
-from ttlgen.errors import SpecErrors, UsageError
+from ttlgen.errors import SpecErrors
 from ttlgen.model.project import Project, build_project
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
-from ttlgen.spec.load import load_specs, source_name, spec_files
+from ttlgen.spec.load import load_specs
 from ttlgen.validate.documents import validate_documents
 
 
@@ -38,63 +32,3 @@ def plan_specs(specs_dir: Path) -> tuple[Project, ProjectPlan]:
     """Everything up to the plan stage: the checks `ttlgen validate` runs."""
     project = load_project(specs_dir)
     return project, plan_project(project)
-
-
-@dataclass(frozen=True)
-class GeneratedTree:
-    """The complete output: relative POSIX path -> bytes, MANIFEST included."""
-
-    files: dict[str, bytes]
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _template_files(templates_dir: Path) -> list[Path]:
-    return sorted(
-        (p for p in templates_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts),
-        key=lambda p: p.relative_to(templates_dir).as_posix(),
-    )
-
-
-def manifest(specs_dir: Path, templates_dir: Path, outputs: dict[str, bytes]) -> bytes:
-    """Provenance that changes with versions lives here, never in the generated files."""
-    lines = [
-        f"# {NOTICE}",
-        "# What produced this tree: the generator's version and the hash of every input and output.",
-        f"generator ttlgen {__version__}",
-    ]
-    for path in spec_files(specs_dir):
-        lines.append(f"input {_sha256(path.read_bytes())} {source_name(specs_dir, path)}")
-    for path in _template_files(templates_dir):
-        lines.append(f"template {_sha256(path.read_bytes())} templates/{path.relative_to(templates_dir).as_posix()}")
-    for name in sorted(outputs):
-        lines.append(f"output {_sha256(outputs[name])} {name}")
-    return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def emit_project(project: Project, plan: ProjectPlan, templates_dir: Path, ctx: EmitContext | None = None) -> list[GeneratedFile]:
-    """Every generated file, sorted by path. ``ctx`` renders the templates (``ttlgen explain``
-    passes one that records where each line comes from)."""
-    ctx = ctx or EmitContext(templates_dir)
-    produced: dict[str, tuple[str, GeneratedFile]] = {}
-    for name, emit in emitters():
-        for file in emit(project, plan, ctx):
-            if file.path in produced:
-                other = produced[file.path][0]
-                raise RuntimeError(f"emitters {other!r} and {name!r} both produce {file.path!r}")
-            produced[file.path] = (name, file)
-    return [produced[path][1] for path in sorted(produced)]
-
-
-def generate(specs_dir: Path, templates_dir: Path | None = None) -> GeneratedTree:
-    templates = templates_dir or default_templates_dir()
-    if not templates.is_dir():
-        raise UsageError(f"template directory {str(templates)!r} does not exist; pass --templates DIR")
-    project, plan = plan_specs(specs_dir)
-    files = {file.path: finalize(file) for file in emit_project(project, plan, templates)}
-    if MANIFEST in files:
-        raise RuntimeError(f"an emitter produced {MANIFEST!r}, which is reserved for provenance")
-    files[MANIFEST] = manifest(specs_dir, templates, files)
-    return GeneratedTree(files=dict(sorted(files.items())))

@@ -15,11 +15,10 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from ttlgen import __version__
-from ttlgen.cache import cache_root
+from ttlgen.cache import cache_root, write_atomically
 from ttlgen.write import existing_files
 
 # The libraries whose code shapes the output bytes (parsing and rendering). Their
@@ -79,14 +78,6 @@ def _blob_path(digest: str) -> Path:
     return cache_root() / "blobs" / digest[:2] / digest
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
-    # Write then rename, so a concurrent reader never sees half a file.
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
-        handle.write(data)
-    os.replace(handle.name, target)
-
-
 def store(key: str, files: dict[str, bytes]) -> None:
     """Record the tree for this key: its hashes, and each file's content by its hash (so a
     later build of the same inputs into an empty or other tree needs no generation)."""
@@ -95,8 +86,8 @@ def store(key: str, files: dict[str, bytes]) -> None:
         for path, digest in record.items():
             blob = _blob_path(digest)
             if not blob.exists():
-                _write_atomically(blob, files[path])
-        _write_atomically(_record_path(key), json.dumps(record).encode("utf-8"))
+                write_atomically(blob, files[path])
+        write_atomically(_record_path(key), json.dumps(record).encode("utf-8"))
     except OSError:
         pass  # a cache that cannot be written only costs speed
 

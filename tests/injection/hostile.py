@@ -25,8 +25,8 @@ from jsonschema import Draft202012Validator
 from tests.conftest import SPECS, TEMPLATES
 from ttlgen.emit._header import finalize
 from ttlgen.errors import Diagnostic, KeyPath, SpecErrors
+from ttlgen.generate import emit_project
 from ttlgen.model.project import Project, build_project
-from ttlgen.pipeline import emit_project
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import find_kind

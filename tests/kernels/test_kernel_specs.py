@@ -198,3 +198,15 @@ def test_resolver_rejection_shows_the_resolver_note_at_the_op(tmp_path: Path) ->
     result = run_cli("validate", "--specs", bad_spec_tree("kernels/resolver_rejection", tmp_path))
     assert "explicit 32-bit destination elements are unsupported" in result.stderr
     assert "note: " in result.stderr and "tile_bcast with 'bf16' elements" in result.stderr
+
+
+def test_the_block_shape_rule_of_an_op_comes_from_its_family(spec_copy: Path) -> None:
+    # Matmul contracts its blocks because matmul.yaml says so; without that line the planner
+    # treats it like any elementwise op and rejects the shipped matmul kernels' M x K by K x N.
+    path = spec_copy / "ops" / "matmul.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "    block_shape: contraction\n" in text
+    path.write_text(text.replace("    block_shape: contraction\n", ""), encoding="utf-8")
+    result = run_cli("validate", "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert "operands of 'tile_matmul_block' have different block shapes" in result.stderr

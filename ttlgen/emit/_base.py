@@ -62,6 +62,8 @@ def _environment(templates_dir: str) -> jinja2.Environment:
 
 @dataclass(frozen=True)
 class EmitContext:
+    """What an emitter renders with: the template tree."""
+
     templates_dir: Path
 
     def render(self, template: str, **variables: Any) -> str:

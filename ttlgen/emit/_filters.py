@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ttlgen.emit import _text
-from ttlgen.naming import camel, upper_snake
 
 
 def hexlit(value: int, width: int = 0) -> str:
@@ -35,11 +34,9 @@ def sort_by(items: Iterable[Any], attribute: str) -> list[Any]:
     return sorted(items, key=lambda item: getattr(item, attribute))
 
 
-# upper_snake and camel serve the kernel-configuration templates; the ABI and program
-# templates print the names the model derives (ttlgen/model/names.py) and use neither.
+# No filter derives an identifier: templates print the names the model and plan derive
+# (ttlgen/model/names.py, ttlgen/plan/tables.py), so each name has one derivation.
 FILTERS: dict[str, Callable[..., Any]] = {
-    "upper_snake": upper_snake,
-    "camel": camel,
     "hexlit": hexlit,
     "pyrepr": pyrepr,
     "sort_by": sort_by,

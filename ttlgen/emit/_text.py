@@ -53,8 +53,15 @@ def escape(ch: str) -> str:
     return f"\\U{code:08X}"
 
 
+# The hidden characters of ASCII are its controls (category Cc): the one check ASCII text
+# (all text of the real specs) needs, instead of a Unicode lookup per character.
+_ASCII_HIDDEN = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def visible(text: str, keep: str = "") -> str:
     """``text`` with every hidden character but those in ``keep`` written as its escape."""
+    if text.isascii():
+        return _ASCII_HIDDEN.sub(lambda m: m.group() if m.group() in keep else escape(m.group()), text)
     return "".join(escape(ch) if hidden(ch) and ch not in keep else ch for ch in text)
 
 
@@ -112,6 +119,8 @@ def c_string(text: str) -> str:
     escapes of their UTF-8 bytes (a universal character name may not name a control, and
     GCC flags one that names a bidirectional control). A lone surrogate, which has no
     UTF-8, is written as the text of its escape."""
+    if _C_PLAIN.fullmatch(text):
+        return f'"{text}"'
     out = ['"']
     previous = ""
     for ch in text:
@@ -136,6 +145,9 @@ def c_string(text: str) -> str:
 
 
 _C_SIMPLE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Printable ASCII with nothing to escape (no quote, backslash or "?" that could start a
+# trigraph) is its own literal.
+_C_PLAIN = re.compile(r"[ !#->@-\[\]-~]*")
 
 
 # ------------------------------------------------------------------------------------ Python
@@ -207,6 +219,8 @@ def json_text(value: Any, indent: int | None = None) -> str:
     """``value`` as JSON: printable non-ASCII as itself, hidden characters (and lone
     surrogates, which UTF-8 cannot hold) as ``\\u`` escapes."""
     text = json.dumps(value, indent=indent, ensure_ascii=False)
+    if text.isascii() and "\x7f" not in text:
+        return text  # json.dumps escaped the other ASCII controls; DEL is the one it keeps
     return "".join(_json_escape(ch) if hidden(ch) and ch != "\n" else ch for ch in text)
 
 

@@ -23,7 +23,6 @@ tree does not have yet is checked with the generic definitions.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -80,7 +79,7 @@ def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence
     out = {key: _specialise(value, defs, names, selected) for key, value in node.items()}
     selects, target = node.get("x-selects"), _ref_name(node)
     if isinstance(selects, str) and target is not None:
-        inlined = _specialise(copy.deepcopy(defs[target]), defs, names, selects)
+        inlined = _specialise(defs[target], defs, names, selects)
         out = {**inlined, **{k: v for k, v in out.items() if k not in ("$ref", "x-selects")}}
     kind = out.get("x-names")
     if kind == SELECTED and selected is not None:
@@ -160,7 +159,8 @@ def editor_schema(kind: SpecKind, project: Project) -> dict[str, Any]:
     """The kind's schema with this tree's names as enums."""
     generic = kind.schema()
     names = project_names(project)
-    schema: dict[str, Any] = _specialise(copy.deepcopy(generic), generic.get("$defs", {}), names, None)
+    # _specialise builds every container anew, so the shipped schema is never modified.
+    schema: dict[str, Any] = _specialise(generic, generic.get("$defs", {}), names, None)
     used = sorted({ref.removeprefix("names.") for ref in _defs_referred(schema) if ref.startswith("names.")})
     if used:
         schema["$defs"] = {**schema.get("$defs", {}), **{f"names.{k}": {"enum": list(names[k])} for k in used}}
@@ -176,16 +176,39 @@ def _defs_referred(node: Any) -> set[str]:
 _LINE = 100  # a value whose JSON fits in this many characters is written on one line
 
 
-def _dumps(value: Any, indent: str = "") -> str:
+def _dumps(value: Any) -> str:
     """JSON as the shipped schemas are written: short values on one line, long ones opened up."""
-    flat = json.dumps(value, ensure_ascii=False)
-    if len(indent) + len(flat) <= _LINE or not isinstance(value, dict | list) or not value:
-        return flat
+    return _layout(value, "")[1]
+
+
+_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), without its per-call set-up
+
+
+def _scalar(value: Any) -> str:
+    return _string(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _layout(value: Any, indent: str) -> tuple[str, str]:
+    """``value`` as one-line JSON (``json.dumps``'s separators) and as laid out at ``indent``.
+    Each node's one-line form is built from its children's, so every value is serialised
+    once however deep it sits."""
+    if not isinstance(value, dict | list) or not value:
+        flat = _scalar(value)
+        return flat, flat
     inner = indent + "  "
     if isinstance(value, dict):
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dumps(v, inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
-    return "[\n" + ",\n".join(f"{inner}{_dumps(v, inner)}" for v in value) + "\n" + indent + "]"
+        keys = [_string(k) for k in value]
+        children = [_layout(v, inner) for v in value.values()]
+        flat = "{" + ", ".join(f"{k}: {f}" for k, (f, _) in zip(keys, children, strict=True)) + "}"
+        if len(indent) + len(flat) <= _LINE:
+            return flat, flat
+        items = [f"{inner}{k}: {laid}" for k, (_, laid) in zip(keys, children, strict=True)]
+        return flat, "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    children = [_layout(v, inner) for v in value]
+    flat = "[" + ", ".join(f for f, _ in children) + "]"
+    if len(indent) + len(flat) <= _LINE:
+        return flat, flat
+    return flat, "[\n" + ",\n".join(f"{inner}{laid}" for _, laid in children) + "\n" + indent + "]"
 
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:

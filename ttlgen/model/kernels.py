@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
+from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
@@ -61,6 +61,8 @@ COUNT_LIMIT = 2**32 - 1
 
 @dataclass(frozen=True)
 class Tensor:
+    """The DRAM tensor that feeds (input) or drains (output) a DFB."""
+
     role: str  # "input" | "output"
     shape: tuple[int, int]  # tiles
     distribution: str  # inputs: normal | positive | ones
@@ -68,6 +70,8 @@ class Tensor:
 
 @dataclass(frozen=True)
 class Dfb:
+    """A dataflow buffer of a kernel: its CB index, element type, block and pages."""
+
     name: str
     index: int
     dtype: str
@@ -84,12 +88,16 @@ class Dfb:
 
 @dataclass(frozen=True)
 class DfbRef:
+    """A value read from a DFB's front block."""
+
     dfb: str
     mark: Mark
 
 
 @dataclass(frozen=True)
 class OpExpr:
+    """An op applied to values, with its attributes and an optional pinned strategy."""
+
     id: str  # unique in the kernel, e.g. "op3"
     op: str
     args: tuple[Value, ...]
@@ -115,6 +123,8 @@ class Sync:
 
 @dataclass(frozen=True)
 class Store:
+    """A store (or += accumulation) of a value into a DFB's reserved block."""
+
     target: str
     value: Value
     accumulate: bool
@@ -123,6 +133,8 @@ class Store:
 
 @dataclass(frozen=True)
 class Loop:
+    """A counted loop over a body."""
+
     var: str
     count: int
     body: tuple[Statement, ...]
@@ -131,6 +143,8 @@ class Loop:
 
 @dataclass(frozen=True)
 class If:
+    """A body run on the first, last, not-first or not-last iteration of a loop."""
+
     var: str
     condition: str  # first | last | not_first | not_last
     then: tuple[Statement, ...]
@@ -143,6 +157,8 @@ Statement = Sync | Store | Loop | If
 
 @dataclass(frozen=True)
 class Tolerance:
+    """How close a device run must come to the float64 reference, and why."""
+
     pcc: float
     max_rel: float
     derivation: str
@@ -150,6 +166,8 @@ class Tolerance:
 
 @dataclass(frozen=True)
 class Kernel:
+    """One kernel spec: target, configuration, DFBs and the body of statements."""
+
     name: str
     summary: str
     target: str
@@ -179,6 +197,8 @@ _SYNC_ACTIONS = ("reserve", "push", "wait", "pop")
 
 @dataclass(frozen=True)
 class KernelsModel:
+    """Every kernel of the spec tree."""
+
     kernels: tuple[Kernel, ...]  # sorted by name
 
 
@@ -265,8 +285,20 @@ class _Builder:
         raw_dfbs = self.raw["dfbs"]
         assert isinstance(raw_dfbs, dict)
         indices: dict[int, str] = {}
+        # Every identifier the generated kernels declare for a DFB, and the DFB it is for: two
+        # DFBs whose derived names meet (`cb_y` and `y` both give `cb_y`) would redeclare it.
+        declared: dict[str, str] = {}
         for dname, body in raw_dfbs.items():
             path = ("dfbs", dname)
+            for ident in kernel_names.declared_for(dname):
+                other = declared.setdefault(ident, dname)
+                if other != dname:
+                    self.sink.error(
+                        self.doc.key_mark((*self.base, *path)),
+                        f"the generated kernels would declare {ident!r} for both dataflow buffers {other!r} and {dname!r}; rename one of them",
+                        notes=[Diagnostic(self.doc.key_mark((*self.base, "dfbs", other)), f"dataflow buffer {other!r} is declared here")],
+                    )
+                    break
             clash = next((n for n in kernel_names.declared_for(dname) if n in self.reserved), None)
             if clash == dname:
                 self.sink.error(self.doc.key_mark((*self.base, *path)), f"{dname!r} is reserved in the generated C++; rename the dataflow buffer")

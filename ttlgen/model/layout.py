@@ -68,6 +68,8 @@ class AbiVersion:
 
 @dataclass(frozen=True)
 class Constant:
+    """A named integer of the layout, optionally converted from seconds to cycles."""
+
     name: str
     value: int
     doc: str
@@ -78,6 +80,8 @@ class Constant:
 
 @dataclass(frozen=True)
 class EnumValue:
+    """One value of an enum: named, or a reserved value kept free."""
+
     name: str | None  # None for a reserved (free) value
     value: int
     display: str  # how the value is printed (the name unless the spec says otherwise)
@@ -93,6 +97,8 @@ class EnumValue:
 
 @dataclass(frozen=True)
 class EnumRange:
+    """A named range of values of an enum (e.g. handler numbers a user may take)."""
+
     name: str
     first: int
     last: int
@@ -104,6 +110,8 @@ class EnumRange:
 
 @dataclass(frozen=True)
 class Enum:
+    """An enum or flag set of a fixed bit width, with its values and named ranges."""
+
     name: str
     prefix: str
     bits: int
@@ -131,6 +139,8 @@ class Enum:
 
 @dataclass(frozen=True)
 class BitField:
+    """A field of a word: its bit position and width, and what its value means."""
+
     name: str
     lsb: int
     bits: int
@@ -195,6 +205,8 @@ class Word:
 
 @dataclass(frozen=True)
 class StructField:
+    """A field of a struct at a byte offset: a word, a copy of another field, or reserved bytes."""
+
     name: str
     offset: int
     count: int
@@ -229,6 +241,8 @@ class StructArray:
 
 @dataclass(frozen=True)
 class Struct:
+    """A fixed-size struct of the layout, its fields sorted by offset."""
+
     name: str
     size: int
     doc: str
@@ -278,6 +292,8 @@ class Struct:
 
 @dataclass(frozen=True)
 class TableEntry:
+    """One entry of an index table: a named slot range and what each slot holds."""
+
     name: str
     index: int
     count: int
@@ -314,6 +330,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Region:
+    """A region of a block at a byte offset: slots of a struct, a table, a word or reserved space."""
+
     name: str | None  # None for an anonymous reserved gap
     offset: int
     size: int
@@ -338,6 +356,8 @@ class Region:
 
 @dataclass(frozen=True)
 class Block:
+    """An aligned memory block of the layout, made of regions in offset order."""
+
     name: str
     prefix: str
     align: int
@@ -357,6 +377,8 @@ class Block:
 
 @dataclass(frozen=True)
 class Layout:
+    """One runtime layout spec: its ABI version, words, enums, structs, tables and blocks."""
+
     name: str
     file: str  # the source name generated headers print (SpecDocument.source)
     doc: str
@@ -410,6 +432,8 @@ class Layout:
 
 @dataclass(frozen=True)
 class LayoutModel:
+    """Every layout of the spec tree."""
+
     layouts: tuple[Layout, ...]  # sorted by name
 
     def find(self, name: str) -> Layout | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import ttlang_cpp
@@ -39,6 +40,8 @@ def op_entity(name: str) -> Entity:
 
 @dataclass(frozen=True)
 class ElementType:
+    """An element type of the vocabulary and its width."""
+
     name: str
     bits: int
     is_float: bool
@@ -47,6 +50,8 @@ class ElementType:
 
 @dataclass(frozen=True)
 class StrategyKind:
+    """An execution strategy of the vocabulary (e.g. FPU, SFPU), in resolver order."""
+
     name: str
     order: int
     gated_by_fpu_binary_policy: bool
@@ -55,6 +60,8 @@ class StrategyKind:
 
 @dataclass(frozen=True)
 class FullFp32Kind:
+    """An accumulation category whose full-fp32 lowering a target may support."""
+
     name: str
     preference: str
     mark: Mark
@@ -62,6 +69,8 @@ class FullFp32Kind:
 
 @dataclass(frozen=True)
 class Vocabulary:
+    """The names every op and target spec draws from."""
+
     element_types: tuple[ElementType, ...]
     primitives: tuple[str, ...]
     strategies: tuple[StrategyKind, ...]  # resolver order
@@ -88,6 +97,8 @@ class Selection:
 
 @dataclass(frozen=True)
 class Operand:
+    """An operand of an op family."""
+
     name: str
     optional: bool
     initialized_by_op: bool
@@ -95,10 +106,19 @@ class Operand:
 
 @dataclass(frozen=True)
 class Strategy:
+    """One way to execute an op: operand routes, legality conditions, accumulation."""
+
     name: str | None  # None: fixed semantics
     legal_when: tuple[LegalityCondition, ...]
     routes: tuple[Route, ...]  # one per operand, in operand order
     accumulates: bool
+
+
+class BlockShape(Enum):
+    """How the block of tiles an op produces follows from its operands' blocks."""
+
+    ELEMENTWISE = "elementwise"  # operands of one shape (a 1x1 block broadcasts); the result has it
+    CONTRACTION = "contraction"  # lhs M x K by rhs K x N gives M x N
 
 
 @dataclass(frozen=True)
@@ -116,6 +136,7 @@ class OpSemantics:
     # Fixed semantics: exactly one entry whose name is None. With strategies: the op's
     # strategies in resolver order.
     strategies: tuple[Strategy, ...]
+    block_shape: BlockShape
     source: str
     mark: Mark
 
@@ -135,6 +156,8 @@ class OpSemantics:
 
 @dataclass(frozen=True)
 class OpsModel:
+    """The vocabulary and every op of the spec tree."""
+
     vocabulary: Vocabulary
     ops: tuple[OpSemantics, ...]  # sorted by name
 
@@ -286,6 +309,7 @@ def _family(
                 has_result=result != "none",
                 full_fp32=full_fp32,
                 strategies=tuple(strategies),
+                block_shape=BlockShape(body.get("block_shape", BlockShape.ELEMENTWISE.value)),
                 source=doc.source,
                 mark=doc.mark((*base, "names", index)),
             )

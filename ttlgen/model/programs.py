@@ -32,6 +32,8 @@ KIND = "ttlgen.program"
 
 @dataclass(frozen=True)
 class Argument:
+    """One argument of a handler, carried in a field of the command struct."""
+
     name: str
     doc: str
     index: int  # position in the command's argument array
@@ -42,6 +44,8 @@ class Argument:
 
 @dataclass(frozen=True)
 class Handler:
+    """A numbered command handler of a program, with its flags and arguments."""
+
     name: str
     id: int
     doc: str
@@ -83,6 +87,8 @@ class CommandShape:
 
 @dataclass(frozen=True)
 class Program:
+    """One program spec: the handlers a runtime dispatches over a layout's command struct."""
+
     name: str
     file: str  # the source name generated headers print (SpecDocument.source)
     doc: str
@@ -95,6 +101,8 @@ class Program:
 
 @dataclass(frozen=True)
 class ProgramModel:
+    """Every program of the spec tree."""
+
     programs: tuple[Program, ...]  # sorted by name
 
     def for_layout(self, name: str) -> tuple[Program, ...]:

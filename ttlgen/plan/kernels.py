@@ -35,6 +35,8 @@ from ttlgen.resolver import TranslationError
 
 @dataclass(frozen=True)
 class CbInfo:
+    """A circular buffer of a lowered kernel, as program.json states it."""
+
     name: str
     index: int
     format: str
@@ -44,6 +46,8 @@ class CbInfo:
 
 @dataclass(frozen=True)
 class TensorInfo:
+    """A DRAM tensor a lowered kernel reads or writes, through its DFB's CB."""
+
     name: str  # DFB name, also the DRAM buffer name
     role: str
     format: str

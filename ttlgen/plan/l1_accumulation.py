@@ -31,6 +31,8 @@ from ttlgen.model.kernels import If, Kernel, Loop, Statement, Store, Sync, walk_
 
 @dataclass(frozen=True)
 class AccScope:
+    """Consecutive sibling loops that accumulate into the same DFBs through the packer."""
+
     loops: tuple[Mark, ...]  # marks of the consecutive sibling loops, in order
     targets: tuple[str, ...]  # DFBs accumulated into, sorted
     stores: tuple[Mark, ...]  # the accumulate statements of the scope
@@ -47,6 +49,8 @@ class AccScope:
 
 @dataclass(frozen=True)
 class AccAnalysis:
+    """Where a kernel accumulates into L1, and the accumulations outside loops."""
+
     scopes: tuple[AccScope, ...]
     # `+=` outside any loop of its reservation that adds to an already written block.
     straight_accumulations: tuple[Mark, ...]
@@ -59,6 +63,8 @@ class AccAnalysis:
 
 @dataclass
 class _Pass1:
+    """The first walk: the accumulate statements of each loop and those outside loops."""
+
     sink: DiagnosticSink
     annotated: dict[Mark, set[str]] = field(default_factory=dict)
     annotated_stores: dict[Mark, list[Mark]] = field(default_factory=dict)

@@ -41,7 +41,7 @@ from ttlgen.model.kernels import (
     Value,
     walk_values,
 )
-from ttlgen.model.ops import OpSemantics, OpsModel, Route
+from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan import l1_accumulation
@@ -186,7 +186,7 @@ class ComputeLowering:
         if isinstance(value, DfbRef):
             return self.dfbs[value.dfb].block
         op = self.semantics(value)
-        if op.primitive.names and op.primitive.names[0] == "Matmul":
+        if op.block_shape is BlockShape.CONTRACTION:
             lhs, rhs = self.shape(value.args[0]), self.shape(value.args[1])
             if lhs[1] != rhs[0]:
                 self.sink.error(value.mark, f"matmul of {lhs[0]}x{lhs[1]} by {rhs[0]}x{rhs[1]} tile blocks: inner dimensions differ")

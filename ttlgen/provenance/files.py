@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ttlgen.emit._base import GeneratedFile
 from ttlgen.emit._header import _normalise, finalize
+from ttlgen.generate import emit_project
 from ttlgen.model.project import Project
-from ttlgen.pipeline import emit_project
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind
 from ttlgen.provenance.tracing import ModelIndex, Tracer, TracingContext

@@ -18,6 +18,8 @@ _SUFFIX = ".schema.json"
 
 @dataclass(frozen=True)
 class SpecKind:
+    """A spec kind and version, with the schema that validates it."""
+
     name: str
     version: str
     schema_file: str

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError
-from ttlgen.spec import kinds
+from ttlgen.spec import kinds, parse_cache
 from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.limits import (
     FILE_BYTES_LIMIT,
@@ -183,7 +183,12 @@ def load_file(path: Path, source: str, display: str | None = None) -> SpecDocume
     """One spec file; ``source`` is the name generated headers give it, ``display`` the one
     messages give it (default: the path from the current directory)."""
     file = display if display is not None else display_path(path)
-    data, positions = parse_text(read_text(path, file), file, path.suffix)
+    text = read_text(path, file)
+    parsed = parse_cache.lookup(text, path.suffix)
+    if parsed is None:
+        parsed = parse_text(text, file, path.suffix)
+        parse_cache.store(text, path.suffix, *parsed)
+    data, positions = parsed
     kind = identify(data, positions, file)
     return SpecDocument(
         display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions

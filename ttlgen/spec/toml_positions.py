@@ -34,12 +34,16 @@ Path = tuple[str | int, ...]
 
 @dataclass(frozen=True)
 class Pos:
+    """A position in TOML text."""
+
     line: int  # 1-based
     column: int  # 1-based, counted in Unicode code points
 
 
 @dataclass(frozen=True)
 class TomlPositions:
+    """Where each value and each key of a TOML document starts."""
+
     values: dict[Path, Pos]
     """Where the value of each node starts.
 
@@ -74,6 +78,8 @@ TokenKind = Literal["key", "string", "scalar", "punct"]
 
 @dataclass(frozen=True)
 class Token:
+    """A lexical token of TOML text and its code-point span."""
+
     kind: TokenKind
     text: str  # decoded name for "key" tokens, raw source text otherwise
     start: int  # offset of the first code point
