@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,21 @@ def gxx() -> str:
     return found
 
 
-def compile_cpp(source: Path, binary: Path, includes: list[Path], std: str = "c++17") -> subprocess.CompletedProcess[str]:
+def compile_cpp(
+    source: Path | Sequence[Path], binary: Path, includes: list[Path], std: str = "c++17"
+) -> subprocess.CompletedProcess[str]:
+    """Compile and link one program from ``source`` (one translation unit or several)."""
+    sources = [source] if isinstance(source, Path) else list(source)
     return subprocess.run(
-        [gxx(), f"-std={std}", *WARNINGS, *(f"-I{i}" for i in includes), str(source), "-o", str(binary)],
+        [gxx(), f"-std={std}", *WARNINGS, *(f"-I{i}" for i in includes), *map(str, sources), "-o", str(binary)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )
+
+
+def check_syntax(source: Path, includes: list[Path], std: str = "c++17") -> subprocess.CompletedProcess[str]:
+    """Compile ``source`` without linking: its return code says whether it compiles."""
+    return subprocess.run(
+        [gxx(), f"-std={std}", *WARNINGS, "-fsyntax-only", *(f"-I{i}" for i in includes), str(source)],
         capture_output=True, text=True, check=False, timeout=300,
     )
 

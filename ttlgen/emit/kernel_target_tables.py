@@ -85,10 +85,10 @@ def _table(c: KernelTargetCpp, table: CppTable) -> list[str]:
     kind = "WidthRule" if table.table.rules and isinstance(table.table.rules[0], WidthRule) else "UnpackRule"
     lines = comment(f"{table.table.origin} ({table.source}), used by {users}.")
     rules = Braced("", [_rule(c, r) for r in table.table.rules], vertical=True)
-    lines += declaration(f"constexpr {kind} {table.rules_ident}[] = ", rules)
+    lines += declaration(f"inline constexpr {kind} {table.rules_ident}[] = ", rules)
     table_type = "WidthTable" if kind == "WidthRule" else "UnpackTable"
     lines += declaration(
-        f"constexpr {table_type} ",
+        f"inline constexpr {table_type} ",
         Braced(table.ident, [literal(table.table.origin), table.rules_ident, str(len(table.table.rules))]),
     )
     return lines
@@ -128,7 +128,7 @@ def _target(c: KernelTargetCpp, t: CppTarget) -> list[str]:
         ],
         vertical=True,
     )
-    return lines + declaration("constexpr TargetRecord ", record)
+    return lines + declaration("inline constexpr TargetRecord ", record)
 
 
 def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:
@@ -158,7 +158,7 @@ def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:
 
 
 def _values(c: KernelTargetCpp, enum: CppEnum, ident: str, enumerators: Sequence[Enumerator]) -> list[str]:
-    return commented_list(f"constexpr {enum.name} {ident}[] = ", [(f"{enum.name}::{e.cpp}", e.spec) for e in enumerators])
+    return commented_list(f"inline constexpr {enum.name} {ident}[] = ", [(f"{enum.name}::{e.cpp}", e.spec) for e in enumerators])
 
 
 def _runtime_api_info(c: KernelTargetCpp, api: CppRuntimeApi | None) -> list[str] | None:
@@ -187,7 +187,7 @@ def header(c: KernelTargetCpp, ctx: EmitContext) -> str:
     runtime_names = {a.enumerator.cpp: a.runtime_name for a in c.architectures}
     apis = {api.enumerator.cpp: api for api in c.runtime_apis}
     target_list = commented_list(
-        "constexpr const TargetRecord* kTargets[] = ", [(f"&{t.ident}", t.source) for t in c.targets]
+        "inline constexpr const TargetRecord* kTargets[] = ", [(f"&{t.ident}", t.source) for t in c.targets]
     )
     return ctx.render(
         f"{TEMPLATES}/kernel_target_tables.hpp.j2",

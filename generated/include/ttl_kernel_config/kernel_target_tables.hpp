@@ -132,7 +132,7 @@ enum class UnpackToDestMode : std::uint8_t {
 // Every value of each enum in its order, each commented with its name in the specs (the
 // primitives without TT-Lang's unknown one).
 
-constexpr TilePrimitive kPrimitives[] = {
+inline constexpr TilePrimitive kPrimitives[] = {
     TilePrimitive::Copy,              // Copy
     TilePrimitive::ElementwiseBinary, // ElementwiseBinary
     TilePrimitive::ElementwiseUnary,  // ElementwiseUnary
@@ -147,30 +147,30 @@ constexpr TilePrimitive kPrimitives[] = {
     TilePrimitive::DstIndex,          // DstIndex
 };
 
-constexpr TileOperandRoute kRoutes[] = {
+inline constexpr TileOperandRoute kRoutes[] = {
     TileOperandRoute::None,           // none
     TileOperandRoute::DataflowBuffer, // dfb
     TileOperandRoute::Dst,            // dst
 };
 
-constexpr FullFp32AccumulationKind kFullFp32Kinds[] = {
+inline constexpr FullFp32AccumulationKind kFullFp32Kinds[] = {
     FullFp32AccumulationKind::Matmul,       // matmul
     FullFp32AccumulationKind::ReduceRow,    // reduce_row
     FullFp32AccumulationKind::ReduceColumn, // reduce_column
     FullFp32AccumulationKind::ReduceScalar, // reduce_scalar
 };
 
-constexpr DestinationElementWidth kDestinationWidths[] = {
+inline constexpr DestinationElementWidth kDestinationWidths[] = {
     DestinationElementWidth::Bits16, // 16
     DestinationElementWidth::Bits32, // 32
 };
 
-constexpr DFBUnpackMode kUnpackModes[] = {
+inline constexpr DFBUnpackMode kUnpackModes[] = {
     DFBUnpackMode::Default,             // default
     DFBUnpackMode::UnpackToDestination, // unpack_to_dest
 };
 
-constexpr ElementType kElementTypes[] = {
+inline constexpr ElementType kElementTypes[] = {
     ElementType::Bf16, // bf16
     ElementType::F16,  // f16
     ElementType::F32,  // f32
@@ -179,27 +179,27 @@ constexpr ElementType kElementTypes[] = {
     ElementType::U32,  // u32
 };
 
-constexpr Architecture kArchitectures[] = {
+inline constexpr Architecture kArchitectures[] = {
     Architecture::None,       // none
     Architecture::Blackhole,  // blackhole
     Architecture::Quasar,     // quasar
     Architecture::WormholeB0, // wormhole_b0
 };
 
-constexpr RuntimeApi kRuntimeApis[] = {
+inline constexpr RuntimeApi kRuntimeApis[] = {
     RuntimeApi::None,                    // none
     RuntimeApi::ComputeConfigDescriptor, // ComputeConfigDescriptor
     RuntimeApi::ComputeGen1Config,       // ComputeGen1Config
 };
 
-constexpr MathFidelity kMathFidelities[] = {
+inline constexpr MathFidelity kMathFidelities[] = {
     MathFidelity::LoFi,  // LoFi
     MathFidelity::HiFi2, // HiFi2
     MathFidelity::HiFi3, // HiFi3
     MathFidelity::HiFi4, // HiFi4
 };
 
-constexpr UnpackToDestMode kUnpackToDestModes[] = {
+inline constexpr UnpackToDestMode kUnpackToDestModes[] = {
     UnpackToDestMode::UnpackToDestFp32, // UnpackToDestFp32
     UnpackToDestMode::Default,          // Default
 };
@@ -562,7 +562,7 @@ struct FullFp32Support {
     const char* fallback_warning;
 };
 
-constexpr std::size_t kFullFp32KindCount = 4;
+inline constexpr std::size_t kFullFp32KindCount = 4;
 
 // One target: an architecture launched through one runtime configuration API, with the
 // relation tables it answers from. A target that is recognized but rejected has a rejection
@@ -589,7 +589,7 @@ struct TargetRecord {
 
 // gen1_llk.dest_width (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
 // wormhole_b0, wormhole_b0_gen1_config.
-constexpr WidthRule kGen1LlkDestWidthRules[] = {
+inline constexpr WidthRule kGen1LlkDestWidthRules[] = {
     WidthRule{
         When{
             PrimitiveSet{
@@ -610,11 +610,11 @@ constexpr WidthRule kGen1LlkDestWidthRules[] = {
     },
     WidthRule{When{}, WidthSet{DestinationElementWidth::Bits16, DestinationElementWidth::Bits32}},
 };
-constexpr WidthTable kGen1LlkDestWidth{"gen1_llk.dest_width", kGen1LlkDestWidthRules, 3};
+inline constexpr WidthTable kGen1LlkDestWidth{"gen1_llk.dest_width", kGen1LlkDestWidthRules, 3};
 
 // gen1_llk.dfb_unpack (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
 // no_target, wormhole_b0, wormhole_b0_gen1_config.
-constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
+inline constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
     UnpackRule{
         When{
             PrimitiveSet{},
@@ -643,17 +643,17 @@ constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
         UnpackModeSet{DFBUnpackMode::Default},
     },
 };
-constexpr UnpackTable kGen1LlkDfbUnpack{"gen1_llk.dfb_unpack", kGen1LlkDfbUnpackRules, 3};
+inline constexpr UnpackTable kGen1LlkDfbUnpack{"gen1_llk.dfb_unpack", kGen1LlkDfbUnpackRules, 3};
 
 // gen1_llk.dest_width_unrestricted (specs/targets/gen1_llk.yaml), used by no_target.
-constexpr WidthRule kGen1LlkDestWidthUnrestrictedRules[] = {
+inline constexpr WidthRule kGen1LlkDestWidthUnrestrictedRules[] = {
     WidthRule{
         When{PrimitiveSet{}, ElementTypeSet{}, ElementBitsSet{32}, FloatMatch::Any, RouteSet{}},
         WidthSet{DestinationElementWidth::Bits32},
     },
     WidthRule{When{}, WidthSet{DestinationElementWidth::Bits16, DestinationElementWidth::Bits32}},
 };
-constexpr WidthTable kGen1LlkDestWidthUnrestricted{
+inline constexpr WidthTable kGen1LlkDestWidthUnrestricted{
     "gen1_llk.dest_width_unrestricted",
     kGen1LlkDestWidthUnrestrictedRules,
     2,
@@ -667,7 +667,7 @@ constexpr WidthTable kGen1LlkDestWidthUnrestricted{
 // data mover of the Gen1 contract.
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: Blackhole unpacks through the same Gen1 LLK
 // unpack-to-DST contract as Wormhole B0 under ComputeConfigDescriptor.
-constexpr TargetRecord kTargetBlackhole{
+inline constexpr TargetRecord kTargetBlackhole{
     "blackhole",
     Architecture::Blackhole,
     RuntimeApi::ComputeConfigDescriptor,
@@ -698,7 +698,7 @@ constexpr TargetRecord kTargetBlackhole{
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: ComputeGen1Config drives the same Blackhole unpack
 // LLKs; its stricter checks of unpack entries are stated in its unpack_attribute
 // (specs/targets/runtime_apis.yaml).
-constexpr TargetRecord kTargetBlackholeGen1Config{
+inline constexpr TargetRecord kTargetBlackholeGen1Config{
     "blackhole_gen1_config",
     Architecture::Blackhole,
     RuntimeApi::ComputeGen1Config,
@@ -729,7 +729,7 @@ constexpr TargetRecord kTargetBlackholeGen1Config{
 // restriction of the Gen1 targets.
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: The test environment uses the unpack relation both
 // Gen1 targets share.
-constexpr TargetRecord kTargetNoTarget{
+inline constexpr TargetRecord kTargetNoTarget{
     "no_target",
     Architecture::None,
     RuntimeApi::None,
@@ -751,7 +751,7 @@ constexpr TargetRecord kTargetNoTarget{
 
 // quasar (specs/targets/architectures/quasar.yaml): Quasar is recognized but cannot be compiled
 // for.
-constexpr TargetRecord kTargetQuasar{
+inline constexpr TargetRecord kTargetQuasar{
     "quasar",
     Architecture::Quasar,
     RuntimeApi::None,
@@ -778,7 +778,7 @@ constexpr TargetRecord kTargetQuasar{
 // data mover of the Gen1 contract.
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: Wormhole B0 unpacks through the same Gen1 LLK
 // unpack-to-DST contract as Blackhole under ComputeConfigDescriptor.
-constexpr TargetRecord kTargetWormholeB0{
+inline constexpr TargetRecord kTargetWormholeB0{
     "wormhole_b0",
     Architecture::WormholeB0,
     RuntimeApi::ComputeConfigDescriptor,
@@ -805,7 +805,7 @@ constexpr TargetRecord kTargetWormholeB0{
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: ComputeGen1Config drives the same Wormhole B0 unpack
 // LLKs; its stricter checks of unpack entries are stated in its unpack_attribute
 // (specs/targets/runtime_apis.yaml).
-constexpr TargetRecord kTargetWormholeB0Gen1Config{
+inline constexpr TargetRecord kTargetWormholeB0Gen1Config{
     "wormhole_b0_gen1_config",
     Architecture::WormholeB0,
     RuntimeApi::ComputeGen1Config,
@@ -825,7 +825,7 @@ constexpr TargetRecord kTargetWormholeB0Gen1Config{
     nullptr,
 };
 
-constexpr const TargetRecord* kTargets[] = {
+inline constexpr const TargetRecord* kTargets[] = {
     &kTargetBlackhole,            // specs/targets/blackhole.yaml
     &kTargetBlackholeGen1Config,  // specs/targets/blackhole_gen1_config.yaml
     &kTargetNoTarget,             // specs/targets/no_target.yaml
