@@ -52,3 +52,16 @@ def test_a_failed_golden_says_why_it_holds() -> None:
         "specs/targets/blackhole.yaml golden.full_fp32[0]: a row reduce on Blackhole has no full-fp32 "
         "lowering and warns (tt-metal #47311)"
     ) in _messages()
+
+
+# TT-Lang's warning for a preferred full-fp32 row reduce on Blackhole, as upstream writes it
+# (ComputeKernelConfigAnalysis.cpp@11c06838): a test of the spec against upstream.
+TT_LANG_ROW_REDUCE_WARNING = (
+    "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using non-full-fp32 reduce lowering"
+)
+
+
+def test_blackholes_row_reduce_golden_pins_tt_langs_warning_text() -> None:
+    data = yaml.safe_load((SPECS / "targets" / "blackhole.yaml").read_text(encoding="utf-8"))
+    pinned = [g for g in data["golden"]["full_fp32"] if g["kind"] == "reduce_row"]
+    assert [(g["warns"], g.get("warning")) for g in pinned] == [(True, TT_LANG_ROW_REDUCE_WARNING)]

@@ -85,3 +85,22 @@ def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, 
     for name in GUARDED:
         assert any(f"specs/targets/{name} golden.dest_width[0]:" in line for line in failed), result.stderr
 
+
+
+# Blackhole's row-reduce warning, as its architecture spec states it and its target's
+# golden pins it.
+WARNING = "using non-full-fp32 reduce lowering"
+CHANGED_WARNING = "using the non-full-fp32 lowering"
+
+
+def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
+    _edit(spec_copy / "targets" / "architectures" / "blackhole.yaml", WARNING, CHANGED_WARNING)
+    out = tmp_path / "generated"
+    _build(spec_copy, out)
+    source = tmp_path / "include_tables.cpp"
+    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
+    result = check_syntax(source, [out / "include"])
+    assert result.returncode == 1, result.stderr
+    failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
+    assert len(failed) == 1, result.stderr
+    assert "specs/targets/blackhole.yaml golden.full_fp32[0]:" in failed[0], result.stderr

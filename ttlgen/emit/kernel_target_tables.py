@@ -149,7 +149,10 @@ def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:
             ],
         )
     elif isinstance(g, FullFp32Golden):
-        item = Braced("FullFp32Golden", [target, c.full_fp32_kind.ref(g.kind), _bool(g.supported), _bool(g.warns)])
+        item = Braced(
+            "FullFp32Golden",
+            [target, c.full_fp32_kind.ref(g.kind), _bool(g.supported), _bool(g.warns), _text_or_null(g.warning)],
+        )
     else:
         assert isinstance(g, DfbCapacityGolden)
         item = Braced("DfbCapacityGolden", [target, str(g.capacity)])
