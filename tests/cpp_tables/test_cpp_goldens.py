@@ -41,7 +41,7 @@ def test_every_golden_of_the_target_specs_is_asserted_once() -> None:
 
 def test_the_specs_pin_the_facts_tt_langs_lit_tests_pin() -> None:
     goldens = _spec_goldens()
-    for target in ("blackhole", "wormhole_b0", "no_target"):
+    for target in ("blackhole", "blackhole_gen1_config", "wormhole_b0", "wormhole_b0_gen1_config", "no_target"):
         file = f"specs/targets/{target}.yaml"
         for query in ("dest_width[0]", "dfb_unpack[0]", "full_fp32[0]", "dfb_capacity"):
             assert f"{file} golden.{query}" in goldens

@@ -1045,6 +1045,43 @@ static_assert(holds(DfbCapacityGolden{&kTargetBlackhole, 64}),
               "Blackhole 64 dataflow-buffer indices");
 
 static_assert(holds(DestWidthGolden{
+                  &kTargetBlackholeGen1Config,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/blackhole_gen1_config.yaml golden.dest_width[0]: a bf16 row "
+              "broadcast on Blackhole allows only 16-bit DST under ComputeGen1Config too");
+
+static_assert(holds(DfbUnpackGolden{
+                  &kTargetBlackholeGen1Config,
+                  TilePrimitive::ElementwiseUnary,
+                  ElementType::F32,
+                  TileOperandRoute::Dst,
+                  WidthSet{DestinationElementWidth::Bits32},
+                  UnpackModeSet{DFBUnpackMode::UnpackToDestination},
+              }),
+              "specs/targets/blackhole_gen1_config.yaml golden.dfb_unpack[0]: an f32 buffer read "
+              "through DST on Blackhole needs unpack-to-DST and 32-bit DST under "
+              "ComputeGen1Config too");
+
+static_assert(holds(FullFp32Golden{
+                  &kTargetBlackholeGen1Config,
+                  FullFp32AccumulationKind::ReduceRow,
+                  false,
+                  true,
+                  "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using "
+                  "non-full-fp32 reduce lowering",
+              }),
+              "specs/targets/blackhole_gen1_config.yaml golden.full_fp32[0]: a row reduce on "
+              "Blackhole has no full-fp32 lowering and warns (tt-metal #47311), whichever API "
+              "launches it");
+
+static_assert(holds(DfbCapacityGolden{&kTargetBlackholeGen1Config, 64}),
+              "specs/targets/blackhole_gen1_config.yaml golden.dfb_capacity: TT-Lang's "
+              "TargetInfo.h gives Blackhole 64 dataflow-buffer indices, whichever API launches it");
+
+static_assert(holds(DestWidthGolden{
                   &kTargetNoTarget,
                   TilePrimitive::BroadcastRow,
                   ElementType::Bf16,
@@ -1121,6 +1158,43 @@ static_assert(holds(FullFp32Golden{
 static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0, 32}),
               "specs/targets/wormhole_b0.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h gives "
               "Wormhole B0 32 dataflow-buffer indices");
+
+static_assert(holds(DestWidthGolden{
+                  &kTargetWormholeB0Gen1Config,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.dest_width[0]: a bf16 row "
+              "broadcast on Wormhole B0 allows only 16-bit DST under ComputeGen1Config too");
+
+static_assert(holds(DfbUnpackGolden{
+                  &kTargetWormholeB0Gen1Config,
+                  TilePrimitive::ElementwiseUnary,
+                  ElementType::F32,
+                  TileOperandRoute::Dst,
+                  WidthSet{DestinationElementWidth::Bits32},
+                  UnpackModeSet{DFBUnpackMode::UnpackToDestination},
+              }),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.dfb_unpack[0]: an f32 buffer "
+              "read through DST on Wormhole B0 needs unpack-to-DST and 32-bit DST under "
+              "ComputeGen1Config too");
+
+static_assert(holds(FullFp32Golden{
+                  &kTargetWormholeB0Gen1Config,
+                  FullFp32AccumulationKind::ReduceRow,
+                  false,
+                  false,
+                  nullptr,
+              }),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.full_fp32[0]: a reduce on "
+              "Wormhole B0 has no full-fp32 lowering, and no warning says so, whichever API "
+              "launches it");
+
+static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0Gen1Config, 32}),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.dfb_capacity: TT-Lang's "
+              "TargetInfo.h gives Wormhole B0 32 dataflow-buffer indices, whichever API launches "
+              "it");
 
 } // namespace ttl_kernel_config
 
