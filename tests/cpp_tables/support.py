@@ -73,12 +73,23 @@ def cpp_table_answers(tree: Path, work: Path) -> list[dict[str, Any]]:
     return run_json_lines(binary)
 
 
-def cpp_adapter_answers(tree: Path, work: Path, std: str = "c++17") -> list[dict[str, Any]]:
+def architecture_names(specs: Path) -> list[str]:
+    """Names to select an architecture by: each architecture's name, its runtime name, that
+    in lower case and capitalized (which upstream never prints), and one no spec declares."""
+    names = [UNKNOWN_ARCHITECTURE]
+    for arch in tables_of(specs).tables.architectures:
+        names.append(str(arch.name))
+        if arch.runtime_name is not None:
+            names += [arch.runtime_name, arch.runtime_name.lower(), arch.runtime_name.capitalize()]
+    return list(dict.fromkeys(names))
+
+
+def cpp_adapter_answers(tree: Path, specs: Path, work: Path, std: str = "c++17") -> list[dict[str, Any]]:
     """Compile the adapter driver against the stand-in and tree/include, and run it."""
     binary = work / f"adapter_driver_{std.replace('+', 'x')}"
     built = compile_cpp(DRIVER, binary, [HERE, tree / "include"], std)
     assert built.returncode == 0, built.stderr
-    return run_json_lines(binary, UNKNOWN_ARCHITECTURE, *MLIR_TYPES)
+    return run_json_lines(binary, *architecture_names(specs), "--", *MLIR_TYPES)
 
 
 def library_table_answers(specs: Path) -> list[dict[str, Any]]:
@@ -103,7 +114,7 @@ def library_adapter_answers(specs: Path) -> list[dict[str, Any]]:
     assert c is not None
     primitives = [e.spec for e in c.primitive.enumerators]
     catalog = resolver.Catalog(tables_of(specs).tables)
-    return answers.adapter_answers(resolver, catalog, primitives, MLIR_TYPES, UNKNOWN_ARCHITECTURE, c.unimplemented_architecture)
+    return answers.adapter_answers(resolver, catalog, primitives, MLIR_TYPES, architecture_names(specs))
 
 
 def canonical(records: list[dict[str, Any]]) -> Counter[str]:

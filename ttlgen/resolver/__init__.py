@@ -14,9 +14,12 @@ Tables and targets
     ``Catalog(tables)``: ``get_target(name)`` -> ``TargetEnvironment`` (None: the
     compiler-testing environment); ``select_target(target, device_arch)`` applies the
     target/device agreement rule; ``architecture_from_runtime_name(name)`` maps
-    WORMHOLE_B0 / BLACKHOLE / QUASAR (any case) to an architecture; ``target_names()``;
-    ``resolve_kernel(...)`` (below). Unknown or rejected targets and unknown runtime
-    names raise ``TargetError`` (``.message``).
+    WORMHOLE_B0 / BLACKHOLE / QUASAR (or their lower case) to an architecture;
+    ``parse_architecture(name)`` also takes the typed name (``blackhole``), other
+    spellings are unknown; ``dfb_capacity(architecture)`` is TargetInfo.h's capacity (a
+    rejected architecture's too); ``target_names()``; ``resolve_kernel(...)`` (below).
+    Unknown or rejected targets and unknown architectures raise ``TargetError``
+    (``.message``).
 Inputs
     ``KernelDescription(dfbs={index: element type}, ops=(TileOp, ...))`` with
     ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),

@@ -404,40 +404,43 @@ constexpr std::string_view runtime_name(Architecture architecture) {
     return {};
 }
 
-// The architecture with this name (as ttl.target_arch spells it), if any.
-constexpr std::optional<Architecture> architecture_named(std::string_view name) {
-    for (Architecture architecture : kArchitectures) {
-        if (architecture != Architecture::None && spec_name(architecture) == name) {
-            return architecture;
-        }
-    }
-    return std::nullopt;
-}
-
-constexpr bool equal_ignoring_case(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) {
+// Whether name is text in lower case (ASCII), e.g. "wormhole_b0" of "WORMHOLE_B0".
+constexpr bool is_lower_case_of(std::string_view name, std::string_view text) {
+    if (name.size() != text.size()) {
         return false;
     }
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i] >= 'a' && a[i] <= 'z' ? static_cast<char>(a[i] - 'a' + 'A') : a[i];
-        char y = b[i] >= 'a' && b[i] <= 'z' ? static_cast<char>(b[i] - 'a' + 'A') : b[i];
-        if (x != y) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char lower =
+            text[i] >= 'A' && text[i] <= 'Z' ? static_cast<char>(text[i] - 'A' + 'a') : text[i];
+        if (name[i] != lower) {
             return false;
         }
     }
     return true;
 }
 
-// The architecture the runtime reports under this name (any case), if any: an unknown name
-// never selects another architecture.
+// The architecture a name the runtime reports selects, if any: tt-metal's enumerator (the
+// runtime name, "WORMHOLE_B0") or its lower case, the device name TT-Lang's runtime maps
+// ("wormhole_b0"). Any other spelling selects nothing, never another architecture.
 constexpr std::optional<Architecture> architecture_from_runtime_name(std::string_view name) {
     for (Architecture architecture : kArchitectures) {
-        if (!runtime_name(architecture).empty() &&
-            equal_ignoring_case(runtime_name(architecture), name)) {
+        std::string_view reported = runtime_name(architecture);
+        if (!reported.empty() && (reported == name || is_lower_case_of(name, reported))) {
             return architecture;
         }
     }
     return std::nullopt;
+}
+
+// The architecture a name selects, if any, spelled exactly as upstream prints it: its name as
+// TTCore prints ttl.target_arch ("blackhole"), or a name the runtime reports for it.
+constexpr std::optional<Architecture> architecture_named(std::string_view name) {
+    for (Architecture architecture : kArchitectures) {
+        if (architecture != Architecture::None && spec_name(architecture) == name) {
+            return architecture;
+        }
+    }
+    return architecture_from_runtime_name(name);
 }
 
 // A runtime configuration API: its default math fidelity and, for the runtime version it is
@@ -566,7 +569,8 @@ inline constexpr std::size_t kFullFp32KindCount = 4;
 
 // One target: an architecture launched through one runtime configuration API, with the
 // relation tables it answers from. A target that is recognized but rejected has a rejection
-// text, no tables and no capacity, and is allowed nothing.
+// text and no tables, and is allowed nothing; it keeps its architecture's DFB capacity, by
+// which TT-Lang sizes buffer indices before it rejects the architecture.
 struct TargetRecord {
     std::string_view name;
     Architecture architecture;
@@ -756,7 +760,7 @@ inline constexpr TargetRecord kTargetQuasar{
     Architecture::Quasar,
     RuntimeApi::None,
     true,
-    0,
+    32,
     nullptr,
     nullptr,
     {
@@ -917,11 +921,12 @@ constexpr const TargetRecord* default_target(Architecture architecture) {
     return nullptr;
 }
 
-// The number of dataflow-buffer indices (0 .. capacity - 1) of an architecture's default
-// target; none for an architecture without one, or rejected.
+// The number of dataflow-buffer indices (0 .. capacity - 1) of an architecture (its default
+// target's; a rejected architecture's too, as TargetInfo.h gives it); none for an architecture
+// without a default target.
 constexpr std::optional<std::uint32_t> dfb_capacity_of(Architecture architecture) {
     const TargetRecord* target = default_target(architecture);
-    if (target == nullptr || target->rejection != nullptr) {
+    if (target == nullptr) {
         return std::nullopt;
     }
     return target->dfb_capacity;
@@ -985,7 +990,7 @@ constexpr bool holds(const FullFp32Golden& golden) {
 }
 
 constexpr bool holds(const DfbCapacityGolden& golden) {
-    return golden.target->rejection == nullptr && golden.target->dfb_capacity == golden.capacity;
+    return golden.target->dfb_capacity == golden.capacity;
 }
 
 static_assert(holds(DestWidthGolden{
@@ -1114,6 +1119,11 @@ static_assert(holds(FullFp32Golden{
 static_assert(holds(DfbCapacityGolden{&kTargetNoTarget, 32}),
               "specs/targets/no_target.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h gives a "
               "kernel without a target 32 dataflow-buffer indices");
+
+static_assert(holds(DfbCapacityGolden{&kTargetQuasar, 32}),
+              "specs/targets/architectures/quasar.yaml golden.dfb_capacity: TT-Lang's "
+              "TargetInfo.h gives Quasar 32 dataflow-buffer indices, though it rejects Quasar "
+              "kernels");
 
 static_assert(holds(DestWidthGolden{
                   &kTargetWormholeB0,

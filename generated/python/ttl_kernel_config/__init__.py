@@ -15,9 +15,11 @@ Public API
 Targets
     ``get_target(name)`` -> ``TargetEnvironment`` (None: the compiler-testing environment);
     ``select_target(target, device_arch)`` applies the target/device agreement rule;
-    ``architecture_from_runtime_name(name)`` maps WORMHOLE_B0 / BLACKHOLE / QUASAR (any
-    case) to ``Architecture``; ``target_names()``. Unknown or rejected targets and
-    unknown runtime names raise ``TargetError`` (``.message``).
+    ``architecture_from_runtime_name(name)`` maps WORMHOLE_B0 / BLACKHOLE / QUASAR (or
+    their lower case) to ``Architecture``; ``parse_architecture(name)`` also takes the
+    typed name (``blackhole``), other spellings are unknown; ``dfb_capacity(architecture)``
+    is TargetInfo.h's capacity (a rejected architecture's too); ``target_names()``. Unknown
+    or rejected targets and unknown architectures raise ``TargetError`` (``.message``).
 Inputs
     ``KernelDescription(dfbs={index: ElementType}, ops=(TileOp, ...))`` with
     ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
@@ -145,6 +147,7 @@ TABLES = Tables(
 CATALOG = Catalog(TABLES)
 
 architecture_from_runtime_name = CATALOG.architecture_from_runtime_name
+dfb_capacity = CATALOG.dfb_capacity
 get_target = CATALOG.get_target
 parse_architecture = CATALOG.parse_architecture
 resolve_kernel = CATALOG.resolve_kernel
@@ -215,6 +218,7 @@ __all__ = [
     "WidthRule",
     "WidthTable",
     "architecture_from_runtime_name",
+    "dfb_capacity",
     "diagnose",
     "get_target",
     "normalize_policy",
