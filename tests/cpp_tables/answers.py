@@ -13,9 +13,19 @@ import json
 import sys
 from collections.abc import Iterator, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
+
+
+class MlirType(NamedTuple):
+    """What MLIR says of a type: the declared element type a vocabulary predicate
+    recognizes it as (None: none does) and, for an integer or float type, its bit width
+    (None: neither) and whether it is a float."""
+
+    element: str | None
+    bits: int | None
+    is_float: bool
 
 
 def _configurations(env: Any, primitive: str, element: str, route: Any) -> list[list[Any]]:
@@ -108,17 +118,29 @@ def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
     return out
 
 
-def _adapter_answers(label: str, env: Any, tables: Any, m: ModuleType, primitives: list[str], types: Mapping[str, str | None]) -> Iterator[Record]:
+def _element(m: ModuleType, tables: Any, mlir: MlirType) -> Any:
+    """The element the resolver answers for an MLIR type: the declared one, else one known by
+    its bit width (the resolver's classification), else None."""
+    if mlir.element is not None:
+        return next(e for e in tables.elements if e.name == mlir.element)
+    if mlir.bits is None:
+        return None
+    return m.undeclared_element(mlir.bits, mlir.is_float)
+
+
+def _adapter_answers(label: str, env: Any, tables: Any, m: ModuleType, primitives: list[str], types: Mapping[str, MlirType]) -> Iterator[Record]:
     # TT-Lang's primitives include its unknown one (""), which the Python tables never name.
     known = set(tables.primitives)
     for primitive in primitives:
-        for type_name, element in types.items():
+        for type_name, mlir in types.items():
+            element = _element(m, tables, mlir)
             usable = primitive in known and element is not None
-            widths = {w.value for w in env.dest_widths(primitive, element)} if usable else set()
+            widths = {w.value for w in env.dest_widths_of(primitive, element)} if usable else set()
             for width in (16, 32):
                 yield {"query": "supports", "env": label, "primitive": primitive, "type": type_name, "width": width, "supported": width in widths}
             for route in m.Route:
-                configurations = _configurations(env, primitive, element, route) if usable else []
+                found = env.dfb_configurations_of(primitive, element, route) if usable else frozenset()
+                configurations = sorted([width.value, mode.value] for width, mode in found)
                 yield {"query": "configurations", "env": label, "primitive": primitive, "type": type_name, "route": route.value, "configurations": configurations}
     for kind in tables.full_fp32_kinds:
         support = env.full_fp32(kind.name)
@@ -126,12 +148,12 @@ def _adapter_answers(label: str, env: Any, tables: Any, m: ModuleType, primitive
 
 
 def adapter_answers(
-    m: ModuleType, catalog: Any, primitives: list[str], types: Mapping[str, str | None], architectures: list[str]
+    m: ModuleType, catalog: Any, primitives: list[str], types: Mapping[str, MlirType], architectures: list[str]
 ) -> list[Record]:
     """What tests/cpp_tables/adapter_driver.cpp prints, from the Python resolver:
-    ``primitives`` are TT-Lang's (its unknown one as ""), ``types`` map MLIR type names to
-    element types (None: no element type), ``architectures`` are the names the driver
-    selects an architecture by (besides none), known or not."""
+    ``primitives`` are TT-Lang's (its unknown one as ""), ``types`` say what MLIR says of
+    each type the driver passes, ``architectures`` are the names the driver selects an
+    architecture by (besides none), known or not."""
     tables = catalog.tables
     out: list[Record] = []
     names = [*(t.name for t in tables.targets), *(r.name for r in tables.rejected)]

@@ -26,9 +26,27 @@ DRIVER = HERE / "adapter_driver.cpp"
 DUMP = Path("tests") / "ttl_kernel_config_tables_dump.cpp"
 WARNINGS = ("-Wall", "-Wextra", "-Werror", "-pedantic")
 STANDARDS = ("c++17", "c++20")
-# MLIR's name of each element type of the vocabulary, and a type none of them is.
-MLIR_TYPES: dict[str, str | None] = {
-    "bf16": "bf16", "f16": "f16", "f32": "f32", "si32": "si32", "ui16": "u16", "ui32": "u32", "i1": None,
+# MLIR types the adapter is driven with, by how MLIR prints them, with what MLIR says of each:
+# the vocabulary's element type its predicate recognizes it as (None: none does) and, for an
+# integer or float type, its bit width and whether it is a float (answers.MlirType).
+MLIR_TYPES: dict[str, answers.MlirType] = {
+    "bf16": answers.MlirType("bf16", 16, True),
+    "f16": answers.MlirType("f16", 16, True),
+    "f32": answers.MlirType("f32", 32, True),
+    "si32": answers.MlirType("si32", 32, False),
+    "ui16": answers.MlirType("u16", 16, False),
+    "ui32": answers.MlirType("u32", 32, False),
+    # No predicate recognizes these: the adapter knows them by bit width alone.
+    "i32": answers.MlirType(None, 32, False),
+    "i16": answers.MlirType(None, 16, False),
+    "ui8": answers.MlirType(None, 8, False),
+    "i1": answers.MlirType(None, 1, False),
+    "si64": answers.MlirType(None, 64, False),
+    "f64": answers.MlirType(None, 64, True),
+    "tf32": answers.MlirType(None, 19, True),
+    "f8E4M3FN": answers.MlirType(None, 8, True),
+    # Neither an integer nor a float: no element.
+    "index": answers.MlirType(None, None, False),
 }
 UNKNOWN_ARCHITECTURE = "grayskull"
 

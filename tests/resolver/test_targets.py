@@ -94,7 +94,7 @@ def test_selecting_an_unknown_architecture_fails_with_tt_langs_text() -> None:
 def test_an_architecture_is_selected_by_upstreams_spellings_only() -> None:
     # TTCore's name (blackhole) and tt-metal's runtime name (BLACKHOLE); no other case.
     assert catalog().select_target(None, "blackhole").name == catalog().select_target(None, "BLACKHOLE").name == "blackhole"
-    with pytest.raises(engine.TargetError, match="not implemented for target architecture Blackhole$"):
+    with pytest.raises(engine.TargetError, match=r"not implemented for target architecture Blackhole$"):
         catalog().select_target(None, "Blackhole")
 
 
@@ -167,3 +167,16 @@ def test_each_target_answers_from_its_own_table_only() -> None:
     assert wh.table.dest_width.review != bh.table.dest_width.review
     assert wh.full_fp32("reduce_column").supported is False
     assert bh.full_fp32("reduce_column").supported is True
+
+
+def test_an_undeclared_type_is_an_element_of_its_bit_width() -> None:
+    blackhole = catalog().get_target("blackhole")
+    i32, ui8 = engine.undeclared_element(32, False), engine.undeclared_element(8, False)
+    assert blackhole.dest_widths_of("ElementwiseUnary", i32) == {engine.DestWidth.BITS32}
+    assert blackhole.dest_widths_of("BroadcastRow", ui8) == {engine.DestWidth.BITS16}
+
+
+def test_an_undeclared_32_bit_type_does_not_unpack_to_dst_as_f32_does() -> None:
+    blackhole = catalog().get_target("blackhole")
+    modes = {m for _, m in blackhole.dfb_configurations_of("ElementwiseUnary", engine.undeclared_element(32, True), engine.Route.DST)}
+    assert modes == {engine.UnpackMode.DEFAULT}

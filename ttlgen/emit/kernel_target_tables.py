@@ -36,7 +36,7 @@ from ttlgen.plan.kernel_target_cpp import (
     KernelTargetCpp,
 )
 from ttlgen.plan.project import ProjectPlan
-from ttlgen.resolver import Match, UnpackRule, WidthRule
+from ttlgen.resolver import DestWidth, Match, UnpackRule, WidthRule
 
 TEMPLATES = "cpp/ttl_kernel_config"
 
@@ -204,6 +204,8 @@ def header(c: KernelTargetCpp, ctx: EmitContext) -> str:
         targets=[_target(c, t) for t in c.targets],
         target_list=target_list,
         goldens=[_golden(c, g) for g in c.goldens],
+        wide_width=c.dest_width.of(DestWidth.BITS32).cpp,
+        narrow_width=c.dest_width.of(DestWidth.BITS16).cpp,
     )
 
 

@@ -48,7 +48,7 @@ HEADER_DEFINES = (
     "ElementType", "Architecture", "RuntimeApi", "MathFidelity", "UnpackToDestMode",
     "kPrimitives", "kRoutes", "kFullFp32Kinds", "kDestinationWidths", "kUnpackModes", "kElementTypes",
     "kArchitectures", "kRuntimeApis", "kMathFidelities", "kUnpackToDestModes",
-    "spec_name", "bits", "is_float", "runtime_name", "architecture_named", "is_lower_case_of",
+    "spec_name", "bits", "is_float", "Element", "undeclared_element", "runtime_name", "architecture_named", "is_lower_case_of",
     "architecture_from_runtime_name", "RuntimeApiInfo", "runtime_api_info",
     "BitSet", "PrimitiveSet", "ElementTypeSet", "ElementBitsSet", "RouteSet", "WidthSet", "UnpackModeSet",
     "FloatMatch", "When", "matches", "WidthRule", "UnpackRule", "WidthTable", "UnpackTable", "DFBConfigurations",
@@ -60,7 +60,7 @@ HEADER_DEFINES = (
 # What the adapter defines in its namespace whatever the spec says, and what it uses there
 # from TT-Lang's namespace.
 ADAPTER_DEFINES = (
-    TABLES_ALIAS, "Primitive", "Route", "Kind", "Width", "Mode", "toTables", "fromTables", "elementTypeOf",
+    TABLES_ALIAS, "Primitive", "Route", "Kind", "Width", "Mode", "toTables", "fromTables", "elementOf",
     "supportsWidth", "dfbConfigurations", "fullFp32Support", "environment", "unimplementedArchitecture",
     "architectureOf", "createForArchitecture", "createForTarget", "dfbCapacity",
 )

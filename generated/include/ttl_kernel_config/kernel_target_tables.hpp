@@ -389,6 +389,35 @@ constexpr bool is_float(ElementType element) {
     return false;
 }
 
+// An element as relation rules see it: a declared element type, or an integer or float type
+// the specs do not declare (undeclared_element), known only by its bits and float-ness.
+class Element {
+  public:
+    // Implicit: every query takes a declared element type as it is.
+    constexpr Element(ElementType type)
+        : type_(type), bit_count_(bits(type)), floating_(is_float(type)) {}
+    constexpr std::optional<ElementType> type() const { return type_; }
+    constexpr unsigned bit_count() const { return bit_count_; }
+    constexpr bool floating() const { return floating_; }
+    friend constexpr Element undeclared_element(unsigned bit_width, bool floating);
+
+  private:
+    constexpr Element(unsigned bit_count, bool floating)
+        : type_(std::nullopt), bit_count_(bit_count), floating_(floating) {}
+    std::optional<ElementType> type_;
+    unsigned bit_count_;
+    bool floating_;
+};
+
+// An integer or float type no element type declares: TT-Lang's resolver decides "32-bit
+// element" by the type's bit count, so it is a 32-bit element with 32 bits and a 16-bit one
+// with any other width. No rule naming element types matches it.
+constexpr Element undeclared_element(unsigned bit_width, bool floating) {
+    unsigned wide = bits(Width::Bits32);
+    unsigned narrow = bits(Width::Bits16);
+    return Element(bit_width == wide ? wide : narrow, floating);
+}
+
 // The name the runtime's device discovery reports for an architecture (empty: none).
 constexpr std::string_view runtime_name(Architecture architecture) {
     switch (architecture) {
@@ -509,13 +538,14 @@ struct When {
 };
 
 // Whether a condition matches a use; dest_width queries have no route.
-constexpr bool matches(const When& when, Primitive primitive, ElementType element,
+constexpr bool matches(const When& when, Primitive primitive, const Element& element,
                        std::optional<Route> route) {
     bool wants_float = when.element_float == FloatMatch::Float;
+    std::optional<ElementType> type = element.type();
     return (when.primitives.empty() || when.primitives.contains(primitive)) &&
-           (when.elements.empty() || when.elements.contains(element)) &&
-           (when.element_bits.empty() || when.element_bits.contains(bits(element))) &&
-           (when.element_float == FloatMatch::Any || wants_float == is_float(element)) &&
+           (when.elements.empty() || (type.has_value() && when.elements.contains(*type))) &&
+           (when.element_bits.empty() || when.element_bits.contains(element.bit_count())) &&
+           (when.element_float == FloatMatch::Any || wants_float == element.floating()) &&
            (when.routes.empty() || (route.has_value() && when.routes.contains(*route)));
 }
 
@@ -841,7 +871,7 @@ inline constexpr const TargetRecord* kTargets[] = {
 // The queries.
 
 constexpr WidthSet allowed_destination_widths(const WidthTable& table, Primitive primitive,
-                                              ElementType element) {
+                                              const Element& element) {
     if (primitive == Primitive::Unknown) {
         return WidthSet{};
     }
@@ -853,9 +883,9 @@ constexpr WidthSet allowed_destination_widths(const WidthTable& table, Primitive
     return WidthSet{};
 }
 
-// The DST element widths a target allows for a primitive with this element type in DST.
+// The DST element widths a target allows for a primitive with this element in DST.
 constexpr WidthSet allowed_destination_widths(const TargetRecord& target, Primitive primitive,
-                                              ElementType element) {
+                                              const Element& element) {
     if (target.dest_width == nullptr) {
         return WidthSet{};
     }
@@ -863,12 +893,12 @@ constexpr WidthSet allowed_destination_widths(const TargetRecord& target, Primit
 }
 
 constexpr bool supports_destination_element_width(const TargetRecord& target, Primitive primitive,
-                                                  ElementType element, Width width) {
+                                                  const Element& element, Width width) {
     return allowed_destination_widths(target, primitive, element).contains(width);
 }
 
 constexpr DFBConfigurations allowed_dfb_configurations(const UnpackTable& table,
-                                                       Primitive primitive, ElementType element,
+                                                       Primitive primitive, const Element& element,
                                                        Route route) {
     if (primitive == Primitive::Unknown) {
         return DFBConfigurations{};
@@ -884,7 +914,7 @@ constexpr DFBConfigurations allowed_dfb_configurations(const UnpackTable& table,
 
 // The configurations a target allows for one use of a dataflow buffer.
 constexpr DFBConfigurations allowed_dfb_configurations(const TargetRecord& target,
-                                                       Primitive primitive, ElementType element,
+                                                       Primitive primitive, const Element& element,
                                                        Route route) {
     if (target.dfb_unpack == nullptr) {
         return DFBConfigurations{};

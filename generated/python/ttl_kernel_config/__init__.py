@@ -20,6 +20,12 @@ Targets
     typed name (``blackhole``), other spellings are unknown; ``dfb_capacity(architecture)``
     is TargetInfo.h's capacity (a rejected architecture's too); ``target_names()``. Unknown
     or rejected targets and unknown architectures raise ``TargetError`` (``.message``).
+Capability queries
+    ``TargetEnvironment.dest_widths(primitive, element)``, ``dfb_configurations(primitive,
+    element, route)``, ``full_fp32(kind)``; ``dest_widths_of`` and
+    ``dfb_configurations_of`` take an element by its facts, e.g.
+    ``undeclared_element(bits, is_float)`` for a type the tables do not declare (known by
+    its bit width, as TT-Lang's compiler knows any ``mlir::Type``).
 Inputs
     ``KernelDescription(dfbs={index: ElementType}, ops=(TileOp, ...))`` with
     ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
@@ -105,6 +111,7 @@ from .semantics import (
     UnpackMode,
     UnpackRule,
     WidthRule,
+    undeclared_element,
 )
 from .tables import (
     RejectedTarget,
@@ -233,4 +240,5 @@ __all__ = [
     "to_compute_config_descriptor",
     "to_compute_gen1_config",
     "to_ttnn_compute_config",
+    "undeclared_element",
 ]
