@@ -436,10 +436,11 @@ def _architectures(docs: Sequence[SpecDocument], vocabulary: Vocabulary, sink: D
         runtime_names.setdefault(arch.runtime_name, arch)
         found[name] = arch
     # The runtime name in lower case names the architecture too (the device name TT-Lang's
-    # runtime maps), so it may not be another architecture's name.
+    # runtime maps), so it may not be another architecture's name (unless it is that one's
+    # runtime name too, which is reported as a duplicate above).
     for arch in found.values():
         other = found.get(arch.runtime_name.lower())
-        if other is not None and other is not arch:
+        if other is not None and other is not arch and other.runtime_name != arch.runtime_name:
             sink.error(
                 arch.doc.mark(("runtime_name",)),
                 f"runtime name {arch.runtime_name!r} in lower case is the name of architecture {other.name!r} "
