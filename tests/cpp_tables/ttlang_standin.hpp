@@ -108,7 +108,7 @@ class Type {
     // The width of one of MLIR's float types; 0 for any other type.
     unsigned floatWidth() const {
         static const std::pair<const char*, unsigned> floats[] = {
-            {"f8E4M3FN", 8}, {"f8E5M2", 8}, {"bf16", 16}, {"f16", 16}, {"tf32", 19},
+            {"f8E4M3FN", 8}, {"f8E5M2", 8}, {"bf16", 16}, {"f16", 16},  {"tf32", 19},
             {"f32", 32},     {"f64", 64},   {"f80", 80},  {"f128", 128}};
         for (const auto& [name, width] : floats) {
             if (name_ == name) {
