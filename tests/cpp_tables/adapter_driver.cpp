@@ -1,7 +1,7 @@
 // Drives the generated MLIR adapter (KernelTargetEnvironments.gen.inc) against the stand-in for
 // TT-Lang's headers, included the way the README tells TT-Lang to include it, and prints each
 // environment its factories create and every answer of each, one JSON object per line.
-// Usage: adapter_driver <an architecture no spec declares> <MLIR type name>...
+// Usage: adapter_driver <architecture name>... -- <MLIR type name>...
 #include "ttlang_standin.hpp"
 
 #include "ttl_kernel_config/kernel_target_tables.hpp"
@@ -121,11 +121,16 @@ void print_environment(const std::string& label, const KernelTargetEnvironment& 
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fputs("usage: adapter_driver <unknown architecture> <MLIR type name>...\n", stderr);
+    std::vector<std::optional<std::string>> architectures = {std::nullopt};
+    int arg = 1;
+    for (; arg < argc && std::string_view(argv[arg]) != "--"; ++arg) {
+        architectures.emplace_back(std::string(argv[arg]));
+    }
+    if (arg == argc) {
+        std::fputs("usage: adapter_driver <architecture name>... -- <MLIR type name>...\n", stderr);
         return 2;
     }
-    std::vector<std::string> types(argv + 2, argv + argc);
+    std::vector<std::string> types(argv + arg + 1, argv + argc);
     std::vector<std::string> targets;
     for (const tables::TargetRecord* target : tables::kTargets) {
         targets.emplace_back(target->name);
@@ -142,13 +147,6 @@ int main(int argc, char** argv) {
             print_environment("target:" + name, *environment, types);
         }
     }
-    std::vector<std::optional<std::string>> architectures = {std::nullopt};
-    for (tables::Architecture architecture : tables::kArchitectures) {
-        if (!tables::runtime_name(architecture).empty()) {
-            architectures.emplace_back(std::string(tables::spec_name(architecture)));
-        }
-    }
-    architectures.emplace_back(std::string(argv[1]));
     for (const std::optional<std::string>& name : architectures) {
         std::optional<mlir::StringRef> attribute;
         if (name.has_value()) {

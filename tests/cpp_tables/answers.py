@@ -13,9 +13,19 @@ import json
 import sys
 from collections.abc import Iterator, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
+
+
+class MlirType(NamedTuple):
+    """What MLIR says of a type: the declared element type a vocabulary predicate
+    recognizes it as (None: none does) and, for an integer or float type, its bit width
+    (None: neither) and whether it is a float."""
+
+    element: str | None
+    bits: int | None
+    is_float: bool
 
 
 def _configurations(env: Any, primitive: str, element: str, route: Any) -> list[list[Any]]:
@@ -35,6 +45,15 @@ def _answers(env: Any, tables: Any, m: ModuleType) -> Iterator[Record]:
     for kind in tables.full_fp32_kinds:
         support = env.full_fp32(kind.name)
         yield {"query": "full_fp32", "target": env.name, "kind": str(kind.name), "supported": support.supported, "warning": support.warning}
+
+
+def _capacity(m: ModuleType, catalog: Any, architecture: str | None) -> int | None:
+    """TargetInfo.h's DFB capacity of an architecture; None where the resolver knows none."""
+    try:
+        capacity: int = catalog.dfb_capacity(architecture)
+    except m.TargetError:
+        return None
+    return capacity
 
 
 def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
@@ -60,10 +79,11 @@ def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
             assert error.message.endswith(rejected.reason), error.message
         else:
             raise AssertionError(f"rejected target {rejected.name} was selected")
-        # A rejected target's C++ record: no runtime, capacity or tables, and its reason.
+        # A rejected target's C++ record: no runtime or tables, its architecture's capacity and its reason.
         out.append({
             "query": "target", "target": rejected.name, "architecture": str(rejected.architecture or "none"),
-            "runtime_api": "none", "default_for_architecture": rejected.default_for_architecture, "dfb_capacity": 0,
+            "runtime_api": "none", "default_for_architecture": rejected.default_for_architecture,
+            "dfb_capacity": rejected.dfb_capacity,
             "dest_width": None, "dfb_unpack": None, "unpack_effective_for": [],
             "unpack_other_entries_need_32bit_dest": False, "unpack_unbound_entries_rejected": False,
             "rejection": rejected.reason,
@@ -71,16 +91,15 @@ def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
     no_target = catalog.get_target(None) if tables.no_target is not None else None
     out.append({
         "query": "default_target", "architecture": "none", "target": no_target.name if no_target else None,
-        "dfb_capacity": no_target.dfb_capacity if no_target else None,
+        "dfb_capacity": _capacity(m, catalog, None),
     })
     for arch in tables.architectures:
         try:
-            env = catalog.select_target(None, str(arch.name))
-            target, capacity = env.name, env.dfb_capacity
+            target = catalog.select_target(None, str(arch.name)).name
         except m.TargetError:
             found = [r.name for r in tables.rejected if r.architecture == arch.name and r.default_for_architecture]
-            target, capacity = (found[0] if found else None), None
-        out.append({"query": "default_target", "architecture": str(arch.name), "target": target, "dfb_capacity": capacity})
+            target = found[0] if found else None
+        out.append({"query": "default_target", "architecture": str(arch.name), "target": target, "dfb_capacity": _capacity(m, catalog, str(arch.name))})
         out.append({
             "query": "architecture", "architecture": str(arch.name), "runtime_name": arch.runtime_name,
             "named": catalog.parse_architecture(str(arch.name)) == arch.name,
@@ -99,17 +118,29 @@ def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
     return out
 
 
-def _adapter_answers(label: str, env: Any, tables: Any, m: ModuleType, primitives: list[str], types: Mapping[str, str | None]) -> Iterator[Record]:
+def _element(m: ModuleType, tables: Any, mlir: MlirType) -> Any:
+    """The element the resolver answers for an MLIR type: the declared one, else one known by
+    its bit width (the resolver's classification), else None."""
+    if mlir.element is not None:
+        return next(e for e in tables.elements if e.name == mlir.element)
+    if mlir.bits is None:
+        return None
+    return m.undeclared_element(mlir.bits, mlir.is_float)
+
+
+def _adapter_answers(label: str, env: Any, tables: Any, m: ModuleType, primitives: list[str], types: Mapping[str, MlirType]) -> Iterator[Record]:
     # TT-Lang's primitives include its unknown one (""), which the Python tables never name.
     known = set(tables.primitives)
     for primitive in primitives:
-        for type_name, element in types.items():
+        for type_name, mlir in types.items():
+            element = _element(m, tables, mlir)
             usable = primitive in known and element is not None
-            widths = {w.value for w in env.dest_widths(primitive, element)} if usable else set()
+            widths = {w.value for w in env.dest_widths_of(primitive, element)} if usable else set()
             for width in (16, 32):
                 yield {"query": "supports", "env": label, "primitive": primitive, "type": type_name, "width": width, "supported": width in widths}
             for route in m.Route:
-                configurations = _configurations(env, primitive, element, route) if usable else []
+                found = env.dfb_configurations_of(primitive, element, route) if usable else frozenset()
+                configurations = sorted([width.value, mode.value] for width, mode in found)
                 yield {"query": "configurations", "env": label, "primitive": primitive, "type": type_name, "route": route.value, "configurations": configurations}
     for kind in tables.full_fp32_kinds:
         support = env.full_fp32(kind.name)
@@ -117,12 +148,12 @@ def _adapter_answers(label: str, env: Any, tables: Any, m: ModuleType, primitive
 
 
 def adapter_answers(
-    m: ModuleType, catalog: Any, primitives: list[str], types: Mapping[str, str | None], unknown: str, unimplemented: tuple[str, str]
+    m: ModuleType, catalog: Any, primitives: list[str], types: Mapping[str, MlirType], architectures: list[str]
 ) -> list[Record]:
     """What tests/cpp_tables/adapter_driver.cpp prints, from the Python resolver:
-    ``primitives`` are TT-Lang's (its unknown one as ""), ``types`` map MLIR type names to
-    element types (None: no element type), ``unknown`` is an architecture no spec declares
-    and ``unimplemented`` TT-Lang's error for it, split where the name goes."""
+    ``primitives`` are TT-Lang's (its unknown one as ""), ``types`` say what MLIR says of
+    each type the driver passes, ``architectures`` are the names the driver selects an
+    architecture by (besides none), known or not."""
     tables = catalog.tables
     out: list[Record] = []
     names = [*(t.name for t in tables.targets), *(r.name for r in tables.rejected)]
@@ -134,18 +165,16 @@ def adapter_answers(
         out.append({"query": "environment", "env": f"target:{name}", "created": env is not None})
         if env is not None:
             out.extend(_adapter_answers(f"target:{name}", env, tables, m, primitives, types))
-    for arch in [None, *(str(a.name) for a in tables.architectures), unknown]:
+    for arch in [None, *architectures]:
         label = f"architecture:{arch or ''}"
         error = None
         try:
             env = catalog.get_target(None) if arch is None else catalog.select_target(None, arch)
-        except m.TargetError:
-            env = None
-            rejected = [r.reason for r in tables.rejected if r.architecture == arch and r.default_for_architecture]
-            error = rejected[0] if rejected else unimplemented[0] + (arch or "") + unimplemented[1]
+        except m.TargetError as exc:
+            env, error = None, exc.message
         out.append({
             "query": "environment", "env": label, "created": env is not None, "error": error,
-            "dfb_capacity": env.dfb_capacity if env is not None else None,
+            "dfb_capacity": _capacity(m, catalog, arch),
         })
         if env is not None:
             out.extend(_adapter_answers(label, env, tables, m, primitives, types))

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,27 @@ DRIVER = HERE / "adapter_driver.cpp"
 DUMP = Path("tests") / "ttl_kernel_config_tables_dump.cpp"
 WARNINGS = ("-Wall", "-Wextra", "-Werror", "-pedantic")
 STANDARDS = ("c++17", "c++20")
-# MLIR's name of each element type of the vocabulary, and a type none of them is.
-MLIR_TYPES: dict[str, str | None] = {
-    "bf16": "bf16", "f16": "f16", "f32": "f32", "si32": "si32", "ui16": "u16", "ui32": "u32", "i1": None,
+# MLIR types the adapter is driven with, by how MLIR prints them, with what MLIR says of each:
+# the vocabulary's element type its predicate recognizes it as (None: none does) and, for an
+# integer or float type, its bit width and whether it is a float (answers.MlirType).
+MLIR_TYPES: dict[str, answers.MlirType] = {
+    "bf16": answers.MlirType("bf16", 16, True),
+    "f16": answers.MlirType("f16", 16, True),
+    "f32": answers.MlirType("f32", 32, True),
+    "si32": answers.MlirType("si32", 32, False),
+    "ui16": answers.MlirType("u16", 16, False),
+    "ui32": answers.MlirType("u32", 32, False),
+    # No predicate recognizes these: the adapter knows them by bit width alone.
+    "i32": answers.MlirType(None, 32, False),
+    "i16": answers.MlirType(None, 16, False),
+    "ui8": answers.MlirType(None, 8, False),
+    "i1": answers.MlirType(None, 1, False),
+    "si64": answers.MlirType(None, 64, False),
+    "f64": answers.MlirType(None, 64, True),
+    "tf32": answers.MlirType(None, 19, True),
+    "f8E4M3FN": answers.MlirType(None, 8, True),
+    # Neither an integer nor a float: no element.
+    "index": answers.MlirType(None, None, False),
 }
 UNKNOWN_ARCHITECTURE = "grayskull"
 
@@ -39,9 +58,21 @@ def gxx() -> str:
     return found
 
 
-def compile_cpp(source: Path, binary: Path, includes: list[Path], std: str = "c++17") -> subprocess.CompletedProcess[str]:
+def compile_cpp(
+    source: Path | Sequence[Path], binary: Path, includes: list[Path], std: str = "c++17"
+) -> subprocess.CompletedProcess[str]:
+    """Compile and link one program from ``source`` (one translation unit or several)."""
+    sources = [source] if isinstance(source, Path) else list(source)
     return subprocess.run(
-        [gxx(), f"-std={std}", *WARNINGS, *(f"-I{i}" for i in includes), str(source), "-o", str(binary)],
+        [gxx(), f"-std={std}", *WARNINGS, *(f"-I{i}" for i in includes), *map(str, sources), "-o", str(binary)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )
+
+
+def check_syntax(source: Path, includes: list[Path], std: str = "c++17") -> subprocess.CompletedProcess[str]:
+    """Compile ``source`` without linking: its return code says whether it compiles."""
+    return subprocess.run(
+        [gxx(), f"-std={std}", *WARNINGS, "-fsyntax-only", *(f"-I{i}" for i in includes), str(source)],
         capture_output=True, text=True, check=False, timeout=300,
     )
 
@@ -60,12 +91,23 @@ def cpp_table_answers(tree: Path, work: Path) -> list[dict[str, Any]]:
     return run_json_lines(binary)
 
 
-def cpp_adapter_answers(tree: Path, work: Path, std: str = "c++17") -> list[dict[str, Any]]:
+def architecture_names(specs: Path) -> list[str]:
+    """Names to select an architecture by: each architecture's name, its runtime name, that
+    in lower case and capitalized (which upstream never prints), and one no spec declares."""
+    names = [UNKNOWN_ARCHITECTURE]
+    for arch in tables_of(specs).tables.architectures:
+        names.append(str(arch.name))
+        if arch.runtime_name is not None:
+            names += [arch.runtime_name, arch.runtime_name.lower(), arch.runtime_name.capitalize()]
+    return list(dict.fromkeys(names))
+
+
+def cpp_adapter_answers(tree: Path, specs: Path, work: Path, std: str = "c++17") -> list[dict[str, Any]]:
     """Compile the adapter driver against the stand-in and tree/include, and run it."""
     binary = work / f"adapter_driver_{std.replace('+', 'x')}"
     built = compile_cpp(DRIVER, binary, [HERE, tree / "include"], std)
     assert built.returncode == 0, built.stderr
-    return run_json_lines(binary, UNKNOWN_ARCHITECTURE, *MLIR_TYPES)
+    return run_json_lines(binary, *architecture_names(specs), "--", *MLIR_TYPES)
 
 
 def library_table_answers(specs: Path) -> list[dict[str, Any]]:
@@ -90,7 +132,7 @@ def library_adapter_answers(specs: Path) -> list[dict[str, Any]]:
     assert c is not None
     primitives = [e.spec for e in c.primitive.enumerators]
     catalog = resolver.Catalog(tables_of(specs).tables)
-    return answers.adapter_answers(resolver, catalog, primitives, MLIR_TYPES, UNKNOWN_ARCHITECTURE, c.unimplemented_architecture)
+    return answers.adapter_answers(resolver, catalog, primitives, MLIR_TYPES, architecture_names(specs))
 
 
 def canonical(records: list[dict[str, Any]]) -> Counter[str]:

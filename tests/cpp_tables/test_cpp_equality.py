@@ -24,7 +24,7 @@ from tests.cpp_tables.support import (
     library_table_answers,
     package_table_answers,
 )
-from tests.resolver.kit import tables
+from tests.resolver.kit import catalog, tables
 
 
 def _queries(records: list[dict[str, object]]) -> Counter[object]:
@@ -62,7 +62,7 @@ def test_adapter_answers_every_query_as_the_resolver_does(std: str, tmp_path: Pa
     # The adapter compiled against the stand-in for TT-Lang's headers, driven through its two
     # factories: each target by name, and each architecture (none, every declared one, one
     # no spec declares) through KernelTargetEnvironment::get's switch.
-    cpp = cpp_adapter_answers(GENERATED, tmp_path, std)
+    cpp = cpp_adapter_answers(GENERATED, SPECS, tmp_path, std)
     python = library_adapter_answers(SPECS)
     assert canonical(cpp) == canonical(python), differences(cpp, python)
     t = tables().tables
@@ -103,3 +103,15 @@ def test_runtime_constants_replace_tt_langs_copies_and_match_the_cpp_tables(tmp_
         r["runtime_api"]: r["num_circular_buffers"] for r in cpp if r["query"] == "runtime_api" and r["runtime_api"] != "none"
     }
     assert constants["SUPPORTED_MATH_FIDELITIES"] == [r["name"] for r in cpp if r["query"] == "math_fidelity"]
+
+
+# TT-Lang's TargetInfo.h DFB index capacities, as upstream writes them (a test of the specs
+# against upstream): TargetInfo.h runs before the kernel-config pass, so a rejected
+# architecture has one too.
+TARGET_INFO_DFB_CAPACITY = {"none": 32, "wormhole_b0": 32, "blackhole": 64, "quasar": 32}
+
+
+def test_both_languages_give_each_architecture_target_infos_dfb_capacity(tmp_path: Path) -> None:
+    cpp = {r["architecture"]: r["dfb_capacity"] for r in cpp_table_answers(GENERATED, tmp_path) if r["query"] == "default_target"}
+    python = {arch: catalog().dfb_capacity(None if arch == "none" else arch) for arch in TARGET_INFO_DFB_CAPACITY}
+    assert cpp == python == TARGET_INFO_DFB_CAPACITY

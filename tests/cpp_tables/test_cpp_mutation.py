@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import GENERATED, run_cli
 from tests.cpp_tables.support import (
     canonical,
-    compile_cpp,
+    check_syntax,
     cpp_table_answers,
     differences,
     library_table_answers,
@@ -22,7 +22,7 @@ MUTATED_RULE = "        allow: [16, 32]\n      - when: {element_bits: [32]}"
 # The golden the reviewer of that change updates in each target spec it guards.
 GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16]\n"
 UPDATED_GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16, 32]\n"
-GUARDED = ("blackhole.yaml", "wormhole_b0.yaml")
+GUARDED = ("blackhole.yaml", "blackhole_gen1_config.yaml", "wormhole_b0.yaml", "wormhole_b0_gen1_config.yaml")
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -69,16 +69,41 @@ def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path:
 
 
 def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
+    source = tmp_path / "include_tables.cpp"
+    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
+    # Without linking, the return code is the header's: the specs as they are compile.
+    unchanged = check_syntax(source, [GENERATED / "include"])
+    assert unchanged.returncode == 0, unchanged.stderr
     _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
     out = tmp_path / "generated"
     _build(spec_copy, out)
-    source = tmp_path / "include_tables.cpp"
-    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
-    result = compile_cpp(source, tmp_path / "tables.o", [out / "include"])
-    assert result.returncode != 0
+    result = check_syntax(source, [out / "include"])
+    assert result.returncode == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
     # One failed golden per guarded target, each naming where it is written.
     assert len(failed) == len(GUARDED), result.stderr
     for name in GUARDED:
         assert any(f"specs/targets/{name} golden.dest_width[0]:" in line for line in failed), result.stderr
 
+
+
+# Blackhole's row-reduce warning, as its architecture spec states it and its targets'
+# goldens pin it.
+WARNING = "using non-full-fp32 reduce lowering"
+CHANGED_WARNING = "using the non-full-fp32 lowering"
+
+
+def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
+    _edit(spec_copy / "targets" / "architectures" / "blackhole.yaml", WARNING, CHANGED_WARNING)
+    out = tmp_path / "generated"
+    _build(spec_copy, out)
+    source = tmp_path / "include_tables.cpp"
+    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
+    result = check_syntax(source, [out / "include"])
+    assert result.returncode == 1, result.stderr
+    failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
+    # One failed golden per Blackhole target, each naming where it is written.
+    pinning = ("blackhole.yaml", "blackhole_gen1_config.yaml")
+    assert len(failed) == len(pinning), result.stderr
+    for name in pinning:
+        assert any(f"specs/targets/{name} golden.full_fp32[0]:" in line for line in failed), result.stderr

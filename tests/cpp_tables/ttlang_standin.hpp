@@ -7,6 +7,7 @@
 
 #include <cassert>
 #include <cstddef>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,7 +72,7 @@ class [[nodiscard]] FailureOr : public std::optional<T> {
     FailureOr(U&& value) : std::optional<T>(std::forward<U>(value)) {}
 };
 
-// A builtin type, by how MLIR prints it (f32, bf16, si32, ui16, i1, ...).
+// A builtin type, by how MLIR prints it (f32, bf16, si32, ui16, i1, index, ...).
 class Type {
   public:
     explicit Type(std::string name) : name_(std::move(name)) {}
@@ -84,8 +85,39 @@ class Type {
     bool isSignlessInteger(unsigned width) const { return name_ == "i" + std::to_string(width); }
     bool isSignedInteger(unsigned width) const { return name_ == "si" + std::to_string(width); }
     bool isUnsignedInteger(unsigned width) const { return name_ == "ui" + std::to_string(width); }
+    bool isIndex() const { return name_ == "index"; }
+    bool isIntOrIndex() const { return integerWidth() != 0 || isIndex(); }
+    bool isIntOrFloat() const { return integerWidth() != 0 || floatWidth() != 0; }
+    // Asserts, as MLIR's does, on a type that is neither.
+    unsigned getIntOrFloatBitWidth() const {
+        assert(isIntOrFloat());
+        return integerWidth() != 0 ? integerWidth() : floatWidth();
+    }
 
   private:
+    // The width of iN, siN or uiN; 0 for any other type.
+    unsigned integerWidth() const {
+        for (std::string prefix : {"si", "ui", "i"}) {
+            if (name_.compare(0, prefix.size(), prefix) == 0 && name_.size() > prefix.size() &&
+                name_.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+                return static_cast<unsigned>(std::stoul(name_.substr(prefix.size())));
+            }
+        }
+        return 0;
+    }
+    // The width of one of MLIR's float types; 0 for any other type.
+    unsigned floatWidth() const {
+        static const std::pair<const char*, unsigned> floats[] = {
+            {"f8E4M3FN", 8}, {"f8E5M2", 8}, {"bf16", 16}, {"f16", 16},  {"tf32", 19},
+            {"f32", 32},     {"f64", 64},   {"f80", 80},  {"f128", 128}};
+        for (const auto& [name, width] : floats) {
+            if (name_ == name) {
+                return width;
+            }
+        }
+        return 0;
+    }
+
     std::string name_;
 };
 

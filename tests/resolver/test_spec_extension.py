@@ -135,7 +135,7 @@ def test_new_architecture_by_spec_edit_gets_its_cpp_table_and_class(spec_copy: P
     python = library_table_answers(spec_copy)
     assert canonical(cpp) == canonical(python), differences(cpp, python)
     assert {"query": "default_target", "architecture": "nebula", "target": "nebula", "dfb_capacity": 128} in cpp
-    driven = cpp_adapter_answers(out, tmp_path)
+    driven = cpp_adapter_answers(out, spec_copy, tmp_path)
     expected = library_adapter_answers(spec_copy)
     assert canonical(driven) == canonical(expected), differences(driven, expected)
     assert any(r["env"] == "architecture:nebula" and r["query"] == "full_fp32" and r["kind"] == "reduce_scalar"

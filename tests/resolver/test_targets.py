@@ -68,12 +68,34 @@ def test_dfb_capacity_per_target() -> None:
     assert [catalog().get_target(n).dfb_capacity for n in (None, "wormhole_b0", "blackhole")] == [32, 32, 64]
 
 
+def test_a_rejected_architecture_has_a_dfb_capacity() -> None:
+    assert catalog().dfb_capacity("quasar") == catalog().dfb_capacity("QUASAR") == 32
+
+
 def test_quasar_is_recognized_and_rejected_with_reason() -> None:
     with pytest.raises(engine.TargetError, match="Gen2 configuration and launch APIs"):
         catalog().get_target("quasar")
     assert catalog().architecture_from_runtime_name("QUASAR") is tables().architecture.QUASAR
+
+
+def test_selecting_a_rejected_architecture_fails_with_its_reason_alone() -> None:
+    # TT-Lang's KernelTargetEnvironment::get prints the reason as it is.
+    (reason,) = (r.reason for r in tables().tables.rejected if r.architecture == "quasar")
     result = resolve(kernel({0: "bf16"}, ("c", "copy_tile", [dfb(0)])), device_arch="quasar")
-    assert "not supported" in failure_of(result).errors[0].message
+    assert failure_of(result).errors[0].message == reason
+
+
+def test_selecting_an_unknown_architecture_fails_with_tt_langs_text() -> None:
+    with pytest.raises(engine.TargetError) as raised:
+        catalog().select_target(None, "grayskull")
+    assert raised.value.message == "compute-kernel configuration is not implemented for target architecture grayskull"
+
+
+def test_an_architecture_is_selected_by_upstreams_spellings_only() -> None:
+    # TTCore's name (blackhole) and tt-metal's runtime name (BLACKHOLE); no other case.
+    assert catalog().select_target(None, "blackhole").name == catalog().select_target(None, "BLACKHOLE").name == "blackhole"
+    with pytest.raises(engine.TargetError, match=r"not implemented for target architecture Blackhole$"):
+        catalog().select_target(None, "Blackhole")
 
 
 def test_unknown_target_is_an_error_naming_it() -> None:
@@ -96,10 +118,15 @@ def test_device_alone_selects_the_architecture_default_target() -> None:
     assert plan_of(resolve(k)).target == "no_target"
 
 
-def test_runtime_architecture_names_map_in_any_case() -> None:
+def test_runtime_architecture_names_map_as_the_runtime_spells_them() -> None:
+    # tt-metal's enumerator, and the lower-case device name TT-Lang's runtime maps.
     assert catalog().architecture_from_runtime_name("WORMHOLE_B0") is tables().architecture.WORMHOLE_B0
     assert catalog().architecture_from_runtime_name("blackhole") is tables().architecture.BLACKHOLE
-    assert catalog().architecture_from_runtime_name("Blackhole") is tables().architecture.BLACKHOLE
+
+
+def test_a_runtime_name_in_another_case_is_unknown() -> None:
+    with pytest.raises(engine.TargetError, match="unknown runtime architecture 'Blackhole'"):
+        catalog().architecture_from_runtime_name("Blackhole")
 
 
 def test_unknown_runtime_architecture_fails() -> None:
@@ -140,3 +167,16 @@ def test_each_target_answers_from_its_own_table_only() -> None:
     assert wh.table.dest_width.review != bh.table.dest_width.review
     assert wh.full_fp32("reduce_column").supported is False
     assert bh.full_fp32("reduce_column").supported is True
+
+
+def test_an_undeclared_type_is_an_element_of_its_bit_width() -> None:
+    blackhole = catalog().get_target("blackhole")
+    i32, ui8 = engine.undeclared_element(32, False), engine.undeclared_element(8, False)
+    assert blackhole.dest_widths_of("ElementwiseUnary", i32) == {engine.DestWidth.BITS32}
+    assert blackhole.dest_widths_of("BroadcastRow", ui8) == {engine.DestWidth.BITS16}
+
+
+def test_an_undeclared_32_bit_type_does_not_unpack_to_dst_as_f32_does() -> None:
+    blackhole = catalog().get_target("blackhole")
+    modes = {m for _, m in blackhole.dfb_configurations_of("ElementwiseUnary", engine.undeclared_element(32, True), engine.Route.DST)}
+    assert modes == {engine.UnpackMode.DEFAULT}

@@ -36,7 +36,7 @@ from ttlgen.plan.kernel_target_cpp import (
     KernelTargetCpp,
 )
 from ttlgen.plan.project import ProjectPlan
-from ttlgen.resolver import Match, UnpackRule, WidthRule
+from ttlgen.resolver import DestWidth, Match, UnpackRule, WidthRule
 
 TEMPLATES = "cpp/ttl_kernel_config"
 
@@ -85,10 +85,10 @@ def _table(c: KernelTargetCpp, table: CppTable) -> list[str]:
     kind = "WidthRule" if table.table.rules and isinstance(table.table.rules[0], WidthRule) else "UnpackRule"
     lines = comment(f"{table.table.origin} ({table.source}), used by {users}.")
     rules = Braced("", [_rule(c, r) for r in table.table.rules], vertical=True)
-    lines += declaration(f"constexpr {kind} {table.rules_ident}[] = ", rules)
+    lines += declaration(f"inline constexpr {kind} {table.rules_ident}[] = ", rules)
     table_type = "WidthTable" if kind == "WidthRule" else "UnpackTable"
     lines += declaration(
-        f"constexpr {table_type} ",
+        f"inline constexpr {table_type} ",
         Braced(table.ident, [literal(table.table.origin), table.rules_ident, str(len(table.table.rules))]),
     )
     return lines
@@ -128,7 +128,7 @@ def _target(c: KernelTargetCpp, t: CppTarget) -> list[str]:
         ],
         vertical=True,
     )
-    return lines + declaration("constexpr TargetRecord ", record)
+    return lines + declaration("inline constexpr TargetRecord ", record)
 
 
 def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:
@@ -149,7 +149,10 @@ def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:
             ],
         )
     elif isinstance(g, FullFp32Golden):
-        item = Braced("FullFp32Golden", [target, c.full_fp32_kind.ref(g.kind), _bool(g.supported), _bool(g.warns)])
+        item = Braced(
+            "FullFp32Golden",
+            [target, c.full_fp32_kind.ref(g.kind), _bool(g.supported), _bool(g.warns), _text_or_null(g.warning)],
+        )
     else:
         assert isinstance(g, DfbCapacityGolden)
         item = Braced("DfbCapacityGolden", [target, str(g.capacity)])
@@ -158,7 +161,7 @@ def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:
 
 
 def _values(c: KernelTargetCpp, enum: CppEnum, ident: str, enumerators: Sequence[Enumerator]) -> list[str]:
-    return commented_list(f"constexpr {enum.name} {ident}[] = ", [(f"{enum.name}::{e.cpp}", e.spec) for e in enumerators])
+    return commented_list(f"inline constexpr {enum.name} {ident}[] = ", [(f"{enum.name}::{e.cpp}", e.spec) for e in enumerators])
 
 
 def _runtime_api_info(c: KernelTargetCpp, api: CppRuntimeApi | None) -> list[str] | None:
@@ -187,7 +190,7 @@ def header(c: KernelTargetCpp, ctx: EmitContext) -> str:
     runtime_names = {a.enumerator.cpp: a.runtime_name for a in c.architectures}
     apis = {api.enumerator.cpp: api for api in c.runtime_apis}
     target_list = commented_list(
-        "constexpr const TargetRecord* kTargets[] = ", [(f"&{t.ident}", t.source) for t in c.targets]
+        "inline constexpr const TargetRecord* kTargets[] = ", [(f"&{t.ident}", t.source) for t in c.targets]
     )
     return ctx.render(
         f"{TEMPLATES}/kernel_target_tables.hpp.j2",
@@ -201,6 +204,8 @@ def header(c: KernelTargetCpp, ctx: EmitContext) -> str:
         targets=[_target(c, t) for t in c.targets],
         target_list=target_list,
         goldens=[_golden(c, g) for g in c.goldens],
+        wide_width=c.dest_width.of(DestWidth.BITS32).cpp,
+        narrow_width=c.dest_width.of(DestWidth.BITS16).cpp,
     )
 
 

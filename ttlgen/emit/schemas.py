@@ -46,8 +46,17 @@ def project_names(project: Project) -> dict[str, list[str]]:
     strategies = [s.name for s in vocabulary.strategies]
     rejected = {t.architecture for t in project.targets.targets if t.rejected is not None}
     usable = [t.name for t in project.targets.targets if t.rejected is None]
-    # A device is named by its architecture, typed or as the runtime discovers it.
-    devices = [name for a, runtime in project.targets.architectures if a not in rejected for name in (a, runtime) if name]
+    # A device is named by its architecture, typed or as the runtime discovers it (its
+    # enumerator, or that in lower case: the names the resolver's lookup accepts).
+    devices = list(
+        dict.fromkeys(
+            name
+            for a, runtime in project.targets.architectures
+            if a not in rejected
+            for name in (a, runtime, runtime and runtime.lower())
+            if name
+        )
+    )
     return {
         "op": [op.name for op in project.ops.ops],
         "element_type": [e.name for e in vocabulary.element_types],

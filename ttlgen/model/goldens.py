@@ -55,6 +55,7 @@ class FullFp32Golden:
     kind: str
     supported: bool
     warns: bool
+    warning: str | None  # the exact warning text, when the golden pins it
     origin: GoldenOrigin
 
 
@@ -122,7 +123,11 @@ def build(
         _named(doc, (*path, "kind"), entry["kind"], kinds, "full-fp32 kind", sink)
         if entry["supported"] and entry["warns"]:
             sink.error(doc.mark((*path, "warns")), "a supported kind never warns; a warning belongs to an unsupported kind")
-        found.append(FullFp32Golden(entry["kind"], entry["supported"], entry["warns"], _origin(doc, path, entry)))
+        if "warning" in entry and not entry["warns"]:
+            sink.error(doc.key_mark((*path, "warning")), "a warning text pins the warning of a kind that warns: set warns: true, or drop the text")
+        found.append(
+            FullFp32Golden(entry["kind"], entry["supported"], entry["warns"], entry.get("warning"), _origin(doc, path, entry))
+        )
     if "dfb_capacity" in raw:
         entry = raw["dfb_capacity"]
         found.append(DfbCapacityGolden(entry["value"], _origin(doc, (KEY, "dfb_capacity"), entry)))

@@ -369,15 +369,21 @@ class _ArchitectureSpec:
     full_fp32: tuple[FullFp32Support, ...]
     rejected: str | None
     doc: SpecDocument
+    goldens: tuple[Golden, ...]  # a rejected architecture's (it has no target spec to hold them)
 
     def fact_mark(self, key: str) -> Mark:
         return self.doc.key_mark((key,))
 
 
-_ARCHITECTURE_FACTS = ("default_target", "dfb_capacity", "full_fp32")
+# Facts of an architecture that has targets; a rejected one states none of them. Its DFB
+# capacity every architecture states: TT-Lang sizes dataflow-buffer indices by it
+# (TargetInfo.h) before its kernel-config pass rejects an architecture.
+_ARCHITECTURE_FACTS = ("default_target", "full_fp32")
+_EVERY_ARCHITECTURE_FACTS = ("dfb_capacity",)
 
 
-def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: DiagnosticSink) -> dict[str, _ArchitectureSpec]:
+def _architectures(docs: Sequence[SpecDocument], vocabulary: Vocabulary, sink: DiagnosticSink) -> dict[str, _ArchitectureSpec]:
+    kinds = [k.name for k in vocabulary.full_fp32_kinds]
     found: dict[str, _ArchitectureSpec] = {}
     runtime_names: dict[str, _ArchitectureSpec] = {}
     for doc in docs:
@@ -398,6 +404,19 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
                     doc.mark(()), f"missing required key {key!r} (only a rejected architecture may omit it)",
                     breaks=[_architecture_entity(name)],
                 )
+        for key in _EVERY_ARCHITECTURE_FACTS:
+            if key not in data:
+                sink.error(
+                    doc.mark(()), f"missing required key {key!r} (every architecture states it, a rejected one too)",
+                    breaks=[_architecture_entity(name)],
+                )
+        if rejected is None and golden_model.KEY in data:
+            own = data.get("default_target") or name
+            sink.error(
+                doc.key_mark((golden_model.KEY,)),
+                f"an architecture with targets has its goldens in their target specs, beside the relations they guard "
+                f"(e.g. target {own!r}); only a rejected architecture, which has none, has them here",
+            )
         arch = _ArchitectureSpec(
             name=name,
             summary=" ".join(data["summary"].split()),
@@ -407,12 +426,27 @@ def _architectures(docs: Sequence[SpecDocument], kinds: Sequence[str], sink: Dia
             full_fp32=_full_fp32(doc, kinds, sink) if "full_fp32" in data else (),
             rejected=" ".join(rejected.split()) if rejected is not None else None,
             doc=doc,
+            goldens=golden_model.build(
+                doc, vocabulary.primitives, tuple(e.name for e in vocabulary.element_types), tuple(kinds), sink
+            ) if rejected is not None else (),
         )
         previous = runtime_names.get(arch.runtime_name)
         if previous is not None:
             sink.error(doc.mark(("runtime_name",)), f"runtime name {arch.runtime_name!r} already names architecture {previous.name!r} ({previous.doc.mark(('runtime_name',))})")
         runtime_names.setdefault(arch.runtime_name, arch)
         found[name] = arch
+    # The runtime name in lower case names the architecture too (the device name TT-Lang's
+    # runtime maps), so it may not be another architecture's name (unless it is that one's
+    # runtime name too, which is reported as a duplicate above).
+    for arch in found.values():
+        other = found.get(arch.runtime_name.lower())
+        if other is not None and other is not arch and other.runtime_name != arch.runtime_name:
+            sink.error(
+                arch.doc.mark(("runtime_name",)),
+                f"runtime name {arch.runtime_name!r} in lower case is the name of architecture {other.name!r} "
+                f"({other.doc.mark(('name',))}), which a device reporting {arch.runtime_name.lower()!r} would select; "
+                f"a runtime name names one architecture",
+            )
     return found
 
 
@@ -427,7 +461,7 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         runtime_api=NO_RUNTIME_API,
         kernel_api=None,
         runtime_architecture_name=arch.runtime_name,
-        dfb_capacity=0,
+        dfb_capacity=arch.dfb_capacity,
         dest_width=None,
         dfb_unpack=None,
         unpack_effective_for=(),
@@ -437,6 +471,7 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         source=arch.doc.source,
         sources=(arch.doc.source,),
         mark=arch.doc.mark(("name",)),
+        goldens=arch.goldens,
     )
 
 
@@ -449,7 +484,7 @@ def build(
     elements = [e.name for e in vocabulary.element_types]
     shared = _relation_sets([d for d in documents if d.kind == RELATIONS_KIND], vocabulary, sink)
     apis, enums = _runtime_apis([d for d in documents if d.kind == RUNTIME_API_KIND], elements, api_levels, sink)
-    architectures = _architectures([d for d in documents if d.kind == ARCHITECTURE_KIND], kinds, sink)
+    architectures = _architectures([d for d in documents if d.kind == ARCHITECTURE_KIND], vocabulary, sink)
     targets: dict[str, Target] = {a.name: _rejected_target(a) for a in architectures.values() if a.rejected}
     for doc in (d for d in documents if d.kind == TARGET_KIND):
         data = doc.data

@@ -21,7 +21,6 @@ from ttlgen.resolver.semantics import DestWidth, Route, UnpackMode
 from ttlgen.spec.document import SpecDocument
 
 SECTION = "ttlang_cpp"
-ARCHITECTURE_PLACEHOLDER = "{architecture}"
 
 V = TypeVar("V")
 
@@ -45,9 +44,6 @@ class TtlangCpp:
     dest_width: CppEnumSpelling[DestWidth]
     unpack_mode: CppEnumSpelling[UnpackMode]
     element_predicates: tuple[tuple[str, str], ...]  # (element type, mlir::Type predicate), vocabulary order
-    # KernelTargetEnvironment::get's error for an unimplemented architecture, split where
-    # the architecture's name goes.
-    unimplemented_architecture: tuple[str, str]
     mark: Mark
 
 
@@ -103,7 +99,6 @@ def build(
     for element in elements:
         if element not in predicates:
             sink.error(doc.mark((SECTION, "element_types")), f"no mlir::Type predicate for element type {element!r}")
-    before, _, after = raw["unimplemented_architecture"].partition(ARCHITECTURE_PLACEHOLDER)
     return TtlangCpp(
         interface=raw["interface"],
         primitive_enum=primitive["enum"],
@@ -113,6 +108,5 @@ def build(
         dest_width=_enum(doc, "dest_width", [str(w.value) for w in DestWidth], lambda v: DestWidth(int(v)), "DST width", sink),
         unpack_mode=_enum(doc, "unpack_mode", [m.value for m in UnpackMode], UnpackMode, "unpack mode", sink),
         element_predicates=tuple((e, predicates[e]) for e in elements if e in predicates),
-        unimplemented_architecture=(before, after),
         mark=doc.key_mark((SECTION,)),
     )

@@ -26,6 +26,7 @@ from ttlgen.model.ttlang_cpp import TtlangCpp
 from ttlgen.naming import CNaming, CppNaming
 from ttlgen.plan.tables import ResolverTables
 from ttlgen.resolver import FullFp32Support, RejectedTarget, TargetTable, UnpackTable, WidthTable
+from ttlgen.resolver.lookup import UNIMPLEMENTED_ARCHITECTURE
 
 # Where the outputs go: include/<HEADER>, include/<ADAPTER>, tests/<DUMP_PROGRAM>.
 PACKAGE = "ttl_kernel_config"
@@ -47,7 +48,7 @@ HEADER_DEFINES = (
     "ElementType", "Architecture", "RuntimeApi", "MathFidelity", "UnpackToDestMode",
     "kPrimitives", "kRoutes", "kFullFp32Kinds", "kDestinationWidths", "kUnpackModes", "kElementTypes",
     "kArchitectures", "kRuntimeApis", "kMathFidelities", "kUnpackToDestModes",
-    "spec_name", "bits", "is_float", "runtime_name", "architecture_named", "equal_ignoring_case",
+    "spec_name", "bits", "is_float", "Element", "undeclared_element", "runtime_name", "architecture_named", "is_lower_case_of",
     "architecture_from_runtime_name", "RuntimeApiInfo", "runtime_api_info",
     "BitSet", "PrimitiveSet", "ElementTypeSet", "ElementBitsSet", "RouteSet", "WidthSet", "UnpackModeSet",
     "FloatMatch", "When", "matches", "WidthRule", "UnpackRule", "WidthTable", "UnpackTable", "DFBConfigurations",
@@ -59,7 +60,7 @@ HEADER_DEFINES = (
 # What the adapter defines in its namespace whatever the spec says, and what it uses there
 # from TT-Lang's namespace.
 ADAPTER_DEFINES = (
-    TABLES_ALIAS, "Primitive", "Route", "Kind", "Width", "Mode", "toTables", "fromTables", "elementTypeOf",
+    TABLES_ALIAS, "Primitive", "Route", "Kind", "Width", "Mode", "toTables", "fromTables", "elementOf",
     "supportsWidth", "dfbConfigurations", "fullFp32Support", "environment", "unimplementedArchitecture",
     "architectureOf", "createForArchitecture", "createForTarget", "dfbCapacity",
 )
@@ -186,6 +187,8 @@ class KernelTargetCpp(NamedTuple):
     default_targets: tuple[tuple[Enumerator, CppTarget | None], ...]
     runtime_apis: tuple[CppRuntimeApi, ...]  # without ``none``
     goldens: tuple[CppGolden, ...]
+    # TT-Lang's error for an unimplemented architecture, split where its name goes: the
+    # resolver's own text, so both languages print the same.
     unimplemented_architecture: tuple[str, str]
     sources: tuple[str, ...]
 
@@ -249,7 +252,7 @@ class _Build:
                 architecture=self.architecture.of(table.architecture),
                 runtime_api=self.runtime_api.of(None),
                 default_for_architecture=table.default_for_architecture,
-                dfb_capacity=0,
+                dfb_capacity=table.dfb_capacity,
                 dest_width=None,
                 dfb_unpack=None,
                 dest_width_review=None,
@@ -341,7 +344,7 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
         ),
         default_targets=tuple((e, no_target if e.value is None else defaults.get(e.value)) for e in b.architecture.enumerators),
         goldens=goldens,
-        unimplemented_architecture=spelling.unimplemented_architecture,
+        unimplemented_architecture=UNIMPLEMENTED_ARCHITECTURE,
         sources=tuple(sorted({vocabulary.source, *targets.sources})),
     )
     sink = DiagnosticSink()

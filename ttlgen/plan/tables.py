@@ -267,6 +267,7 @@ def build_tables(ops: OpsModel, targets: TargetsModel) -> ResolverTables:
                 b.architecture(t.architecture) if t.architecture != NO_ARCHITECTURE else None,
                 t.default_for_architecture,
                 t.rejected,
+                t.dfb_capacity,
             )
             for t in targets.targets
             if t.rejected is not None

@@ -102,6 +102,16 @@ class ElementInfo(NamedTuple):
     is_float: bool
 
 
+def undeclared_element(bits: int, is_float: bool) -> ElementInfo:
+    """An integer or float type the tables do not declare, as relation rules see it.
+
+    TT-Lang's resolver decides "32-bit element" by the type's bit count, so the type is a
+    32-bit element when it has 32 bits and a 16-bit one otherwise. It has no name: a rule
+    that names element types (e.g. the unpack rule about f32) never matches it.
+    """
+    return ElementInfo("", DestWidth.BITS32 if bits == DestWidth.BITS32 else DestWidth.BITS16, is_float)
+
+
 class StrategyInfo(NamedTuple):
     """An execution strategy; ``gated_by_fpu_binary_policy``: enable-fpu-binary-ops
     false (or ttl.enable_fpu_binary_ops false) removes it."""

@@ -132,7 +132,7 @@ enum class UnpackToDestMode : std::uint8_t {
 // Every value of each enum in its order, each commented with its name in the specs (the
 // primitives without TT-Lang's unknown one).
 
-constexpr TilePrimitive kPrimitives[] = {
+inline constexpr TilePrimitive kPrimitives[] = {
     TilePrimitive::Copy,              // Copy
     TilePrimitive::ElementwiseBinary, // ElementwiseBinary
     TilePrimitive::ElementwiseUnary,  // ElementwiseUnary
@@ -147,30 +147,30 @@ constexpr TilePrimitive kPrimitives[] = {
     TilePrimitive::DstIndex,          // DstIndex
 };
 
-constexpr TileOperandRoute kRoutes[] = {
+inline constexpr TileOperandRoute kRoutes[] = {
     TileOperandRoute::None,           // none
     TileOperandRoute::DataflowBuffer, // dfb
     TileOperandRoute::Dst,            // dst
 };
 
-constexpr FullFp32AccumulationKind kFullFp32Kinds[] = {
+inline constexpr FullFp32AccumulationKind kFullFp32Kinds[] = {
     FullFp32AccumulationKind::Matmul,       // matmul
     FullFp32AccumulationKind::ReduceRow,    // reduce_row
     FullFp32AccumulationKind::ReduceColumn, // reduce_column
     FullFp32AccumulationKind::ReduceScalar, // reduce_scalar
 };
 
-constexpr DestinationElementWidth kDestinationWidths[] = {
+inline constexpr DestinationElementWidth kDestinationWidths[] = {
     DestinationElementWidth::Bits16, // 16
     DestinationElementWidth::Bits32, // 32
 };
 
-constexpr DFBUnpackMode kUnpackModes[] = {
+inline constexpr DFBUnpackMode kUnpackModes[] = {
     DFBUnpackMode::Default,             // default
     DFBUnpackMode::UnpackToDestination, // unpack_to_dest
 };
 
-constexpr ElementType kElementTypes[] = {
+inline constexpr ElementType kElementTypes[] = {
     ElementType::Bf16, // bf16
     ElementType::F16,  // f16
     ElementType::F32,  // f32
@@ -179,27 +179,27 @@ constexpr ElementType kElementTypes[] = {
     ElementType::U32,  // u32
 };
 
-constexpr Architecture kArchitectures[] = {
+inline constexpr Architecture kArchitectures[] = {
     Architecture::None,       // none
     Architecture::Blackhole,  // blackhole
     Architecture::Quasar,     // quasar
     Architecture::WormholeB0, // wormhole_b0
 };
 
-constexpr RuntimeApi kRuntimeApis[] = {
+inline constexpr RuntimeApi kRuntimeApis[] = {
     RuntimeApi::None,                    // none
     RuntimeApi::ComputeConfigDescriptor, // ComputeConfigDescriptor
     RuntimeApi::ComputeGen1Config,       // ComputeGen1Config
 };
 
-constexpr MathFidelity kMathFidelities[] = {
+inline constexpr MathFidelity kMathFidelities[] = {
     MathFidelity::LoFi,  // LoFi
     MathFidelity::HiFi2, // HiFi2
     MathFidelity::HiFi3, // HiFi3
     MathFidelity::HiFi4, // HiFi4
 };
 
-constexpr UnpackToDestMode kUnpackToDestModes[] = {
+inline constexpr UnpackToDestMode kUnpackToDestModes[] = {
     UnpackToDestMode::UnpackToDestFp32, // UnpackToDestFp32
     UnpackToDestMode::Default,          // Default
 };
@@ -389,6 +389,35 @@ constexpr bool is_float(ElementType element) {
     return false;
 }
 
+// An element as relation rules see it: a declared element type, or an integer or float type
+// the specs do not declare (undeclared_element), known only by its bits and float-ness.
+class Element {
+  public:
+    // Implicit: every query takes a declared element type as it is.
+    constexpr Element(ElementType type)
+        : type_(type), bit_count_(bits(type)), floating_(is_float(type)) {}
+    constexpr std::optional<ElementType> type() const { return type_; }
+    constexpr unsigned bit_count() const { return bit_count_; }
+    constexpr bool floating() const { return floating_; }
+    friend constexpr Element undeclared_element(unsigned bit_width, bool floating);
+
+  private:
+    constexpr Element(unsigned bit_count, bool floating)
+        : type_(std::nullopt), bit_count_(bit_count), floating_(floating) {}
+    std::optional<ElementType> type_;
+    unsigned bit_count_;
+    bool floating_;
+};
+
+// An integer or float type no element type declares: TT-Lang's resolver decides "32-bit
+// element" by the type's bit count, so it is a 32-bit element with 32 bits and a 16-bit one
+// with any other width. No rule naming element types matches it.
+constexpr Element undeclared_element(unsigned bit_width, bool floating) {
+    unsigned wide = bits(Width::Bits32);
+    unsigned narrow = bits(Width::Bits16);
+    return Element(bit_width == wide ? wide : narrow, floating);
+}
+
 // The name the runtime's device discovery reports for an architecture (empty: none).
 constexpr std::string_view runtime_name(Architecture architecture) {
     switch (architecture) {
@@ -404,40 +433,43 @@ constexpr std::string_view runtime_name(Architecture architecture) {
     return {};
 }
 
-// The architecture with this name (as ttl.target_arch spells it), if any.
-constexpr std::optional<Architecture> architecture_named(std::string_view name) {
-    for (Architecture architecture : kArchitectures) {
-        if (architecture != Architecture::None && spec_name(architecture) == name) {
-            return architecture;
-        }
-    }
-    return std::nullopt;
-}
-
-constexpr bool equal_ignoring_case(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) {
+// Whether name is text in lower case (ASCII), e.g. "wormhole_b0" of "WORMHOLE_B0".
+constexpr bool is_lower_case_of(std::string_view name, std::string_view text) {
+    if (name.size() != text.size()) {
         return false;
     }
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i] >= 'a' && a[i] <= 'z' ? static_cast<char>(a[i] - 'a' + 'A') : a[i];
-        char y = b[i] >= 'a' && b[i] <= 'z' ? static_cast<char>(b[i] - 'a' + 'A') : b[i];
-        if (x != y) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char lower =
+            text[i] >= 'A' && text[i] <= 'Z' ? static_cast<char>(text[i] - 'A' + 'a') : text[i];
+        if (name[i] != lower) {
             return false;
         }
     }
     return true;
 }
 
-// The architecture the runtime reports under this name (any case), if any: an unknown name
-// never selects another architecture.
+// The architecture a name the runtime reports selects, if any: tt-metal's enumerator (the
+// runtime name, "WORMHOLE_B0") or its lower case, the device name TT-Lang's runtime maps
+// ("wormhole_b0"). Any other spelling selects nothing, never another architecture.
 constexpr std::optional<Architecture> architecture_from_runtime_name(std::string_view name) {
     for (Architecture architecture : kArchitectures) {
-        if (!runtime_name(architecture).empty() &&
-            equal_ignoring_case(runtime_name(architecture), name)) {
+        std::string_view reported = runtime_name(architecture);
+        if (!reported.empty() && (reported == name || is_lower_case_of(name, reported))) {
             return architecture;
         }
     }
     return std::nullopt;
+}
+
+// The architecture a name selects, if any, spelled exactly as upstream prints it: its name as
+// TTCore prints ttl.target_arch ("blackhole"), or a name the runtime reports for it.
+constexpr std::optional<Architecture> architecture_named(std::string_view name) {
+    for (Architecture architecture : kArchitectures) {
+        if (architecture != Architecture::None && spec_name(architecture) == name) {
+            return architecture;
+        }
+    }
+    return architecture_from_runtime_name(name);
 }
 
 // A runtime configuration API: its default math fidelity and, for the runtime version it is
@@ -506,13 +538,14 @@ struct When {
 };
 
 // Whether a condition matches a use; dest_width queries have no route.
-constexpr bool matches(const When& when, Primitive primitive, ElementType element,
+constexpr bool matches(const When& when, Primitive primitive, const Element& element,
                        std::optional<Route> route) {
     bool wants_float = when.element_float == FloatMatch::Float;
+    std::optional<ElementType> type = element.type();
     return (when.primitives.empty() || when.primitives.contains(primitive)) &&
-           (when.elements.empty() || when.elements.contains(element)) &&
-           (when.element_bits.empty() || when.element_bits.contains(bits(element))) &&
-           (when.element_float == FloatMatch::Any || wants_float == is_float(element)) &&
+           (when.elements.empty() || (type.has_value() && when.elements.contains(*type))) &&
+           (when.element_bits.empty() || when.element_bits.contains(element.bit_count())) &&
+           (when.element_float == FloatMatch::Any || wants_float == element.floating()) &&
            (when.routes.empty() || (route.has_value() && when.routes.contains(*route)));
 }
 
@@ -562,11 +595,12 @@ struct FullFp32Support {
     const char* fallback_warning;
 };
 
-constexpr std::size_t kFullFp32KindCount = 4;
+inline constexpr std::size_t kFullFp32KindCount = 4;
 
 // One target: an architecture launched through one runtime configuration API, with the
 // relation tables it answers from. A target that is recognized but rejected has a rejection
-// text, no tables and no capacity, and is allowed nothing.
+// text and no tables, and is allowed nothing; it keeps its architecture's DFB capacity, by
+// which TT-Lang sizes buffer indices before it rejects the architecture.
 struct TargetRecord {
     std::string_view name;
     Architecture architecture;
@@ -589,7 +623,7 @@ struct TargetRecord {
 
 // gen1_llk.dest_width (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
 // wormhole_b0, wormhole_b0_gen1_config.
-constexpr WidthRule kGen1LlkDestWidthRules[] = {
+inline constexpr WidthRule kGen1LlkDestWidthRules[] = {
     WidthRule{
         When{
             PrimitiveSet{
@@ -610,11 +644,11 @@ constexpr WidthRule kGen1LlkDestWidthRules[] = {
     },
     WidthRule{When{}, WidthSet{DestinationElementWidth::Bits16, DestinationElementWidth::Bits32}},
 };
-constexpr WidthTable kGen1LlkDestWidth{"gen1_llk.dest_width", kGen1LlkDestWidthRules, 3};
+inline constexpr WidthTable kGen1LlkDestWidth{"gen1_llk.dest_width", kGen1LlkDestWidthRules, 3};
 
 // gen1_llk.dfb_unpack (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
 // no_target, wormhole_b0, wormhole_b0_gen1_config.
-constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
+inline constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
     UnpackRule{
         When{
             PrimitiveSet{},
@@ -643,17 +677,17 @@ constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
         UnpackModeSet{DFBUnpackMode::Default},
     },
 };
-constexpr UnpackTable kGen1LlkDfbUnpack{"gen1_llk.dfb_unpack", kGen1LlkDfbUnpackRules, 3};
+inline constexpr UnpackTable kGen1LlkDfbUnpack{"gen1_llk.dfb_unpack", kGen1LlkDfbUnpackRules, 3};
 
 // gen1_llk.dest_width_unrestricted (specs/targets/gen1_llk.yaml), used by no_target.
-constexpr WidthRule kGen1LlkDestWidthUnrestrictedRules[] = {
+inline constexpr WidthRule kGen1LlkDestWidthUnrestrictedRules[] = {
     WidthRule{
         When{PrimitiveSet{}, ElementTypeSet{}, ElementBitsSet{32}, FloatMatch::Any, RouteSet{}},
         WidthSet{DestinationElementWidth::Bits32},
     },
     WidthRule{When{}, WidthSet{DestinationElementWidth::Bits16, DestinationElementWidth::Bits32}},
 };
-constexpr WidthTable kGen1LlkDestWidthUnrestricted{
+inline constexpr WidthTable kGen1LlkDestWidthUnrestricted{
     "gen1_llk.dest_width_unrestricted",
     kGen1LlkDestWidthUnrestrictedRules,
     2,
@@ -667,7 +701,7 @@ constexpr WidthTable kGen1LlkDestWidthUnrestricted{
 // data mover of the Gen1 contract.
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: Blackhole unpacks through the same Gen1 LLK
 // unpack-to-DST contract as Wormhole B0 under ComputeConfigDescriptor.
-constexpr TargetRecord kTargetBlackhole{
+inline constexpr TargetRecord kTargetBlackhole{
     "blackhole",
     Architecture::Blackhole,
     RuntimeApi::ComputeConfigDescriptor,
@@ -698,7 +732,7 @@ constexpr TargetRecord kTargetBlackhole{
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: ComputeGen1Config drives the same Blackhole unpack
 // LLKs; its stricter checks of unpack entries are stated in its unpack_attribute
 // (specs/targets/runtime_apis.yaml).
-constexpr TargetRecord kTargetBlackholeGen1Config{
+inline constexpr TargetRecord kTargetBlackholeGen1Config{
     "blackhole_gen1_config",
     Architecture::Blackhole,
     RuntimeApi::ComputeGen1Config,
@@ -729,7 +763,7 @@ constexpr TargetRecord kTargetBlackholeGen1Config{
 // restriction of the Gen1 targets.
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: The test environment uses the unpack relation both
 // Gen1 targets share.
-constexpr TargetRecord kTargetNoTarget{
+inline constexpr TargetRecord kTargetNoTarget{
     "no_target",
     Architecture::None,
     RuntimeApi::None,
@@ -751,12 +785,12 @@ constexpr TargetRecord kTargetNoTarget{
 
 // quasar (specs/targets/architectures/quasar.yaml): Quasar is recognized but cannot be compiled
 // for.
-constexpr TargetRecord kTargetQuasar{
+inline constexpr TargetRecord kTargetQuasar{
     "quasar",
     Architecture::Quasar,
     RuntimeApi::None,
     true,
-    0,
+    32,
     nullptr,
     nullptr,
     {
@@ -778,7 +812,7 @@ constexpr TargetRecord kTargetQuasar{
 // data mover of the Gen1 contract.
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: Wormhole B0 unpacks through the same Gen1 LLK
 // unpack-to-DST contract as Blackhole under ComputeConfigDescriptor.
-constexpr TargetRecord kTargetWormholeB0{
+inline constexpr TargetRecord kTargetWormholeB0{
     "wormhole_b0",
     Architecture::WormholeB0,
     RuntimeApi::ComputeConfigDescriptor,
@@ -805,7 +839,7 @@ constexpr TargetRecord kTargetWormholeB0{
 // dfb_unpack: gen1_llk.dfb_unpack, reviewed: ComputeGen1Config drives the same Wormhole B0 unpack
 // LLKs; its stricter checks of unpack entries are stated in its unpack_attribute
 // (specs/targets/runtime_apis.yaml).
-constexpr TargetRecord kTargetWormholeB0Gen1Config{
+inline constexpr TargetRecord kTargetWormholeB0Gen1Config{
     "wormhole_b0_gen1_config",
     Architecture::WormholeB0,
     RuntimeApi::ComputeGen1Config,
@@ -825,7 +859,7 @@ constexpr TargetRecord kTargetWormholeB0Gen1Config{
     nullptr,
 };
 
-constexpr const TargetRecord* kTargets[] = {
+inline constexpr const TargetRecord* kTargets[] = {
     &kTargetBlackhole,            // specs/targets/blackhole.yaml
     &kTargetBlackholeGen1Config,  // specs/targets/blackhole_gen1_config.yaml
     &kTargetNoTarget,             // specs/targets/no_target.yaml
@@ -837,7 +871,7 @@ constexpr const TargetRecord* kTargets[] = {
 // The queries.
 
 constexpr WidthSet allowed_destination_widths(const WidthTable& table, Primitive primitive,
-                                              ElementType element) {
+                                              const Element& element) {
     if (primitive == Primitive::Unknown) {
         return WidthSet{};
     }
@@ -849,9 +883,9 @@ constexpr WidthSet allowed_destination_widths(const WidthTable& table, Primitive
     return WidthSet{};
 }
 
-// The DST element widths a target allows for a primitive with this element type in DST.
+// The DST element widths a target allows for a primitive with this element in DST.
 constexpr WidthSet allowed_destination_widths(const TargetRecord& target, Primitive primitive,
-                                              ElementType element) {
+                                              const Element& element) {
     if (target.dest_width == nullptr) {
         return WidthSet{};
     }
@@ -859,12 +893,12 @@ constexpr WidthSet allowed_destination_widths(const TargetRecord& target, Primit
 }
 
 constexpr bool supports_destination_element_width(const TargetRecord& target, Primitive primitive,
-                                                  ElementType element, Width width) {
+                                                  const Element& element, Width width) {
     return allowed_destination_widths(target, primitive, element).contains(width);
 }
 
 constexpr DFBConfigurations allowed_dfb_configurations(const UnpackTable& table,
-                                                       Primitive primitive, ElementType element,
+                                                       Primitive primitive, const Element& element,
                                                        Route route) {
     if (primitive == Primitive::Unknown) {
         return DFBConfigurations{};
@@ -880,7 +914,7 @@ constexpr DFBConfigurations allowed_dfb_configurations(const UnpackTable& table,
 
 // The configurations a target allows for one use of a dataflow buffer.
 constexpr DFBConfigurations allowed_dfb_configurations(const TargetRecord& target,
-                                                       Primitive primitive, ElementType element,
+                                                       Primitive primitive, const Element& element,
                                                        Route route) {
     if (target.dfb_unpack == nullptr) {
         return DFBConfigurations{};
@@ -917,11 +951,12 @@ constexpr const TargetRecord* default_target(Architecture architecture) {
     return nullptr;
 }
 
-// The number of dataflow-buffer indices (0 .. capacity - 1) of an architecture's default
-// target; none for an architecture without one, or rejected.
+// The number of dataflow-buffer indices (0 .. capacity - 1) of an architecture (its default
+// target's; a rejected architecture's too, as TargetInfo.h gives it); none for an architecture
+// without a default target.
 constexpr std::optional<std::uint32_t> dfb_capacity_of(Architecture architecture) {
     const TargetRecord* target = default_target(architecture);
-    if (target == nullptr || target->rejection != nullptr) {
+    if (target == nullptr) {
         return std::nullopt;
     }
     return target->dfb_capacity;
@@ -946,11 +981,13 @@ struct DfbUnpackGolden {
     UnpackModeSet modes;
 };
 
+// warning: the exact text of the warning (nullptr: any text).
 struct FullFp32Golden {
     const TargetRecord* target;
     Kind kind;
     bool supported;
     bool warns;
+    const char* warning;
 };
 
 struct DfbCapacityGolden {
@@ -975,12 +1012,15 @@ constexpr bool holds(const DfbUnpackGolden& golden) {
 
 constexpr bool holds(const FullFp32Golden& golden) {
     FullFp32Support found = full_fp32_support(*golden.target, golden.kind);
+    bool same_text = golden.warning == nullptr ||
+                     (found.fallback_warning != nullptr &&
+                      std::string_view(found.fallback_warning) == std::string_view(golden.warning));
     return found.supported == golden.supported &&
-           (found.fallback_warning != nullptr) == golden.warns;
+           (found.fallback_warning != nullptr) == golden.warns && same_text;
 }
 
 constexpr bool holds(const DfbCapacityGolden& golden) {
-    return golden.target->rejection == nullptr && golden.target->dfb_capacity == golden.capacity;
+    return golden.target->dfb_capacity == golden.capacity;
 }
 
 static_assert(holds(DestWidthGolden{
@@ -1019,6 +1059,8 @@ static_assert(holds(FullFp32Golden{
                   FullFp32AccumulationKind::ReduceRow,
                   false,
                   true,
+                  "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using "
+                  "non-full-fp32 reduce lowering",
               }),
               "specs/targets/blackhole.yaml golden.full_fp32[0]: a row reduce on Blackhole has "
               "no full-fp32 lowering and warns (tt-metal #47311)");
@@ -1028,6 +1070,7 @@ static_assert(holds(FullFp32Golden{
                   FullFp32AccumulationKind::Matmul,
                   true,
                   false,
+                  nullptr,
               }),
               "specs/targets/blackhole.yaml golden.full_fp32[1]: a matmul on Blackhole has a "
               "full-fp32 lowering");
@@ -1035,6 +1078,43 @@ static_assert(holds(FullFp32Golden{
 static_assert(holds(DfbCapacityGolden{&kTargetBlackhole, 64}),
               "specs/targets/blackhole.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h gives "
               "Blackhole 64 dataflow-buffer indices");
+
+static_assert(holds(DestWidthGolden{
+                  &kTargetBlackholeGen1Config,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/blackhole_gen1_config.yaml golden.dest_width[0]: a bf16 row "
+              "broadcast on Blackhole allows only 16-bit DST under ComputeGen1Config too");
+
+static_assert(holds(DfbUnpackGolden{
+                  &kTargetBlackholeGen1Config,
+                  TilePrimitive::ElementwiseUnary,
+                  ElementType::F32,
+                  TileOperandRoute::Dst,
+                  WidthSet{DestinationElementWidth::Bits32},
+                  UnpackModeSet{DFBUnpackMode::UnpackToDestination},
+              }),
+              "specs/targets/blackhole_gen1_config.yaml golden.dfb_unpack[0]: an f32 buffer read "
+              "through DST on Blackhole needs unpack-to-DST and 32-bit DST under "
+              "ComputeGen1Config too");
+
+static_assert(holds(FullFp32Golden{
+                  &kTargetBlackholeGen1Config,
+                  FullFp32AccumulationKind::ReduceRow,
+                  false,
+                  true,
+                  "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using "
+                  "non-full-fp32 reduce lowering",
+              }),
+              "specs/targets/blackhole_gen1_config.yaml golden.full_fp32[0]: a row reduce on "
+              "Blackhole has no full-fp32 lowering and warns (tt-metal #47311), whichever API "
+              "launches it");
+
+static_assert(holds(DfbCapacityGolden{&kTargetBlackholeGen1Config, 64}),
+              "specs/targets/blackhole_gen1_config.yaml golden.dfb_capacity: TT-Lang's "
+              "TargetInfo.h gives Blackhole 64 dataflow-buffer indices, whichever API launches it");
 
 static_assert(holds(DestWidthGolden{
                   &kTargetNoTarget,
@@ -1061,6 +1141,7 @@ static_assert(holds(FullFp32Golden{
                   FullFp32AccumulationKind::ReduceRow,
                   true,
                   false,
+                  nullptr,
               }),
               "specs/targets/no_target.yaml golden.full_fp32[0]: without an architecture every "
               "full-fp32 kind is supported");
@@ -1068,6 +1149,11 @@ static_assert(holds(FullFp32Golden{
 static_assert(holds(DfbCapacityGolden{&kTargetNoTarget, 32}),
               "specs/targets/no_target.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h gives a "
               "kernel without a target 32 dataflow-buffer indices");
+
+static_assert(holds(DfbCapacityGolden{&kTargetQuasar, 32}),
+              "specs/targets/architectures/quasar.yaml golden.dfb_capacity: TT-Lang's "
+              "TargetInfo.h gives Quasar 32 dataflow-buffer indices, though it rejects Quasar "
+              "kernels");
 
 static_assert(holds(DestWidthGolden{
                   &kTargetWormholeB0,
@@ -1094,6 +1180,7 @@ static_assert(holds(FullFp32Golden{
                   FullFp32AccumulationKind::ReduceRow,
                   false,
                   false,
+                  nullptr,
               }),
               "specs/targets/wormhole_b0.yaml golden.full_fp32[0]: a reduce on Wormhole B0 has "
               "no full-fp32 lowering, and no warning says so");
@@ -1103,6 +1190,7 @@ static_assert(holds(FullFp32Golden{
                   FullFp32AccumulationKind::Matmul,
                   true,
                   false,
+                  nullptr,
               }),
               "specs/targets/wormhole_b0.yaml golden.full_fp32[1]: a matmul on Wormhole B0 has a "
               "full-fp32 lowering");
@@ -1110,6 +1198,43 @@ static_assert(holds(FullFp32Golden{
 static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0, 32}),
               "specs/targets/wormhole_b0.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h gives "
               "Wormhole B0 32 dataflow-buffer indices");
+
+static_assert(holds(DestWidthGolden{
+                  &kTargetWormholeB0Gen1Config,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.dest_width[0]: a bf16 row "
+              "broadcast on Wormhole B0 allows only 16-bit DST under ComputeGen1Config too");
+
+static_assert(holds(DfbUnpackGolden{
+                  &kTargetWormholeB0Gen1Config,
+                  TilePrimitive::ElementwiseUnary,
+                  ElementType::F32,
+                  TileOperandRoute::Dst,
+                  WidthSet{DestinationElementWidth::Bits32},
+                  UnpackModeSet{DFBUnpackMode::UnpackToDestination},
+              }),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.dfb_unpack[0]: an f32 buffer "
+              "read through DST on Wormhole B0 needs unpack-to-DST and 32-bit DST under "
+              "ComputeGen1Config too");
+
+static_assert(holds(FullFp32Golden{
+                  &kTargetWormholeB0Gen1Config,
+                  FullFp32AccumulationKind::ReduceRow,
+                  false,
+                  false,
+                  nullptr,
+              }),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.full_fp32[0]: a reduce on "
+              "Wormhole B0 has no full-fp32 lowering, and no warning says so, whichever API "
+              "launches it");
+
+static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0Gen1Config, 32}),
+              "specs/targets/wormhole_b0_gen1_config.yaml golden.dfb_capacity: TT-Lang's "
+              "TargetInfo.h gives Wormhole B0 32 dataflow-buffer indices, whichever API launches "
+              "it");
 
 } // namespace ttl_kernel_config
 

@@ -15,9 +15,17 @@ Public API
 Targets
     ``get_target(name)`` -> ``TargetEnvironment`` (None: the compiler-testing environment);
     ``select_target(target, device_arch)`` applies the target/device agreement rule;
-    ``architecture_from_runtime_name(name)`` maps WORMHOLE_B0 / BLACKHOLE / QUASAR (any
-    case) to ``Architecture``; ``target_names()``. Unknown or rejected targets and
-    unknown runtime names raise ``TargetError`` (``.message``).
+    ``architecture_from_runtime_name(name)`` maps WORMHOLE_B0 / BLACKHOLE / QUASAR (or
+    their lower case) to ``Architecture``; ``parse_architecture(name)`` also takes the
+    typed name (``blackhole``), other spellings are unknown; ``dfb_capacity(architecture)``
+    is TargetInfo.h's capacity (a rejected architecture's too); ``target_names()``. Unknown
+    or rejected targets and unknown architectures raise ``TargetError`` (``.message``).
+Capability queries
+    ``TargetEnvironment.dest_widths(primitive, element)``, ``dfb_configurations(primitive,
+    element, route)``, ``full_fp32(kind)``; ``dest_widths_of`` and
+    ``dfb_configurations_of`` take an element by its facts, e.g.
+    ``undeclared_element(bits, is_float)`` for a type the tables do not declare (known by
+    its bit width, as TT-Lang's compiler knows any ``mlir::Type``).
 Inputs
     ``KernelDescription(dfbs={index: ElementType}, ops=(TileOp, ...))`` with
     ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
@@ -103,6 +111,7 @@ from .semantics import (
     UnpackMode,
     UnpackRule,
     WidthRule,
+    undeclared_element,
 )
 from .tables import (
     RejectedTarget,
@@ -145,6 +154,7 @@ TABLES = Tables(
 CATALOG = Catalog(TABLES)
 
 architecture_from_runtime_name = CATALOG.architecture_from_runtime_name
+dfb_capacity = CATALOG.dfb_capacity
 get_target = CATALOG.get_target
 parse_architecture = CATALOG.parse_architecture
 resolve_kernel = CATALOG.resolve_kernel
@@ -215,6 +225,7 @@ __all__ = [
     "WidthRule",
     "WidthTable",
     "architecture_from_runtime_name",
+    "dfb_capacity",
     "diagnose",
     "get_target",
     "normalize_policy",
@@ -229,4 +240,5 @@ __all__ = [
     "to_compute_config_descriptor",
     "to_compute_gen1_config",
     "to_ttnn_compute_config",
+    "undeclared_element",
 ]

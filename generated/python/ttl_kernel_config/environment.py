@@ -79,12 +79,7 @@ class TargetEnvironment:
         key = (primitive, element)
         found = self._width_cache.get(key)
         if found is None:
-            info = self.prepared.elements[element]
-            found = 0
-            for rule in self.table.dest_width.rules:
-                if rule.when.matches(primitive, info, None):
-                    found = width_mask(rule.widths)
-                    break
+            found = self._width_mask(primitive, self.prepared.elements[element])
             self._width_cache[key] = found
         return found
 
@@ -93,14 +88,21 @@ class TargetEnvironment:
         key = (primitive, element, route)
         found = self._unpack_cache.get(key)
         if found is None:
-            info = self.prepared.elements[element]
-            found = (0, 0)
-            for rule in self.table.dfb_unpack.rules:
-                if rule.when.matches(primitive, info, route):
-                    found = (width_mask(rule.widths), mode_mask(rule.modes))
-                    break
+            found = self._unpack_mask(primitive, self.prepared.elements[element], route)
             self._unpack_cache[key] = found
         return found
+
+    def _width_mask(self, primitive: str, info: ElementInfo) -> int:
+        for rule in self.table.dest_width.rules:
+            if rule.when.matches(primitive, info, None):
+                return width_mask(rule.widths)
+        return 0
+
+    def _unpack_mask(self, primitive: str, info: ElementInfo, route: Route) -> tuple[int, int]:
+        for rule in self.table.dfb_unpack.rules:
+            if rule.when.matches(primitive, info, route):
+                return (width_mask(rule.widths), mode_mask(rule.modes))
+        return (0, 0)
 
     def dest_widths(self, primitive: str, element: str) -> frozenset[DestWidth]:
         """Allowed DST element widths for a primitive with ``element`` in DST."""
@@ -110,11 +112,27 @@ class TargetEnvironment:
         self, primitive: str, element: str, route: Route
     ) -> frozenset[tuple[DestWidth, UnpackMode]]:
         """Allowed (DST width, unpack mode) combinations for one use of a DFB."""
-        widths, modes = self.dfb_unpack_mask(primitive, element, route)
-        return frozenset((w, m) for w in widths_of(widths) for m in modes_of(modes))
+        return _configurations(self.dfb_unpack_mask(primitive, element, route))
+
+    def dest_widths_of(self, primitive: str, element: ElementInfo) -> frozenset[DestWidth]:
+        """``dest_widths`` for an element given by its facts, e.g. an element type the
+        tables do not declare (``semantics.undeclared_element``), as TT-Lang's compiler
+        passes any ``mlir::Type``."""
+        return widths_of(self._width_mask(primitive, element))
+
+    def dfb_configurations_of(
+        self, primitive: str, element: ElementInfo, route: Route
+    ) -> frozenset[tuple[DestWidth, UnpackMode]]:
+        """``dfb_configurations`` for an element given by its facts (see ``dest_widths_of``)."""
+        return _configurations(self._unpack_mask(primitive, element, route))
 
     def full_fp32(self, kind: str) -> FullFp32Support:
         return self.table.full_fp32[kind]
 
     def __repr__(self) -> str:
         return f"<TargetEnvironment {self.table.name}>"
+
+
+def _configurations(masks: tuple[int, int]) -> frozenset[tuple[DestWidth, UnpackMode]]:
+    widths, modes = masks
+    return frozenset((w, m) for w in widths_of(widths) for m in modes_of(modes))

@@ -16,7 +16,17 @@ from .kernel import KernelDescription
 from .policy import normalize_policy
 from .resolver import Plan, resolve
 from .semantics import OpSemantics
-from .tables import Tables
+from .tables import RejectedTarget, Tables
+
+# TT-Lang's error for an architecture it has no compute-kernel configuration for
+# (KernelTargetEnvironment::get), around the architecture's name as given. The generated
+# C++ adapter prints the same text (ttlgen.plan.kernel_target_cpp takes it from here).
+UNIMPLEMENTED_ARCHITECTURE = ("compute-kernel configuration is not implemented for target architecture ", "")
+
+
+def unimplemented_architecture(name: str) -> str:
+    before, after = UNIMPLEMENTED_ARCHITECTURE
+    return f"{before}{name}{after}"
 
 
 class Catalog:
@@ -68,24 +78,55 @@ class Catalog:
         )
 
     def parse_architecture(self, name: str) -> str:
-        """An architecture from its typed name (``blackhole``) or runtime name, any case."""
+        """The architecture a name selects, spelled exactly as upstream prints it: its typed
+        name, as TTCore prints ``ttl.target_arch`` (``blackhole``), or a name the runtime
+        reports for it (``architecture_from_runtime_name``). Any other name, another case
+        included, raises TargetError with TT-Lang's text for an unimplemented architecture.
+        """
         for arch in self.tables.architectures:
-            if arch.name == name.lower():
+            if arch.name == name:
                 return arch.name
-        return self.architecture_from_runtime_name(name)
+        found = self._from_runtime_name(name)
+        if found is None:
+            raise TargetError(unimplemented_architecture(name))
+        return found
 
     def architecture_from_runtime_name(self, name: str) -> str:
-        """Map a runtime device-discovery name (WORMHOLE_B0, BLACKHOLE, ...; any case).
-
-        An unknown name raises TargetError; it never selects another target.
+        """Map a name runtime device discovery reports: tt-metal's architecture enumerator
+        (``WORMHOLE_B0``, the spec's runtime name) or its lower case, the device name
+        TT-Lang's runtime maps (``wormhole_b0``). Any other spelling raises TargetError; it
+        never selects another target.
         """
-        upper = name.upper()
+        found = self._from_runtime_name(name)
+        if found is None:
+            runtime_names = sorted(a.runtime_name for a in self.tables.architectures if a.runtime_name)
+            hint = did_you_mean(name, [*runtime_names, *(n.lower() for n in runtime_names)])
+            raise TargetError(f"unknown runtime architecture {name!r}{hint}; known: {', '.join(runtime_names)} (or their lower case)")
+        return found
+
+    def _from_runtime_name(self, name: str) -> str | None:
         for arch in self.tables.architectures:
-            if arch.runtime_name is not None and arch.runtime_name.upper() == upper:
+            if arch.runtime_name is not None and name in (arch.runtime_name, arch.runtime_name.lower()):
                 return arch.name
-        runtime_names = sorted(a.runtime_name for a in self.tables.architectures if a.runtime_name)
-        hint = did_you_mean(name, [*runtime_names, *(a.name for a in self.tables.architectures)])
-        raise TargetError(f"unknown runtime architecture {name!r}{hint}; known: {', '.join(runtime_names)}")
+        return None
+
+    def _default_of(self, architecture: str) -> TargetEnvironment | RejectedTarget:
+        """The target chosen when only the architecture is known: its environment, or the
+        rejected record that refuses it. Raises TargetError (TT-Lang's text) when it has none."""
+        default = self._defaults.get(architecture)
+        if default is None:
+            raise TargetError(unimplemented_architecture(architecture))
+        rejected = self._rejected.get(default)
+        return rejected if rejected is not None else self._environments[default]
+
+    def dfb_capacity(self, architecture: str | None = None) -> int:
+        """The number of dataflow-buffer indices of an architecture named as
+        ``parse_architecture`` takes it (None: the compiler-testing environment's), as
+        TT-Lang's TargetInfo.h gives it: a rejected architecture has one too. An unknown
+        name raises TargetError."""
+        if architecture is None:
+            return self.get_target(None).dfb_capacity
+        return self._default_of(self.parse_architecture(architecture)).dfb_capacity
 
     def select_target(self, target: str | None = None, device_arch: str | None = None) -> TargetEnvironment:
         """The environment for a kernel's target attribute and its device's architecture.
@@ -97,10 +138,11 @@ class Catalog:
         if target is None:
             if device is None:
                 return self.get_target(None)
-            default = self._defaults.get(device)
-            if default is None:
-                raise TargetError(f"architecture {str(device)!r} has no target environment")
-            return self.get_target(default)
+            default = self._default_of(device)
+            if isinstance(default, RejectedTarget):
+                # TT-Lang's text for a rejected architecture, as the C++ adapter prints it.
+                raise TargetError(default.reason)
+            return default
         if target not in self._environments and target not in self._rejected:
             # Accept an architecture name (or runtime name) for its default target.
             try:

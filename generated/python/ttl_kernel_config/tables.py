@@ -92,12 +92,15 @@ class TargetTable(NamedTuple):
 
 
 class RejectedTarget(NamedTuple):
-    """A recognized target that cannot be compiled for, with the reason."""
+    """A recognized target that cannot be compiled for, with the reason. It keeps its
+    architecture's DFB capacity, which TT-Lang sizes buffer indices by before it rejects
+    the architecture."""
 
     name: str
     architecture: str | None
     default_for_architecture: bool
     reason: str
+    dfb_capacity: int
 
 
 class RuntimeEnums(NamedTuple):

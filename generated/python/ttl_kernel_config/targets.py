@@ -238,7 +238,7 @@ TARGETS: tuple[TargetTable, ...] = (
 )
 
 REJECTED: tuple[RejectedTarget, ...] = (
-    RejectedTarget(name='quasar', architecture=Architecture.QUASAR, default_for_architecture=True, reason='Quasar compute kernels require the Gen2 configuration and launch APIs, which are not supported by the current TT-Lang runtime'),
+    RejectedTarget(name='quasar', architecture=Architecture.QUASAR, default_for_architecture=True, reason='Quasar compute kernels require the Gen2 configuration and launch APIs, which are not supported by the current TT-Lang runtime', dfb_capacity=32),
 )
 
 # The target used when a kernel names neither a target nor a device (compiler tests).
