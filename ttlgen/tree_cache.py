@@ -10,6 +10,7 @@ new key and so a full generation. Set TTLGEN_NO_CACHE=1 (or pass --no-cache) to 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from ttlgen import __version__
 from ttlgen.cache import cache_root
-from ttlgen.write import existing_files
+from ttlgen.write import existing_entries, read_regular
 
 # The libraries whose code shapes the output bytes (parsing and rendering). Their
 # package __init__ files carry their versions; hashing those is far cheaper than
@@ -82,9 +83,15 @@ def _blob_path(digest: str) -> Path:
 def _write_atomically(target: Path, data: bytes) -> None:
     # Write then rename, so a concurrent reader never sees half a file.
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
-        handle.write(data)
-    os.replace(handle.name, target)
+    descriptor, name = tempfile.mkstemp(dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)  # a refused write (a full disk) leaves no half-written file
+        raise
 
 
 def store(key: str, files: dict[str, bytes]) -> None:
@@ -116,5 +123,11 @@ def contents(record: dict[str, str]) -> dict[str, bytes] | None:
     return files
 
 
-def disk_hashes(out_dir: Path) -> dict[str, str]:
-    return {path: hashlib.sha256((out_dir / path).read_bytes()).hexdigest() for path in existing_files(out_dir)}
+def disk_hashes(out_dir: Path) -> dict[str, str | None]:
+    """The sha256 of every file of the tree; None for an entry that is not a regular file
+    (never opened, and never equal to a recorded hash)."""
+    hashes: dict[str, str | None] = {}
+    for path, regular in existing_entries(out_dir).items():
+        content = read_regular(out_dir / path) if regular else None
+        hashes[path] = hashlib.sha256(content).hexdigest() if content is not None else None
+    return hashes
