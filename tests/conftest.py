@@ -116,6 +116,11 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Keep the tree cache of the test run away from the user's own cache."""
     import os
 
+    from ttlgen import cache
+
+    # The emulator's compiled kernels are keyed by every input of the compile (like ccache)
+    # and slow to rebuild: the run keeps using the user's, which lives under the root moved here.
+    os.environ.setdefault("TTLGEN_DEVICE_CACHE", str(cache.cache_root() / "device"))
     os.environ["TTLGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("ttlgen-cache"))
 
 

@@ -97,7 +97,9 @@ def test_check_json_lists_each_problem_by_category(spec_copy: Path, generated_co
     (generated_copy / "stray.txt").write_text("x\n")
     result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json")
     assert result.exit_code == 1
-    assert json.loads(result.stdout) == {"status": "stale", "stale": [], "missing": [], "orphaned": ["stray.txt"]}
+    assert json.loads(result.stdout) == {
+        "status": "stale", "stale": [], "missing": [], "orphaned": ["stray.txt"], "not_regular": []
+    }
 
 
 def test_check_diff_prints_a_unified_diff_of_the_change(spec_copy: Path, generated_copy: Path) -> None:

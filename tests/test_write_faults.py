@@ -4,23 +4,30 @@ finishes the job."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
+import hashlib
 import os
+import resource
 import shutil
+import signal
 import stat
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, run_cli
+from tests.conftest import GENERATED, REPO, run_cli
 from ttlgen import write
 from ttlgen.write import existing_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
 
-STEPS = ("mkdir", "write", "link", "rename", "exchange")
+STEPS = ("mkdir", "write", "link", "copy", "rename", "exchange")
 
 
 def small_tree(out: Path) -> None:
@@ -191,16 +198,217 @@ def test_a_read_only_output_directory_exits_2_and_keeps_the_old_tree(spec_copy: 
     assert tree(generated_copy) == before
 
 
-@pytest.mark.parametrize("command", ["build", "check", "validate"])
+# A kernel of the real specs, for the commands that take one.
+KERNEL = "eltwise_add_bf16"
+CACHED_COMMANDS = {
+    "build": ["build", "--out", "generated"],
+    "check": ["check", "--out", "generated"],
+    "diff": ["diff", "--out", "generated"],
+    "validate": ["validate"],
+    "resolve": ["resolve", KERNEL],
+    "run": ["run", KERNEL, "--seed", "1"],
+}
+
+
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, marks=[pytest.mark.device] if c == "run" else []) for c in CACHED_COMMANDS]
+)
 def test_an_unusable_cache_directory_only_costs_speed(
     spec_copy: Path, generated_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     not_a_directory = tmp_path / "cache-is-a-file"
     not_a_directory.write_text("x")
     monkeypatch.setenv("TTLGEN_CACHE_DIR", str(not_a_directory))
-    args = ["--specs", spec_copy] + ([] if command == "validate" else ["--out", generated_copy])
-    result = run_cli(command, *args)
+    monkeypatch.delenv("TTLGEN_DEVICE_CACHE", raising=False)  # the emulator's cache lives there too
+    result = run_cli(*CACHED_COMMANDS[command], "--specs", spec_copy)
     assert result.exit_code == 0, result.stderr
+    assert not_a_directory.read_text() == "x"
+
+
+def modes(root: Path) -> dict[str, int]:
+    """The mode of every file and directory of a tree, by path ("." for the tree)."""
+    found = {".": stat.S_IMODE(root.stat().st_mode)}
+    for path in [*root.rglob("*")]:
+        found[path.relative_to(root).as_posix()] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+@contextlib.contextmanager
+def umask(mask: int) -> Iterator[None]:
+    previous = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def test_a_build_that_fails_at_the_swap_leaves_the_old_tree_modes_unchanged(
+    spec_copy: Path, generated_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")  # one rewritten file, the rest kept
+    before, modes_before = tree(generated_copy), modes(generated_copy)
+
+    def refuse(*paths: Path) -> bool:
+        raise OSError(errno.EIO, os.strerror(errno.EIO), str(paths[0]))
+
+    monkeypatch.setattr(write.FS, "exchange", refuse)
+    monkeypatch.setattr(write.FS, "rename", refuse)
+    with umask(0o077):  # the new tree's modes differ from the old one's
+        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 2
+    assert "the previous tree is unchanged" in result.stderr
+    assert tree(generated_copy) == before
+    assert modes(generated_copy) == modes_before
+
+
+@pytest.mark.parametrize("cache", [[], ["--no-cache"]], ids=["cached", "uncached"])
+def test_a_build_under_another_umask_gives_every_file_its_mode_though_no_content_changed(
+    spec_copy: Path, generated_copy: Path, cache: list[str]
+) -> None:
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0  # records the tree
+    before = {p: (generated_copy / p).stat().st_mtime_ns for p in existing_files(generated_copy)}
+    with umask(0o077):
+        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy, *cache)
+    assert result.exit_code == 0, result.stderr
+    assert "0 written, 0 removed" in result.stdout
+    files = set(existing_files(generated_copy))
+    assert {mode for path, mode in modes(generated_copy).items() if path in files} == {0o600}
+    assert {mode for path, mode in modes(generated_copy).items() if path not in files} == {0o700}
+    assert {p: (generated_copy / p).stat().st_mtime_ns for p in existing_files(generated_copy)} == before
+
+
+def test_a_rebuild_under_the_same_umask_keeps_each_unchanged_file_itself(spec_copy: Path, generated_copy: Path) -> None:
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    rewritten = "docs/komorebi-abi.md"
+    (generated_copy / rewritten).write_text("stale\n")
+    inodes = {p: (generated_copy / p).stat().st_ino for p in existing_files(generated_copy) if p != rewritten}
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert {p: (generated_copy / p).stat().st_ino for p in existing_files(generated_copy) if p != rewritten} == inodes
+
+
+def stage_leftovers(*directories: Path) -> list[str]:
+    return sorted(p.name for d in directories for p in d.iterdir() if ".ttlgen-" in p.name)
+
+
+def test_a_build_through_a_symlinked_out_replaces_the_tree_where_it_points(
+    spec_copy: Path, generated_copy: Path, tmp_path: Path
+) -> None:
+    expected = tree(generated_copy)
+    real = tmp_path / "elsewhere" / "generated"
+    real.parent.mkdir()
+    generated_copy.rename(real)
+    (real / "docs" / "komorebi-abi.md").write_text("stale\n")
+    link = tmp_path / "generated"
+    link.symlink_to(real, target_is_directory=True)
+    for _ in range(2):  # the second build must not trip over anything the first left
+        result = run_cli("build", "--specs", spec_copy, "--out", link)
+        assert result.exit_code == 0, result.stderr
+        assert os.readlink(link) == str(real)
+        assert tree(real) == expected
+        assert stage_leftovers(tmp_path, real.parent) == []
+    assert run_cli("check", "--specs", spec_copy, "--out", link, "--no-cache").exit_code == 0
+
+
+def test_recovery_removes_a_leftover_link_without_following_it(generated_copy: Path, tmp_path: Path) -> None:
+    before = tree(generated_copy)
+    leftover = tmp_path / ".generated.ttlgen-stage-12345"
+    leftover.symlink_to(generated_copy, target_is_directory=True)
+    write.recover(generated_copy)
+    assert not os.path.lexists(leftover)
+    assert tree(generated_copy) == before
+
+
+def ttlgen(*args: str | Path, cwd: Path, stderr: Path) -> subprocess.Popen[bytes]:
+    """A real ``ttlgen`` process (the CLI with its own locks, not a call into write.py)."""
+    with open(stderr, "wb") as errors:
+        return subprocess.Popen(
+            [sys.executable, "-m", "ttlgen", *map(str, args)],
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+
+
+def finish(process: subprocess.Popen[bytes], stderr: Path) -> str:
+    assert process.wait(timeout=300) == 0, stderr.read_text(encoding="utf-8")
+    return stderr.read_text(encoding="utf-8")
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = 300) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.05)
+
+
+def test_two_cli_builds_of_one_tree_wait_for_each_other(spec_copy: Path, generated_copy: Path, tmp_path: Path) -> None:
+    expected = tree(generated_copy)
+    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")  # so both have something to write
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    # Hold the tree's lock (README: an advisory lock on the directory that holds the tree)
+    # until both builds are waiting for it, so they meet whatever the machine's speed.
+    holder = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        builds = [ttlgen("build", "--specs", "specs", "--out", "generated", cwd=tmp_path, stderr=log) for log in logs]
+
+        def both_wait() -> bool:
+            for build, log in zip(builds, logs, strict=True):
+                assert build.poll() is None, f"a build did not wait for the lock: {log.read_text(encoding='utf-8')}"
+            return all("waiting" in log.read_text(encoding="utf-8") for log in logs)
+
+        wait_for(both_wait, "both builds wait")
+    finally:
+        os.close(holder)
+    for build, log in zip(builds, logs, strict=True):
+        assert finish(build, log) == "ttlgen: another ttlgen is using generated; waiting for it to finish\n"
+    assert tree(generated_copy) == expected
+    assert stage_leftovers(tmp_path) == []
+
+
+def test_a_build_locks_a_tree_whose_directory_does_not_exist_yet(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "dir" / "generated"
+
+    def lock_from_another_process() -> None:
+        descriptor = os.open(out.parent, os.O_RDONLY)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        raise AssertionError("the lock is free")
+
+    with write.tree_lock(out):
+        assert in_child(lock_from_another_process) == 0
+
+
+def limit_file_size() -> None:
+    """In the child: files may not grow beyond 4 KiB, and passing the limit fails the write
+    with EFBIG instead of killing the process (what a full disk does, as far as a writer sees)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+def test_a_write_the_system_refuses_exits_2_with_one_line_and_keeps_the_old_tree(
+    spec_copy: Path, generated_copy: Path, tmp_path: Path
+) -> None:
+    doc = generated_copy / "docs" / "komorebi-abi.md"
+    assert len(GENERATED.joinpath("docs", "komorebi-abi.md").read_bytes()) > 4096, "the rewrite must pass the limit"
+    doc.write_text("stale\n")
+    before, modes_before = tree(generated_copy), modes(generated_copy)
+    # An empty cache on the same "full" disk: every cache write is refused too. The
+    # messages go to a pipe, which the limit does not cover.
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "TTLGEN_CACHE_DIR": str(tmp_path / "cache")}
+    build = subprocess.run(
+        [sys.executable, "-m", "ttlgen", "build", "--specs", "specs", "--out", "generated"],
+        cwd=tmp_path, env=environment, preexec_fn=limit_file_size, capture_output=True, text=True, timeout=300,
+    )
+    assert build.returncode == 2, build.stderr
+    (line,) = build.stderr.splitlines()
+    assert line.startswith("ttlgen: cannot write ") and line.endswith(f"{os.strerror(errno.EFBIG)}; the previous tree is unchanged")
+    assert tree(generated_copy) == before
+    assert modes(generated_copy) == modes_before
+    assert stage_leftovers(tmp_path) == []
+    blobs = [path for path in (tmp_path / "cache").rglob("*") if path.is_file() and "blobs" in path.parts]
+    assert all(hashlib.sha256(path.read_bytes()).hexdigest() == path.name for path in blobs), "a half-written blob"
 
 
 def test_rebuilt_files_get_the_same_mode_whichever_changed(spec_copy: Path, generated_copy: Path) -> None:

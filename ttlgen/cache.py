@@ -8,6 +8,7 @@ result may depend on it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -29,6 +30,12 @@ def write_atomically(target: Path, data: bytes) -> None:
     """Write then rename, so a concurrent reader never sees half a file. Raises OSError;
     callers treat that as a cache that only costs speed."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False) as handle:
-        handle.write(data)
-    os.replace(handle.name, target)
+    descriptor, name = tempfile.mkstemp(dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)  # a refused write (a full disk) leaves no half-written file
+        raise

@@ -174,13 +174,27 @@ def build(
     """
 
     def action() -> int:
+        from ttlgen import tree_cache
         from ttlgen.emit._notice import MANIFEST, NOTICE
-        from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
+        from ttlgen.write import (
+            compare_hashes,
+            is_generated_tree,
+            recover,
+            resolved,
+            tree_lock,
+            up_to_date,
+            write_tree,
+        )
 
         # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
-        resolved_out, resolved_specs = out.resolve(), specs.resolve()
+        resolved_out, resolved_specs = resolved(out), resolved(specs)
         if resolved_out == resolved_specs or resolved_out in resolved_specs.parents:
             raise UsageError(f"--out {out} contains the spec directory {specs}; choose another --out")
+        key, record = _known_tree(specs, templates, no_cache) or (None, None)
+        # Generate before taking the lock (which creates the tree's directory): a spec
+        # error ends the build before it creates or waits for anything. A recorded tree
+        # needs no generation: its specs generated without error.
+        files = _generate(specs, templates, key).files if record is None else None
         with tree_lock(out, waiting=sys.stderr):
             recover(out)
             if not is_generated_tree(out, MANIFEST, NOTICE):
@@ -188,11 +202,12 @@ def build(
                     f"refusing to replace {out}: it is not empty and has no ttlgen {MANIFEST}; "
                     "remove it or choose another --out"
                 )
-            key, known = _known_diff(specs, out, templates, no_cache)
-            if known is not None and known.clean:
+            known = compare_hashes(record, tree_cache.disk_hashes(out)) if record is not None else None
+            if known is not None and up_to_date(out, known):
                 diff, count = known, len(known.unchanged)
             else:
-                files = _cached_files(key)
+                if files is None:
+                    files = _cached_files(key)
                 if files is None:
                     files = _generate(specs, templates, key).files
                 diff, count = write_tree(out, files), len(files)
@@ -230,9 +245,11 @@ def check(
             if as_json:
                 _emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
             elif not diff.clean:
+                not_regular = set(diff.not_regular)
                 for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
                     for path in paths:
-                        sys.stderr.write(f"{label}: {out / path}\n")
+                        what = " (not a regular file)" if path in not_regular else ""
+                        sys.stderr.write(f"{label}: {out / path}{what}\n")
                 if show_diff and found.tree is not None:
                     sys.stdout.write(unified_diff(out, found.tree.files, diff))
                 defaults = (specs, out) == (Path("specs"), Path("generated"))

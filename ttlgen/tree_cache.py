@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ttlgen import __version__
 from ttlgen.cache import cache_root, write_atomically
-from ttlgen.write import existing_files
+from ttlgen.write import existing_entries, read_regular
 
 # The libraries whose code shapes the output bytes (parsing and rendering). Their
 # package __init__ files carry their versions; hashing those is far cheaper than
@@ -107,5 +107,11 @@ def contents(record: dict[str, str]) -> dict[str, bytes] | None:
     return files
 
 
-def disk_hashes(out_dir: Path) -> dict[str, str]:
-    return {path: hashlib.sha256((out_dir / path).read_bytes()).hexdigest() for path in existing_files(out_dir)}
+def disk_hashes(out_dir: Path) -> dict[str, str | None]:
+    """The sha256 of every file of the tree; None for an entry that is not a regular file
+    (never opened, and never equal to a recorded hash)."""
+    hashes: dict[str, str | None] = {}
+    for path, regular in existing_entries(out_dir).items():
+        content = read_regular(out_dir / path) if regular else None
+        hashes[path] = hashlib.sha256(content).hexdigest() if content is not None else None
+    return hashes

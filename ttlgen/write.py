@@ -5,13 +5,19 @@ Where the kernel can exchange two paths in one step (Linux ``renameat2`` with
 ``RENAME_EXCHANGE``), the output path holds a complete tree at every moment: the old one
 until the exchange, the new one after it. Elsewhere the swap is two renames, and a build
 killed between them leaves the old tree beside the path; every command that reads or
-writes the tree puts it back first (:func:`recover`). Unchanged files are hard-linked
-into the stage, which keeps their mtime (and so keeps make/ninja from rebuilding what did
-not change); every file and directory of the new tree gets the mode the current umask
-gives a new file, so modes never depend on which files changed.
+writes the tree puts it back first (:func:`recover`). Unchanged files keep their mtime
+(and so keep make/ninja from rebuilding what did not change): they are hard-linked into
+the stage when they already have the mode the current umask gives a new file, and copied
+otherwise, so that every file and directory of the new tree gets that mode (modes never
+depend on which files changed) while nothing of the old tree changes before the swap.
 
 Builds are serialised by an advisory lock on the directory holding the tree; ``check``
 and ``diff`` take the same lock shared, so they never read a tree in the middle of a swap.
+An output path that is a symbolic link is replaced where it points (:func:`tree_path`).
+
+ttlgen writes regular files only. Anything else in the tree (a symbolic link, a FIFO, a
+socket, a device) is listed as what it is and never opened: a FIFO would block its
+reader, and what a link points to is not the tree.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ import difflib
 import errno
 import os
 import shutil
+import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -39,17 +46,23 @@ except ImportError:  # pragma: no cover - Windows has no advisory locks of this 
 
 @dataclass(frozen=True)
 class TreeDiff:
-    stale: tuple[str, ...]     # on disk with different content
+    stale: tuple[str, ...]     # on disk with different content, or not as a regular file
     missing: tuple[str, ...]   # produced but not on disk
     orphaned: tuple[str, ...]  # on disk but produced by nothing
     unchanged: tuple[str, ...]
+    not_regular: tuple[str, ...]  # the stale and orphaned entries that are not regular files
 
     @property
     def clean(self) -> bool:
         return not (self.stale or self.missing or self.orphaned)
 
     def to_json(self) -> dict[str, list[str]]:
-        return {"stale": list(self.stale), "missing": list(self.missing), "orphaned": list(self.orphaned)}
+        return {
+            "stale": list(self.stale),
+            "missing": list(self.missing),
+            "orphaned": list(self.orphaned),
+            "not_regular": list(self.not_regular),
+        }
 
 
 class OutputError(UsageError):
@@ -62,41 +75,101 @@ class OutputError(UsageError):
         super().__init__(f"cannot write {path}: {reason}; the previous tree is unchanged")
 
 
+class ReadError(UsageError):
+    """The output tree could not be read (the environment refused it)."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"cannot read {path}: {error.strerror or error}")
+
+
 # Bytecode caches appear wherever generated Python is imported from; they are never
 # outputs, so they are neither orphans nor carried into a rebuilt tree.
 IGNORED_DIRS = frozenset({"__pycache__"})
 
 
+def existing_entries(out_dir: Path) -> dict[str, bool]:
+    """Every entry of the tree but its directories, by path: whether it is a regular file.
+
+    Links are not followed (a link to a directory is an entry, not a directory to walk),
+    so nothing outside the tree is listed; the tree's own path may be a link.
+    """
+    entries: dict[str, bool] = {}
+
+    def walk(directory: Path, prefix: str) -> None:
+        try:
+            with os.scandir(directory) as scan:
+                found = sorted(scan, key=lambda entry: entry.name)
+        except OSError as exc:
+            raise ReadError(directory, exc) from None
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in IGNORED_DIRS:
+                    walk(directory / entry.name, f"{prefix}{entry.name}/")
+            else:
+                entries[prefix + entry.name] = entry.is_file(follow_symlinks=False)
+
+    if out_dir.is_dir():
+        walk(out_dir, "")
+    return entries
+
+
 def existing_files(out_dir: Path) -> Iterator[str]:
-    if not out_dir.is_dir():
-        return
-    for root, dirs, files in os.walk(out_dir):
-        dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS)
-        for name in sorted(files):
-            yield (Path(root) / name).relative_to(out_dir).as_posix()
+    """The paths of every entry of the tree but its directories (see :func:`existing_entries`)."""
+    yield from existing_entries(out_dir)
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The content of the regular file at ``path``, or None when it is something else.
+
+    Nothing else is opened: the type is checked first, and the open itself refuses a link
+    and does not wait on a FIFO, should one have taken the file's place in between.
+    """
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a link since the check
+            return None
+        raise ReadError(path, exc) from None
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise ReadError(path, exc) from None
 
 
 def compare(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
-    existing = set(existing_files(out_dir))
+    existing = existing_entries(out_dir)
     stale, missing, unchanged = [], [], []
+    not_regular = {path for path, regular in existing.items() if not regular and path not in files}
     for path, content in files.items():
         if path not in existing:
             missing.append(path)
-        elif (out_dir / path).read_bytes() != content:
+            continue
+        on_disk = read_regular(out_dir / path) if existing[path] else None
+        if on_disk is None:
+            not_regular.add(path)
+        if on_disk != content:
             stale.append(path)
         else:
             unchanged.append(path)
-    orphaned = sorted(existing - files.keys())
-    return TreeDiff(tuple(sorted(stale)), tuple(sorted(missing)), tuple(orphaned), tuple(sorted(unchanged)))
+    orphaned = sorted(existing.keys() - files.keys())
+    return TreeDiff(
+        tuple(sorted(stale)), tuple(sorted(missing)), tuple(orphaned), tuple(sorted(unchanged)), tuple(sorted(not_regular))
+    )
 
 
-def compare_hashes(expected: dict[str, str], on_disk: dict[str, str]) -> TreeDiff:
-    """The same comparison as `compare`, from content hashes alone."""
+def compare_hashes(expected: dict[str, str], on_disk: dict[str, str | None]) -> TreeDiff:
+    """The same comparison as `compare`, from content hashes alone (None: not a regular file)."""
     stale = sorted(p for p in expected if p in on_disk and on_disk[p] != expected[p])
     missing = sorted(p for p in expected if p not in on_disk)
     unchanged = sorted(p for p in expected if on_disk.get(p) == expected[p])
     orphaned = sorted(on_disk.keys() - expected.keys())
-    return TreeDiff(tuple(stale), tuple(missing), tuple(orphaned), tuple(unchanged))
+    not_regular = sorted(p for p, digest in on_disk.items() if digest is None)
+    return TreeDiff(tuple(stale), tuple(missing), tuple(orphaned), tuple(unchanged), tuple(not_regular))
 
 
 def _text(data: bytes) -> list[str]:
@@ -107,10 +180,15 @@ def unified_diff(out_dir: Path, files: dict[str, bytes], diff: TreeDiff) -> str:
     """The change ``build`` would make, as a git-style unified diff."""
     name = out_dir.name
     chunks: list[str] = []
+    not_regular = set(diff.not_regular)
     for path in sorted((*diff.stale, *diff.missing, *diff.orphaned)):
-        old = (out_dir / path).read_bytes() if path not in diff.missing else b""
+        # What is not a regular file has no text to diff: say what build does with it.
+        if path in not_regular:
+            chunks.append(f"not a regular file: a/{name}/{path}; build {'replaces' if path in files else 'removes'} it\n")
+        absent = path in diff.missing or path in not_regular
+        old = b"" if absent else read_regular(out_dir / path) or b""
         new = files.get(path, b"")
-        before = f"a/{name}/{path}" if path not in diff.missing else "/dev/null"
+        before = "/dev/null" if absent else f"a/{name}/{path}"
         after = f"b/{name}/{path}" if path in files else "/dev/null"
         lines = difflib.unified_diff(_text(old), _text(new), before, after)
         for line in lines:
@@ -154,9 +232,15 @@ class _FileSystem:
 
     def link(self, old: Path, new: Path) -> None:
         try:
-            os.link(old, new)
+            os.link(old, new, follow_symlinks=False)
         except OSError:
-            shutil.copy2(old, new)
+            shutil.copy2(old, new, follow_symlinks=False)
+
+    def copy(self, old: Path, new: Path, content: bytes) -> None:
+        """A new file with ``old``'s content (known to be ``content``) and mtime."""
+        times = os.stat(old, follow_symlinks=False)
+        new.write_bytes(content)
+        os.utime(new, ns=(times.st_atime_ns, times.st_mtime_ns))
 
     def chmod(self, path: Path, mode: int) -> None:
         os.chmod(path, mode)
@@ -176,10 +260,35 @@ class _FileSystem:
         raise OSError(code, os.strerror(code), str(a))
 
     def remove_tree(self, path: Path) -> None:
-        shutil.rmtree(path, ignore_errors=True)
+        """Remove a leftover, whatever it is; a link is removed, never followed."""
+        if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
+            path.unlink(missing_ok=True)
+        else:
+            # A leftover that cannot be removed now (a directory made unwritable inside
+            # it) is removed by the next command's recovery; the tree at the path is
+            # complete either way.
+            shutil.rmtree(path, ignore_errors=True)
 
 
 FS = _FileSystem()
+
+
+def resolved(path: Path) -> Path:
+    """``path`` made absolute with every symbolic link in it followed."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python before 3.13 reports a loop of links so
+        reason = "a loop of symbolic links"
+    except OSError as exc:
+        reason = "a loop of symbolic links" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+    raise UsageError(f"cannot follow the symbolic links of {path}: {reason}")
+
+
+def tree_path(out_dir: Path) -> Path:
+    """Where the tree of ``out_dir`` is: ``out_dir``, or where it points when it is a
+    symbolic link. The tree is replaced at the link's target and the link is kept (swapping
+    the link itself would leave the target's old tree behind it)."""
+    return resolved(out_dir) if out_dir.is_symlink() else out_dir
 
 
 def _stage_name(out_dir: Path, role: str) -> Path:
@@ -193,9 +302,16 @@ def tree_lock(out_dir: Path, shared: bool = False, waiting: IO[str] | None = Non
     The lock is an advisory lock on the directory that holds the tree (the tree itself is
     replaced by every build, and a lock file would be litter beside it). When another
     ttlgen holds it, one line is written to ``waiting`` and the call blocks until the
-    other finishes. Without a parent directory there is nothing to lock yet.
+    other finishes. A build creates that directory when it does not exist yet, so that
+    builds of a new tree are serialised too; a reader of a tree whose directory does not
+    exist has nothing to lock (and nothing to read).
     """
-    parent = out_dir.parent
+    parent = tree_path(out_dir).parent
+    if not shared:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(Path(exc.filename) if exc.filename else parent, exc) from None
     if fcntl is None or not parent.is_dir():
         yield
         return
@@ -222,6 +338,7 @@ def tree_lock(out_dir: Path, shared: bool = False, waiting: IO[str] | None = Non
 def interrupted_swap(out_dir: Path) -> Path | None:
     """The old tree a build killed between the two renames of its swap left beside
     ``out_dir`` (the output path is then empty), or None."""
+    out_dir = tree_path(out_dir)
     if out_dir.exists() or not out_dir.parent.is_dir():
         return None
     return next(iter(sorted(out_dir.parent.glob(f".{out_dir.name}.ttlgen-old-*"))), None)
@@ -232,11 +349,12 @@ def recover(out_dir: Path) -> None:
 
     Call it holding the tree's exclusive lock: a stage of a live build is not a leftover.
     """
+    out_dir = tree_path(out_dir)
     parent = out_dir.parent
     if not parent.is_dir():
         return
     for leftover in sorted(parent.glob(f".{out_dir.name}.ttlgen-*")):
-        if "-old-" in leftover.name and not out_dir.exists():
+        if "-old-" in leftover.name and leftover.is_dir() and not os.path.lexists(out_dir):
             FS.rename(leftover, out_dir)  # the swap stopped between its two renames
         else:
             FS.remove_tree(leftover)
@@ -251,10 +369,12 @@ def is_generated_tree(out_dir: Path, manifest: str, notice: str) -> bool:
     if not any(out_dir.iterdir()):
         return True
     try:
-        with open(out_dir / manifest, encoding="utf-8") as handle:
-            return notice in handle.readline()
-    except (OSError, UnicodeDecodeError):
+        content = read_regular(out_dir / manifest)
+    except ReadError:
         return False
+    if content is None:
+        return False
+    return notice in content.decode("utf-8", errors="replace").partition("\n")[0]
 
 
 def _umask() -> int:
@@ -263,41 +383,88 @@ def _umask() -> int:
     return mask
 
 
-def _stage(stage: Path, out_dir: Path, files: dict[str, bytes], diff: TreeDiff) -> None:
-    mask = _umask()
+@dataclass(frozen=True)
+class _Modes:
+    """The modes the current umask gives a new file and a new directory: every file and
+    directory of a built tree has them, whichever files changed."""
+
+    file: int
+    directory: int
+
+    @classmethod
+    def current(cls) -> _Modes:
+        mask = _umask()
+        return cls(0o666 & ~mask, 0o777 & ~mask)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+
+
+def _directories(files: Iterable[str]) -> list[PurePosixPath]:
+    """Every directory of the tree below its root, parents first."""
+    found = {parent for path in files for parent in PurePosixPath(path).parents} - {PurePosixPath(".")}
+    return sorted(found, key=lambda directory: (len(directory.parts), directory))
+
+
+def _modes_differ(out_dir: Path, files: Iterable[str], modes: _Modes) -> bool:
+    paths = list(files)
+    if any(_mode(out_dir / path) != modes.file for path in paths):
+        return True
+    return any(_mode(out_dir / directory) != modes.directory for directory in (PurePosixPath("."), *_directories(paths)))
+
+
+def up_to_date(out_dir: Path, diff: TreeDiff) -> bool:
+    """Whether a build would leave the tree as it is: the content is what the specs give
+    (``diff`` is clean) and every file and directory already has the umask's mode."""
+    if not diff.clean:
+        return False
+    try:
+        return not _modes_differ(tree_path(out_dir), diff.unchanged, _Modes.current())
+    except OSError:  # gone since the comparison: the build finds out what is there
+        return False
+
+
+def _stage(stage: Path, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
     FS.mkdir(stage)
-    directories = sorted({PurePosixPath(path).parent for path in files} - {PurePosixPath(".")})
+    directories = _directories(files)
     for directory in directories:
-        for part in reversed((directory, *directory.parents)):
-            if part != PurePosixPath(".") and not (stage / part).exists():
-                FS.mkdir(stage / part)
+        FS.mkdir(stage / directory)
     unchanged = set(diff.unchanged)
     for path, content in files.items():
-        if path in unchanged:
+        if path in unchanged and _mode(out_dir / path) == modes.file:
+            # The stage shares the file's inode with the old tree, so nothing may change
+            # it: its mode is already right.
             FS.link(out_dir / path, stage / path)
+            continue
+        if path in unchanged:
+            FS.copy(out_dir / path, stage / path, content)
         else:
             FS.write(stage / path, content)
-        FS.chmod(stage / path, 0o666 & ~mask)
+        FS.chmod(stage / path, modes.file)
     for directory in (PurePosixPath("."), *directories):
-        FS.chmod(stage / directory, 0o777 & ~mask)
+        FS.chmod(stage / directory, modes.directory)
 
 
 def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
-    """Make ``out_dir`` hold exactly ``files``. Writes nothing when already identical.
+    """Make ``out_dir`` hold exactly ``files``, every file and directory with the mode the
+    umask gives. Writes nothing when that is already so.
 
     Hold the tree's exclusive lock. Raises OutputError (old tree intact) when the disk
-    refuses a write.
+    refuses a write. A symbolic link at ``out_dir`` is kept; the tree is replaced where it
+    points.
     """
+    out_dir = tree_path(out_dir)
     recover(out_dir)
     diff = compare(out_dir, files)
-    if diff.clean:
+    if up_to_date(out_dir, diff):
         return diff
     stage = _stage_name(out_dir, "stage")
     old = _stage_name(out_dir, "old")
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        _stage(stage, out_dir, files, diff)
-        if not out_dir.exists():
+        _stage(stage, out_dir, files, diff, _Modes.current())
+        if not os.path.lexists(out_dir):
             FS.rename(stage, out_dir)
         elif FS.exchange(stage, out_dir):
             stage, old = old, stage  # the old tree is now at the stage's path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from device_helpers import FIXTURES, Runner
 from ttlgen.device import (
     api_headers,
     build_executable,
+    cache_dir,
     run_program_on_device,
     ttnn_device_available,
 )
@@ -34,6 +36,49 @@ def test_executable_is_cached_by_content(tmp_path: Path, monkeypatch: pytest.Mon
     assert build_executable(_kernels([2, 0]), api_headers("current")) == first
     assert first.stat().st_mtime_ns == mtime
     assert build_executable(_kernels([2, 1]), api_headers("current")) != first
+
+
+def test_the_compile_cache_lives_under_the_cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TTLGEN_DEVICE_CACHE", raising=False)
+    monkeypatch.setenv("TTLGEN_CACHE_DIR", str(tmp_path / "root"))
+    assert cache_dir() == tmp_path / "root" / "device"
+
+
+def test_ttlgen_device_cache_moves_the_compile_cache_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TTLGEN_CACHE_DIR", str(tmp_path / "root"))
+    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path / "device"))
+    assert cache_dir() == tmp_path / "device"
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["under-the-root", "TTLGEN_DEVICE_CACHE"])
+def test_with_caching_off_the_compile_cache_is_a_directory_of_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, explicit: bool
+) -> None:
+    monkeypatch.setenv("TTLGEN_CACHE_DIR", str(tmp_path / "root"))
+    if explicit:
+        monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path / "device"))
+    else:
+        monkeypatch.delenv("TTLGEN_DEVICE_CACHE", raising=False)
+    monkeypatch.setenv("TTLGEN_NO_CACHE", "1")
+    directory = cache_dir()
+    assert directory.parent == Path(tempfile.gettempdir()) and directory.is_dir()
+    assert not (tmp_path / "root").exists() and not (tmp_path / "device").exists()
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["under-the-root", "TTLGEN_DEVICE_CACHE"])
+def test_an_unwritable_compile_cache_builds_in_a_directory_of_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, explicit: bool
+) -> None:
+    not_a_directory = tmp_path / "a-file"
+    not_a_directory.write_text("x")
+    monkeypatch.setenv("TTLGEN_CACHE_DIR", str(not_a_directory))
+    if explicit:
+        monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(not_a_directory / "device"))
+    else:
+        monkeypatch.delenv("TTLGEN_DEVICE_CACHE", raising=False)
+    directory = cache_dir()
+    assert directory.parent == Path(tempfile.gettempdir())
+    tempfile.NamedTemporaryFile(dir=directory).close()  # writable
 
 
 @pytest.mark.device

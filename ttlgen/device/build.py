@@ -14,15 +14,19 @@ pytest-xdist workers) never see a partial file.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from ttlgen import cache
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = PACKAGE_DIR / "include"
@@ -68,10 +72,37 @@ class CompileError(RuntimeError):
 
 
 def cache_dir() -> Path:
-    """``$TTLGEN_DEVICE_CACHE`` or ``~/.cache/ttlgen/device``."""
-    env = os.environ.get("TTLGEN_DEVICE_CACHE")
-    path = Path(env) if env else Path.home() / ".cache" / "ttlgen" / "device"
-    path.mkdir(parents=True, exist_ok=True)
+    """Where compiled objects, runtime libraries and programs are kept: ``device/`` under
+    ttlgen's cache root (``ttlgen.cache.cache_root()``: ``$TTLGEN_CACHE_DIR`` or
+    ``~/.cache/ttlgen``), or ``$TTLGEN_DEVICE_CACHE``, which moves this cache alone.
+
+    With caching off (``TTLGEN_NO_CACHE=1``), or when that directory cannot be written,
+    this process builds in a temporary directory of its own instead: the cache only ever
+    costs or saves time.
+    """
+    if not cache.enabled():
+        return _scratch_dir()
+    explicit = os.environ.get("TTLGEN_DEVICE_CACHE")
+    path = Path(explicit) if explicit else cache.cache_root() / "device"
+    return path if _writable(path) else _scratch_dir()
+
+
+@functools.cache
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        descriptor, probe = tempfile.mkstemp(dir=path)
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _scratch_dir() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="ttlgen-device-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jinja2
+import jinja2.bccache
 
 from ttlgen import cache
 from ttlgen.emit import _filters
@@ -31,6 +33,15 @@ class GeneratedFile:
             raise ValueError(f"generated path must be relative and inside the tree: {self.path!r}")
 
 
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache of compiled templates, except that a compiled form the disk
+    refuses (full, read-only) is not kept: the cache only costs or saves time."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)  # removes its temporary file when the write fails
+
+
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     # Compiling templates costs more than rendering them; the compiled form is keyed by
     # template source and Jinja version, so it never changes what is rendered.
@@ -41,7 +52,7 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return jinja2.FileSystemBytecodeCache(str(directory))
+    return _BytecodeCache(str(directory))
 
 
 @functools.cache

@@ -1,0 +1,164 @@
+"""What is in the output tree besides the regular files ttlgen writes: symbolic links (an
+editor's lock file `.#name` is a dangling one), FIFOs, sockets. ttlgen never opens them
+(a FIFO blocks its reader) and reports them as what they are, an orphan or a stale output
+that is not a regular file, with the same answer whether the tree cache answers or not."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+# A FIFO opened for reading blocks until a writer comes: a hang must fail the test instead.
+DEADLINE_S = 60
+
+
+@pytest.fixture(autouse=True)
+def deadline() -> Iterator[None]:
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"the command did not finish in {DEADLINE_S} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(DEADLINE_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def dangling_link(path: Path) -> None:
+    path.symlink_to("nowhere")
+
+
+def link_to_a_directory(path: Path) -> None:
+    path.symlink_to("..", target_is_directory=True)
+
+
+def fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def unix_socket(path: Path) -> None:
+    server = socket.socket(socket.AF_UNIX)
+    # A socket's path is limited to ~100 bytes; the tests run in tmp_path, so bind it relatively.
+    server.bind(os.path.relpath(path))
+    server.close()
+
+
+def character_device(path: Path) -> None:
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))  # what /dev/null is
+    except PermissionError:
+        pytest.skip("making a device node needs CAP_MKNOD")
+
+
+ENTRIES: dict[str, Callable[[Path], None]] = {
+    "editor-lock-file": dangling_link,
+    "link-to-a-directory": link_to_a_directory,
+    "fifo": fifo,
+    "socket": unix_socket,
+    "device": character_device,
+}
+CACHE = {"cached": [], "uncached": ["--no-cache"]}
+# diff and build read the tree as check does; the two kinds reported against them suffice.
+REPORTED = ("editor-lock-file", "fifo")
+
+
+def add_entry(generated: Path, kind: str) -> str:
+    """Put an entry of ``kind`` in the docs directory; its path in the tree."""
+    ENTRIES[kind](generated / "docs" / ".#komorebi-abi.md")
+    return "docs/.#komorebi-abi.md"
+
+
+def record_the_tree(spec_copy: Path, generated: Path) -> None:
+    """Run a check first, so the tree cache knows the specs' tree and answers the next command."""
+    assert run_cli("check", "--specs", spec_copy, "--out", generated).exit_code == 0
+
+
+@pytest.mark.parametrize("cache", CACHE)
+@pytest.mark.parametrize("kind", ENTRIES)
+def test_check_reports_an_entry_that_is_not_a_regular_file_as_an_orphan(
+    spec_copy: Path, generated_copy: Path, kind: str, cache: str
+) -> None:
+    record_the_tree(spec_copy, generated_copy)
+    path = add_entry(generated_copy, kind)
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    assert result.exit_code == 1
+    assert f"orphaned: {generated_copy / path} (not a regular file)\n" in result.stderr
+
+
+@pytest.mark.parametrize("cache", CACHE)
+def test_check_json_lists_what_is_not_a_regular_file(spec_copy: Path, generated_copy: Path, cache: str) -> None:
+    record_the_tree(spec_copy, generated_copy)
+    path = add_entry(generated_copy, "fifo")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json", *CACHE[cache])
+    assert json.loads(result.stdout) == {
+        "status": "stale", "stale": [], "missing": [], "orphaned": [path], "not_regular": [path]
+    }
+
+
+@pytest.mark.parametrize("cache", CACHE)
+def test_an_output_path_holding_a_link_is_stale_even_with_the_right_content(
+    spec_copy: Path, generated_copy: Path, cache: str
+) -> None:
+    record_the_tree(spec_copy, generated_copy)
+    doc = generated_copy / "docs" / "komorebi-abi.md"
+    doc.rename(generated_copy.parent / "copy.md")
+    doc.symlink_to(generated_copy.parent / "copy.md")
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    assert result.exit_code == 1
+    assert f"stale: {doc} (not a regular file)\n" in result.stderr
+
+
+@pytest.mark.parametrize("cache", CACHE)
+@pytest.mark.parametrize("kind", REPORTED)
+def test_diff_says_build_removes_an_entry_that_is_not_a_regular_file(
+    spec_copy: Path, generated_copy: Path, kind: str, cache: str
+) -> None:
+    record_the_tree(spec_copy, generated_copy)
+    path = add_entry(generated_copy, kind)
+    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    assert result.exit_code == 1
+    assert result.stdout == f"not a regular file: a/generated/{path}; build removes it\n"
+
+
+@pytest.mark.parametrize("cache", CACHE)
+@pytest.mark.parametrize("kind", REPORTED)
+def test_build_removes_an_entry_that_is_not_a_regular_file(
+    spec_copy: Path, generated_copy: Path, kind: str, cache: str
+) -> None:
+    record_the_tree(spec_copy, generated_copy)
+    path = add_entry(generated_copy, kind)
+    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    assert result.exit_code == 0, result.stderr
+    assert not os.path.lexists(generated_copy / path)
+    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--no-cache").exit_code == 0
+
+
+def test_build_replaces_a_linked_output_with_a_regular_file(spec_copy: Path, generated_copy: Path) -> None:
+    doc = generated_copy / "docs" / "komorebi-abi.md"
+    target = generated_copy.parent / "elsewhere.md"
+    target.write_text("the link's target\n", encoding="utf-8")
+    doc.unlink()
+    doc.symlink_to(target)
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert not doc.is_symlink() and doc.is_file()
+    assert target.read_text(encoding="utf-8") == "the link's target\n"
+
+
+def test_build_refuses_a_tree_whose_manifest_is_a_fifo(spec_copy: Path, generated_copy: Path) -> None:
+    manifest = generated_copy / "MANIFEST"
+    manifest.unlink()
+    os.mkfifo(manifest)
+    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    assert result.exit_code == 2
+    assert "has no ttlgen MANIFEST" in result.stderr
