@@ -16,6 +16,12 @@ Decisions made here:
   unpacked to SrcB, as a matmul's in0 is).
 * An op's uninit (reduce's packer edge masks) runs after its result is packed, or before
   another op's init in the same computation, whichever comes first.
+* Before each op's init (upstream's order: reconfigure, then the short init, as the
+  ``_with_dt`` inits do), each source register the op unpacks through is reconfigured to
+  its CB, and the packer to the output CB before the pack; each op, copy and pack records
+  the CB whose format each register it reads must hold (``Call.format_needs``).
+  :mod:`ttlgen.plan.data_formats` later drops the reconfigurations that load a format the
+  register already holds.
 
 Every call is bound from a form of the spelling spec at the kernel's API level
 (:func:`kernel_ir.bind`); includes are looked up afterwards from the API spec.
@@ -24,7 +30,7 @@ Every call is bound from a form of the spelling spec at the kernel's API level
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink
@@ -43,6 +49,7 @@ from ttlgen.model.kernels import (
 )
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
+from ttlgen.model.tt_metal_api import State
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan import l1_accumulation
 from ttlgen.plan.kernel_ir import Const, Expr, Step, Stmt, Var, add, div, mod, mul
@@ -214,15 +221,18 @@ class ComputeLowering:
     def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
         return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile
 
-    def reconfig(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> list[Stmt]:
-        out: list[Stmt] = []
-        for step, form, operand in (
-            (Step.RECONFIG_SRCA, self.calls.reconfig_srca, spelling.unpack_srca),
-            (Step.RECONFIG_SRCB, self.calls.reconfig_srcb, spelling.unpack_srcb),
-        ):
-            if operand is not None and operand in names:
-                out.append(self.bind(step, form, {"cb": values[f"{operand}.cb"]}))
-        return out
+    def unpacked(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> tuple[tuple[State, Expr], ...]:
+        """The CB each source register of the op's call reads (its ``unpack`` spelling)."""
+        return tuple(
+            (state, values[f"{operand}.cb"])
+            for state, operand in ((State.SRCA_FORMAT, spelling.unpack_srca), (State.SRCB_FORMAT, spelling.unpack_srcb))
+            if operand is not None and operand in names
+        )
+
+    def reconfig(self, needs: Sequence[tuple[State, Expr]]) -> list[Stmt]:
+        """Reconfigurations loading each register with the format of the CB it must hold."""
+        forms = {State.SRCA_FORMAT: (Step.RECONFIG_SRCA, self.calls.reconfig_srca), State.SRCB_FORMAT: (Step.RECONFIG_SRCB, self.calls.reconfig_srcb)}
+        return [self.bind(*forms[state], {"cb": cb}) for state, cb in needs]
 
     def flush_uninit(self) -> list[Stmt]:
         """The uninits still owed by ops computed so far, in the order they were computed."""
@@ -230,19 +240,22 @@ class ComputeLowering:
         self.pending_uninit.clear()
         return flushed
 
-    def init(self, call: ir.Call, owner: Spelling | None) -> list[Stmt]:
-        """An op's (``owner``'s; None: the copy's) init, after the uninits other ops still owe."""
+    def init(self, call: ir.Call, owner: Spelling | None, reconfigs: Sequence[Stmt] = ()) -> list[Stmt]:
+        """An op's (``owner``'s; None: the copy's) init after its reconfigurations, both after
+        the uninits other ops still owe."""
         own = owner.uninit.mark if owner is not None and owner.uninit is not None else None
         if any(u.origin != own for u in self.pending_uninit):
-            return [*self.flush_uninit(), call]
-        return [call]
+            return [*self.flush_uninit(), *reconfigs, call]
+        return [*reconfigs, call]
 
     def copy(self, ref: DfbRef, tile: Expr, slot: Expr) -> list[Stmt]:
         cb = self.cb(ref.dfb)
+        # The copy unpacks its CB through SrcA (unpack A to DST).
+        needs = ((State.SRCA_FORMAT, cb),)
+        copy = self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot})
         return [
-            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None),
-            self.bind(Step.RECONFIG_SRCA, self.calls.reconfig_srca, {"cb": cb}),
-            self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}),
+            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None, self.reconfig(needs)),
+            replace(copy, format_needs=needs),
         ]
 
     def evaluate(self, value: Value, slot: Expr, offset: int, tile: Expr, pack_cb: Expr) -> list[Stmt]:
@@ -274,9 +287,9 @@ class ComputeLowering:
                 raise Abort
             values[f"attr.{attr}"] = ir.Symbol(spelled)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling))
-        out.extend(self.reconfig(spelling, values, names))
-        out.append(self.bind(Step.OP, spelling.call, values, routes_given))
+        needs = self.unpacked(spelling, values, names)
+        out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)))
+        out.append(replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs))
         if spelling.uninit is not None:
             uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given)
             if uninit not in self.pending_uninit:
@@ -308,10 +321,10 @@ class ComputeLowering:
             "pack": pack_cb,
         }
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        call = self.bind(Step.OP, spelling.call, values, routes_given)
+        needs = self.unpacked(spelling, values, ["lhs", "rhs"])
+        call = replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs)
         return [
-            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling),
-            *self.reconfig(spelling, values, ["lhs", "rhs"]),
+            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)),
             _for(INNER, kb, (call,)) if kb > 1 else call,
         ]
 
@@ -323,11 +336,12 @@ class ComputeLowering:
 
     def packs(self, target: str, tiles: int, slot_of_t: Expr, out_tile: Expr) -> list[Stmt]:
         cb = self.cb(target)
+        pack = self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile})
         return [
             self.dst(Step.DST_COMMIT),
             self.dst(Step.DST_WAIT),
             self.bind(Step.RECONFIG_PACK, self.calls.reconfig_pack, {"cb": cb}),
-            _for(TILE, tiles, (self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile}),)),
+            _for(TILE, tiles, (replace(pack, format_needs=((State.PACK_FORMAT, cb),)),)),
             self.dst(Step.DST_RELEASE),
         ]
 
