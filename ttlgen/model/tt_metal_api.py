@@ -78,7 +78,6 @@ class State(enum.Enum):
 # The registers a call loads with the data format of a CB: the two unpacker source
 # registers and the packer.
 FORMAT_STATES = (State.SRCA_FORMAT, State.SRCB_FORMAT, State.PACK_FORMAT)
-FORMAT_REGISTERS = {State.SRCA_FORMAT: "SrcA", State.SRCB_FORMAT: "SrcB", State.PACK_FORMAT: "the packer"}
 
 
 @dataclass(frozen=True)

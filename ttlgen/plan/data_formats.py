@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import Mark
-from ttlgen.model.tt_metal_api import FORMAT_REGISTERS, FORMAT_STATES, State
+from ttlgen.model.tt_metal_api import FORMAT_STATES, State
 from ttlgen.plan import kernel_ir as ir
 
 # The CB each data-format register a call loads is loaded from (None: not known).
@@ -31,6 +31,7 @@ Loads = Callable[[ir.Call], Mapping[State, ir.Expr | None]]
 # The data format of the CB an expression names (None: not known).
 FormatOf = Callable[[ir.Expr], str | None]
 
+FORMAT_REGISTERS = {State.SRCA_FORMAT: "SrcA", State.SRCB_FORMAT: "SrcB", State.PACK_FORMAT: "the packer"}
 RECONFIGS = frozenset([ir.Step.RECONFIG_SRCA, ir.Step.RECONFIG_SRCB, ir.Step.RECONFIG_PACK])
 SOURCES = frozenset([State.SRCA_FORMAT, State.SRCB_FORMAT])
 

@@ -31,7 +31,7 @@ from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
 from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
-from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
+from ttlgen.plan.lower_compute import Abort, ComputeLowering, first_compute, used_cbs
 from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
 from ttlgen.resolver import TranslationError
 
@@ -117,12 +117,13 @@ def lower(
             sink.error(d.mark, f"element type {d.dtype!r} has no tile format in {spelling.source}")
             continue
         cbs.append(CbInfo(d.name, d.index, fmt.name, fmt.tile_bytes, d.pages))
-    if sink.count != errors_before or low.first_compute is None:
-        if low.first_compute is None and sink.count == errors_before:
+    first = first_compute(compute)
+    if sink.count != errors_before or first is None:
+        if first is None and sink.count == errors_before:
             sink.error(kernel.mark, f"kernel {kernel.name!r} stores nothing")
         return None
     try:
-        init = low.hardware_init()
+        init = low.hardware_init(first)
     except Abort:
         return None
     used = used_cbs((init, *compute))

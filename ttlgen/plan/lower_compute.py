@@ -11,9 +11,11 @@ Decisions made here:
   DST keeps the sum in DST across the loop (packed once, full fp32); otherwise every K
   step packs and the packer accumulates in the output format. ``strict_f32_acc`` makes
   that fallback (an accumulating 32-bit-DST kernel that needs subblocking) an error.
-* The hardware is started once, with the CBs of the first computation, in the source
-  order that computation's init takes them (``reverse`` when its first CB operand is
-  unpacked to SrcB, as a matmul's in0 is).
+* The hardware is started once, loading each source register and the packer with the
+  CB the kernel first reads through it (a source the kernel never reads gets the other's),
+  in the source order the first op takes them (``reverse`` when its first CB operand is
+  unpacked to SrcB, as a matmul's in0 is): what the op calls read is their
+  ``format_needs``, so the start-up's CBs are those of the first op's init.
 * An op's uninit (reduce's packer edge masks) runs after its result is packed, or before
   another op's init in the same computation, whichever comes first.
 * Before each op's init (upstream's order: reconfigure, then the short init, as the
@@ -97,20 +99,35 @@ def _for(var: Var, count: int, body: Sequence[Stmt]) -> ir.For:
     return ir.For(var.name, Const(count), tuple(body), generated=True)
 
 
-def _leaves(value: Value) -> list[str]:
-    if isinstance(value, DfbRef):
-        return [value.dfb]
-    return [leaf for arg in value.args for leaf in _leaves(arg)]
-
-
 @dataclass(frozen=True)
 class FirstCompute:
-    """The CBs the first computation unpacks and packs, which the hardware start-up configures."""
+    """The CBs the hardware start-up loads SrcA, SrcB and the packer with."""
 
-    srca: str
-    srcb: str
-    pack: str
-    reverse: bool  # its first CB operand is unpacked to SrcB
+    srca: Expr
+    srcb: Expr
+    pack: Expr
+    reverse: bool  # the first op's first CB operand is unpacked to SrcB
+
+
+def first_compute(body: Sequence[Stmt]) -> FirstCompute | None:
+    """The CB the calls of ``body`` first read through each register (None: nothing is packed)."""
+    calls = ir.calls(body)
+
+    def first_read(register: State) -> Expr | None:
+        return next((cb for call in calls for state, cb in call.format_needs if state is register), None)
+
+    pack = first_read(State.PACK_FORMAT)
+    if pack is None:
+        return None
+    srca, srcb = first_read(State.SRCA_FORMAT), first_read(State.SRCB_FORMAT)
+    srca = srca if srca is not None else srcb if srcb is not None else pack
+    srcb = srcb if srcb is not None else srca
+    first = next((c for c in calls if any(state is not State.PACK_FORMAT for state, _ in c.format_needs)), None)
+    reverse = False
+    if first is not None:
+        reads, operand = dict(first.format_needs), first.arg(ArgKind.CB)
+        reverse = operand is not None and reads.get(State.SRCB_FORMAT) == operand and reads.get(State.SRCA_FORMAT) != operand
+    return FirstCompute(srca, srcb, pack, reverse)
 
 
 @dataclass
@@ -124,7 +141,6 @@ class ComputeLowering:
     capacity: int
     subblocked: bool = False
     loop_counts: dict[str, int] = field(default_factory=dict)
-    first_compute: FirstCompute | None = None
     pending_uninit: list[ir.Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -351,31 +367,8 @@ class ComputeLowering:
             return _divisor_at_most(m, fit // n), n
         return 1, _divisor_at_most(n, fit)
 
-    def remember_first(self, store: Store) -> None:
-        if self.first_compute is not None:
-            return
-        leaves = _leaves(store.value)
-        matmul = self.is_matmul(store.value)
-        srca = leaves[-1] if matmul and len(leaves) > 1 else (leaves[0] if leaves else store.target)
-        srcb = leaves[0] if matmul else (leaves[1] if len(leaves) > 1 else srca)
-        self.first_compute = FirstCompute(srca, srcb, store.target, self.unpacks_first_operand_to_srcb(store.value))
-
-    def unpacks_first_operand_to_srcb(self, value: Value) -> bool:
-        """Whether the op computed first reads its first operand through SrcB (matmul's in0)."""
-        while isinstance(value, OpExpr):
-            spelling = self.spelling.spelling(value.op, self.strategy(value)[0])
-            first = next((a for a in value.args if not isinstance(a, DfbRef)), None)
-            if first is None:
-                if spelling is None:
-                    return False
-                operands = [o.name for o in self.semantics(value).operands]
-                return spelling.unpack_srcb is not None and spelling.unpack_srcb == operands[0] and spelling.unpack_srca != operands[0]
-            value = first
-        return False
-
     def store(self, store: Store) -> list[Stmt]:
         """A complete compute for one store: acquire, math, pack, release per subblock."""
-        self.remember_first(store)
         out_dfb = self.dfbs[store.target]
         m, n = out_dfb.block
         shape = self.shape(store.value)
@@ -509,7 +502,6 @@ class ComputeLowering:
         return [*before, ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False), *after]
 
     def resident_loop(self, loop: Loop, store: Store) -> list[Stmt]:
-        self.remember_first(store)
         value = store.value
         assert isinstance(value, OpExpr)
         m, n = self.dfbs[store.target].block
@@ -527,13 +519,10 @@ class ComputeLowering:
             *self.flush_uninit(),
         ]
 
-    def hardware_init(self) -> ir.Call:
-        """The hardware start-up, configured for the first computation's CBs."""
-        first = self.first_compute
-        assert first is not None
+    def hardware_init(self, first: FirstCompute) -> ir.Call:
+        """The hardware start-up, loading the CBs the kernel first reads."""
         form = self.calls.startup_reverse if first.reverse else self.calls.startup_regular
-        values = {"srca": self.cb(first.srca), "srcb": self.cb(first.srcb), "pack": self.cb(first.pack)}
-        return self.bind(Step.HW_INIT, form, values)
+        return self.bind(Step.HW_INIT, form, {"srca": first.srca, "srcb": first.srcb, "pack": first.pack})
 
 
 def used_cbs(body: Sequence[Stmt]) -> set[str]:
