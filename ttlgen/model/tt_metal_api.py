@@ -733,7 +733,11 @@ def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
             continue
         param = next(t for t in form.signature.template if t.name == form.swap.parameter)
         if not level.template_arg_fits(param, form.swap.value):
-            sink.error(form.swap.mark, f"{form.swap.value!r} is no value of template parameter {param.text!r} of {form.name!r}")
+            kind = level.type(param.type.name) if param.type is not None else None
+            scope = f"{kind.name}::" if kind is not None and kind.scoped else ""
+            valid = [f"{scope}{e.name}" for e in kind.enumerators or ()] if kind is not None else []
+            hint = f"{did_you_mean(form.swap.value, valid)}; valid: {', '.join(valid)}" if valid else ""
+            sink.error(form.swap.mark, f"{form.swap.value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
 
 
 def _entry(raw: Mapping[str, str]) -> EntryPoint:
