@@ -2,9 +2,9 @@
 packed tile, without and with the hoisting pass (ttlgen/plan/hoist.py).
 
 Run: python bench/kernel_inits.py [--specs DIR] [--level LEVEL]
-"Before" is the lowering with hoisting off (every init and reconfiguration where the
-lowering puts it, as the kernels were generated before issue 9); "after" is what
-`ttlgen build` writes. Counts come from walking each compute program as it runs
+"Before" is the lowering with hoisting and the redundant-reconfiguration pass
+(ttlgen/plan/data_formats.py) off: every init and reconfiguration where the lowering puts
+it, as the kernels were generated before issue 9; "after" is what `ttlgen build` writes. Counts come from walking each compute program as it runs
 (ttlgen/plan/init_counts.py): inits are the start-up, op, copy and uninit calls,
 reconfigurations the unpacker and packer data-format calls; "in loops" counts both kinds
 executed inside a loop, the part that grows with the number of tiles.

@@ -4,7 +4,8 @@ Every shipped kernel compiles (syntax only, warnings and deprecations as errors)
 kernel-API headers generated from the API spec of its level; the same kernels generated at
 `legacy` (the shipped runtime API pinned to its legacy runtime version) pass the legacy
 checks and compile against the legacy headers. The headers declare only what the level has:
-a removed function does not exist, a deprecated form warns with upstream's message.
+a removed function does not exist, a deprecated form warns with upstream's message (or,
+where the reference quotes none, ttlgen's summary of the change).
 """
 
 from __future__ import annotations
@@ -117,10 +118,20 @@ def test_the_current_headers_lack_what_the_level_removed(tmp_path: Path) -> None
 
 
 def test_a_deprecated_form_warns_with_upstreams_message(tmp_path: Path) -> None:
+    result = _compile_snippet(tmp_path, GENERATED / "emulator" / "current", "    unary_op_init_common(0, 16);", ["api/compute/eltwise_unary/eltwise_unary.h"])
+    assert result.returncode != 0
+    assert (
+        "is deprecated: Use compute_kernel_hw_startup(icb, ocb) once at kernel start, then copy_init(icb). "
+        "This will be removed after 15-09-2026 (PR #49924)"
+    ) in result.stderr
+    assert "[-Werror=deprecated-declarations]" in result.stderr
+
+
+def test_a_deprecation_without_upstreams_words_warns_with_ttlgens_summary(tmp_path: Path) -> None:
     result = _compile_snippet(tmp_path, GENERATED / "emulator" / "current", "    unary_bcast_init<BroadcastType::COL>(0, 16);", ["api/compute/bcast.h"])
     assert result.returncode != 0
     assert "is deprecated: a full hardware re-configuration; call compute_kernel_hw_startup(icb, ocb) once" in result.stderr
-    assert "[-Werror=deprecated-declarations]" in result.stderr
+    assert "(ttlgen's summary of PR #50745, which references #49924)" in result.stderr
 
 
 def test_the_current_form_of_the_same_function_compiles(tmp_path: Path) -> None:

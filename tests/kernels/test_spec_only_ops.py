@@ -85,10 +85,12 @@ def test_every_op_has_a_spelling_an_emulator_routine_and_a_reference() -> None:
             for strategy in strategies:
                 spelling = level.spelling(op.name, strategy)
                 assert spelling is not None
+                found = project.api.level(level.level)
+                assert found is not None
                 for form in spelling.forms():
-                    found = project.api.level(level.level)
-                    assert found is not None
-                    for api_form in found.forms(form.function, KernelKind.COMPUTE):
+                    declared = found.forms(form.function, KernelKind.COMPUTE)
+                    assert declared, f"{op.name}: {form.function} is not declared at {level.level}"
+                    for api_form in declared:
                         assert emulation.binding(api_form) is not None, f"{op.name}: {form.function} has no emulator routine at {level.level}"
         math = project.spelling.math_of(op.name)
         assert math is not None, f"{op.name}: no binding says what its call computes"

@@ -2,8 +2,8 @@
 
 Each header of a level's API spec becomes a header at the same include path declaring
 exactly that level's forms of its functions (template parameters, defaults, overloads,
-``[[deprecated]]`` with upstream's message), each with the body the emulation spec binds
-it to: one call of the emulator's glue. A form without a binding is declared only. Beside
+``[[deprecated]]`` with upstream's message or ttlgen's summary of the change), each with
+the body the emulation spec binds it to: one call of the emulator's glue. A form without a binding is declared only. Beside
 them, ``ttlemu_api_types.h`` holds the level's enumerations, exports the glue's types the
 level declares, gives the emulator's values of host defines and, for a level whose compute
 entry point is a pair of macros, defines them. ``ttlemu_level.json`` tells the emulator's
@@ -94,8 +94,7 @@ def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
     params = [_param(p, used) for p in sig.params]
     returns = sig.returns.text if sig.returns is not None else ""
     if form.deprecated is not None:
-        message = f"{form.deprecated.message} ({form.deprecated.source})"
-        attribute = f"[[deprecated({c_string(message)})]]"
+        attribute = f"[[deprecated({c_string(form.deprecated.text)})]]"
         if len(attribute) > COLUMNS:
             # A string literal longer than a line: the formatter would split it.
             lines += ["// clang-format off", attribute, "// clang-format on"]

@@ -6,7 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.errors import DiagnosticSink
-from ttlgen.model import kernels, layout, namespaces, ops, programs, spelling, targets, tt_metal_api
+from ttlgen.model import (
+    kernels,
+    layout,
+    namespaces,
+    ops,
+    programs,
+    spelling,
+    spelling_check,
+    targets,
+    tt_metal_api,
+)
 from ttlgen.spec.document import SpecDocument
 
 # Validated like a spec (its schema ships with the others) but read by `ttlgen resolve` only.
@@ -45,6 +55,7 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     api_model = tt_metal_api.build(documents, sink)
     targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)
     spelling_model = spelling.build(documents, sink, ops_model, api_model)
+    spelling_check.check(spelling_model, api_model, sink)
     kernels_model = kernels.build(documents, sink, ops_model, spelling_model, targets_model)
     layouts_model = layout.build(documents, sink)
     programs_model = programs.build(documents, sink, layouts_model)

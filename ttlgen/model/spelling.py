@@ -12,7 +12,8 @@ file's.
 A call is written as C++ with ``{placeholders}`` (``some_op<{attr.dim}>({lhs.cb}, {dst})``)
 and parsed into a :class:`CallForm` (:mod:`ttlgen.model.call_forms`). What may appear
 where is checked with located errors (one call per entry, known placeholders only, known
-ops, strategies, operands, attributes and API levels). Nothing outside the spec files
+ops, strategies, operands, attributes and API levels); :mod:`ttlgen.model.spelling_check`
+checks every call against each API level it applies to. Nothing outside the spec files
 names a tt-metal function: the plan stage binds forms to typed values, checks them against
 the API level and the printer prints the result.
 """

@@ -1,13 +1,15 @@
 """The tt-metal kernel API per level (``ttlgen.tt_metal_api/v1``) and its emulation
 (``ttlgen.tt_metal_emulation/v1``).
 
-An API level is one file: the headers kernels include, per header the functions it
-declares as C++ signatures (overloads are separate forms; a form may be deprecated, with
-upstream's message, and says which hardware state it configures), the types and defines
-the signatures use, the entry point of compute and dataflow kernels, which functions start
-a compute kernel (the init protocol), and the functions the level removed. Kernels are
-checked against their target's level (:meth:`ApiLevel.check_call`), take their includes
-from it (:meth:`ApiLevel.header_of`) and print their entry point from it.
+An API level is one file: the directories and files its headers sit under, the headers
+kernels include, per header the functions it declares as C++ signatures (overloads are
+separate forms; a form may be deprecated, with upstream's message or ttlgen's summary of
+the change, and says which hardware state it configures and, for a data format, from which
+parameter's CB), the types and defines the signatures use, the entry point of compute and
+dataflow kernels, which functions start a compute kernel (the init protocol), and the
+functions the level removed. Kernels are checked against their target's level
+(:meth:`ApiLevel.check_call`), take their includes from it (:meth:`ApiLevel.header_of`)
+and print their entry point from it.
 
 The emulation file binds each API function to a routine of the host emulator's glue
 (`ttlgen/device/include/ttlemu/`): the generated emulator headers declare a level's forms
@@ -23,8 +25,9 @@ import enum
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import emulator_glue
 from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call, parse_value
 from ttlgen.model.cpp_declarations import (
@@ -50,6 +53,11 @@ FUNCTION_NAME = "__func__"
 MATH_FUNCTION = "function"
 
 
+def level_entity(level: str) -> Entity:
+    """An API level's declarations, which checks of calls against the level rely on."""
+    return Entity("tt-metal API level", level)
+
+
 class KernelKind(enum.Enum):
     COMPUTE = "compute"
     DATAFLOW = "dataflow"
@@ -67,10 +75,32 @@ class State(enum.Enum):
     PACKER_L1_ACC = "packer_l1_acc"
 
 
+# The registers a call loads with the data format of a CB: the two unpacker source
+# registers and the packer.
+FORMAT_STATES = (State.SRCA_FORMAT, State.SRCB_FORMAT, State.PACK_FORMAT)
+
+
 @dataclass(frozen=True)
 class Deprecation:
     message: str
     source: str
+    quoted: bool  # upstream's own words (as the reference quotes them); else ttlgen's summary of `source`
+
+    @property
+    def text(self) -> str:
+        """The message with where it comes from, for diagnostics and ``[[deprecated]]``."""
+        if self.quoted:
+            return f"{self.message} ({self.source})"
+        return f"{self.message} (ttlgen's summary of {self.source})"
+
+
+@dataclass(frozen=True)
+class SourceSwap:
+    """A template argument that swaps the CBs SrcA and SrcB are loaded from (a source order)."""
+
+    parameter: str  # a template parameter of the form
+    value: str  # the argument, as a call spells it, that swaps them
+    mark: Mark = field(compare=False)
 
 
 @dataclass(frozen=True)
@@ -83,6 +113,9 @@ class FunctionForm:
     namespace: str | None
     configures: frozenset[State]
     deprecated: Deprecation | None
+    # Each data-format register the call loads, and the parameter whose CB it is loaded from.
+    formats: tuple[tuple[State, str], ...]
+    swap: SourceSwap | None
     mark: Mark = field(compare=False)
 
     @property
@@ -92,6 +125,21 @@ class FunctionForm:
     def sets(self) -> frozenset[State]:
         """The states the call changes (hardware stands for all of them)."""
         return frozenset(State) if State.HARDWARE in self.configures else self.configures
+
+    def loads(self, template_args: Sequence[str | None]) -> tuple[tuple[State, int], ...] | None:
+        """For a call with these template arguments (each one's text, None for a computed
+        one): each data-format register it loads and the index of the argument naming the CB
+        it is loaded from. None when a computed argument leaves the source order unknown."""
+        index = {p.name: i for i, p in enumerate(self.signature.params)}
+        found = {state: index[param] for state, param in self.formats}
+        if self.swap is not None:
+            position = next(i for i, t in enumerate(self.signature.template) if t.name == self.swap.parameter)
+            text = template_args[position] if position < len(template_args) else self.signature.template[position].default
+            if text is None:
+                return None
+            if text == self.swap.value:
+                found[State.SRCA_FORMAT], found[State.SRCB_FORMAT] = found[State.SRCB_FORMAT], found[State.SRCA_FORMAT]
+        return tuple((state, found[state]) for state in FORMAT_STATES if state in found)
 
 
 @dataclass(frozen=True)
@@ -179,6 +227,7 @@ class ApiLevel:
     compute_entry: EntryPoint
     dataflow_entry: EntryPoint
     startup: tuple[str, ...]
+    header_roots: tuple[tuple[KernelKind, tuple[str, ...]], ...]  # directories (ending in /) and files
     defines: tuple[tuple[str, str], ...]
     types: tuple[TypeDecl, ...]
     headers: tuple[Header, ...]
@@ -264,10 +313,36 @@ class ApiLevel:
             return current[0], None
         form = fitting[0]
         assert form.deprecated is not None
-        return form, CallProblem(
-            f"{name!r} (this form) is deprecated at API level {self.level!r}: {form.deprecated.message} ({form.deprecated.source})",
-            form.deprecated,
-        )
+        return form, CallProblem(f"{name!r} (this form) is deprecated at API level {self.level!r}: {form.deprecated.text}", form.deprecated)
+
+    def call_problem(
+        self,
+        name: str,
+        kernel: KernelKind,
+        template_args: Sequence[str | None],
+        arg_count: int,
+        member_of: str | None = None,
+        deprecated_ok: str | None = None,
+    ) -> str | None:
+        """What is wrong with a spelled call at this level, or None: :meth:`check_call`'s
+        problem, where a deprecated form is allowed with the spelling's ``deprecated_ok`` and
+        ``deprecated_ok`` on a form that is not deprecated is a problem of its own."""
+        found, problem = self.check_call(name, kernel, template_args, arg_count, member_of)
+        if problem is not None:
+            return None if problem.deprecated is not None and deprecated_ok else problem.message
+        if deprecated_ok and isinstance(found, FunctionForm):
+            return f"deprecated_ok, but {name!r} is not deprecated at API level {self.level!r}: write the call alone"
+        return None
+
+    def type_problem(self, name: str, template_arg_count: int) -> str | None:
+        """What is wrong with naming class ``name`` with that many template arguments, or None."""
+        kind = self.type(name)
+        if kind is None or kind.is_enum:
+            known = [t.name for t in self.types if not t.is_enum]
+            return f"unknown type {name!r} at API level {self.level!r}{did_you_mean(name, known)}"
+        if template_arg_count > len(kind.template):
+            return f"{name!r} takes {len(kind.template)} template arguments at API level {self.level!r}, not {template_arg_count}"
+        return None
 
     def _check_member(
         self, name: str, owner: str, template_args: Sequence[str | None], arg_count: int
@@ -424,12 +499,17 @@ class _LevelReader:
         self.sink = sink
         self.types: dict[str, TypeDecl] = {}
         self.defines = dict(doc.data.get("defines", {}))
+        self.entity = level_entity(doc.data["level"])
+
+    def error(self, mark: Mark, message: str) -> None:
+        # A declaration read wrong makes checks of calls against the level meaningless.
+        self.sink.error(mark, message, breaks=(self.entity,))
 
     def signature(self, text: str, path: tuple[str | int, ...]) -> Signature | None:
         try:
             return parse_declaration(text)
         except DeclarationError as exc:
-            self.sink.error(self.doc.mark(path), f"{text!r} is not a declaration this spec reads: {exc}")
+            self.error(self.doc.mark(path), f"{text!r} is not a declaration this spec reads: {exc}")
             return None
 
     def read_types(self) -> None:
@@ -442,7 +522,7 @@ class _LevelReader:
                 enumerators = tuple(Enumerator(n, v) for n, v in items)
                 underlying = raw.get("underlying") or "int"
                 if underlying not in _UNDERLYING_RANGE:
-                    self.sink.error(
+                    self.error(
                         self.doc.mark((*path, "underlying")),
                         f"{underlying!r} is not an integer type an enumeration can have{did_you_mean(underlying, _UNDERLYING_RANGE)}; "
                         f"types: {', '.join(_UNDERLYING_RANGE)}",
@@ -450,28 +530,28 @@ class _LevelReader:
                 low, high = _UNDERLYING_RANGE.get(underlying, _UNDERLYING_RANGE["int"])
                 for enumerator in enumerators:
                     if enumerator.value is not None and not low <= enumerator.value <= high:
-                        self.sink.error(
+                        self.error(
                             self.doc.mark((*path, "enum", enumerator.name)),
                             f"value {enumerator.value} of {name}::{enumerator.name} does not fit its underlying type "
                             f"{raw.get('underlying') or 'int'} ({low}..{high})",
                         )
                 for key in ("template", "constructors", "members", "fields"):
                     if key in raw:
-                        self.sink.error(self.doc.key_mark((*path, key)), f"an enumeration has no {key}")
+                        self.error(self.doc.key_mark((*path, key)), f"an enumeration has no {key}")
             elif "scoped" in raw or "underlying" in raw:
                 key = "scoped" if "scoped" in raw else "underlying"
-                self.sink.error(self.doc.key_mark((*path, key)), f"{key} belongs to an enumeration (give `enum`)")
+                self.error(self.doc.key_mark((*path, key)), f"{key} belongs to an enumeration (give `enum`)")
             template: tuple[TemplateParam, ...] = ()
             if "template" in raw:
                 try:
                     template = template_params(raw["template"])
                 except DeclarationError as exc:
-                    self.sink.error(self.doc.mark((*path, "template")), f"{raw['template']!r} is not a template parameter list: {exc}")
+                    self.error(self.doc.mark((*path, "template")), f"{raw['template']!r} is not a template parameter list: {exc}")
             constructors = []
             for index, text in enumerate(raw.get("constructors", ())):
                 sig = self.signature(text, (*path, "constructors", index))
                 if sig is not None and (sig.returns is not None or sig.name != name):
-                    self.sink.error(self.doc.mark((*path, "constructors", index)), f"a constructor of {name!r} is declared `{name}(...)`")
+                    self.error(self.doc.mark((*path, "constructors", index)), f"a constructor of {name!r} is declared `{name}(...)`")
                 elif sig is not None:
                     constructors.append(sig)
             members = [s for i, t in enumerate(raw.get("members", ())) if (s := self.signature(t, (*path, "members", i))) is not None]
@@ -481,7 +561,7 @@ class _LevelReader:
                 try:
                     sig = parse_declaration(f"void f({kind_text} {fname})")
                 except DeclarationError as exc:
-                    self.sink.error(self.doc.mark((*path, "fields", index)), f"{text!r} is not `<type> <name>`: {exc}")
+                    self.error(self.doc.mark((*path, "fields", index)), f"{text!r} is not `<type> <name>`: {exc}")
                     continue
                 fields.append((sig.params[0].type, fname))
             self.types[name] = TypeDecl(
@@ -502,11 +582,11 @@ class _LevelReader:
         if ref.name in BUILTIN_TYPES or ref.name in names or ref.name in self.types:
             kind = self.types.get(ref.name)
             if kind is not None and ref.args and len(ref.args) > len(kind.template):
-                self.sink.error(self.doc.mark(path), f"{ref.text!r}: {ref.name} takes {len(kind.template)} template arguments")
+                self.error(self.doc.mark(path), f"{ref.text!r}: {ref.name} takes {len(kind.template)} template arguments")
             return
         known = sorted({*self.types, *names})
         where = f" in {ref.text!r}" if ref.text != ref.name else ""
-        self.sink.error(self.doc.mark(path), f"unknown type {ref.name!r}{where}; declare it under `types`{did_you_mean(ref.name, known)}")
+        self.error(self.doc.mark(path), f"unknown type {ref.name!r}{where}; declare it under `types`{did_you_mean(ref.name, known)}")
 
     def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
         in_scope = {p.name for p in scope} | _LITERALS | set(self.defines)
@@ -519,7 +599,7 @@ class _LevelReader:
                 continue
             if not scope_name and any(not t.scoped and t.has_enumerator(name) for t in self.types.values()):
                 continue
-            self.sink.error(self.doc.mark(path), f"default value {text!r} names {name!r}, which is no enumerator, define (`defines`) or template parameter in scope")
+            self.error(self.doc.mark(path), f"default value {text!r} names {name!r}, which is no enumerator, define (`defines`) or template parameter in scope")
 
     def check_signature(self, sig: Signature, path: tuple[str | int, ...], outer: Sequence[TemplateParam] = ()) -> None:
         scope: list[TemplateParam] = list(outer)
@@ -536,6 +616,54 @@ class _LevelReader:
             if arg.default is not None:
                 self.check_default(arg.default, path, scope)
 
+    def formats(
+        self, entry: Mapping[str, Any], sig: Signature, configures: frozenset[State], path: tuple[str | int, ...]
+    ) -> tuple[tuple[State, str], ...]:
+        """Which parameter's CB each data-format register the form configures is loaded from."""
+        raw: Mapping[str, str] = entry.get("formats", {})
+        sets = frozenset(State) if State.HARDWARE in configures else configures
+        params = {p.name: p for p in sig.params if p.name is not None}
+        found = []
+        for state_name, param in raw.items():
+            state = State(state_name)
+            where = self.doc.mark((*path, "formats", state_name))
+            if state not in sets:
+                configured = ", ".join(sorted(s.value for s in configures)) or "nothing"
+                self.error(where, f"{sig.name!r} does not configure {state_name} (configures: {configured}); add it to `configures` or drop it here")
+            elif param not in params:
+                self.error(where, f"{param!r} is no parameter of {sig.name!r}{did_you_mean(param, params)}; parameters: {', '.join(params) or 'none'}")
+            elif params[param].default is not None:
+                self.error(where, f"parameter {param!r} of {sig.name!r} has a default: the CB a register is loaded from is an argument every call passes")
+            else:
+                found.append((state, param))
+        missing = [s.value for s in FORMAT_STATES if s in sets and s.value not in raw]
+        if missing:
+            at = (*path, "configures")
+            self.error(
+                self.doc.mark(at),
+                f"{sig.name!r} configures {', '.join(missing)}: say which parameter's CB each is loaded from "
+                f"(formats: {{{missing[0]}: <parameter>}}; parameters: {', '.join(params) or 'none'})",
+            )
+        return tuple(found)
+
+    def swap(self, entry: Mapping[str, Any], sig: Signature, path: tuple[str | int, ...]) -> SourceSwap | None:
+        raw = entry.get("swap_sources")
+        if raw is None:
+            return None
+        mark = self.doc.mark((*path, "swap_sources"))
+        names = [t.name for t in sig.template]
+        if raw["parameter"] not in names:
+            self.error(
+                self.doc.mark((*path, "swap_sources", "parameter")),
+                f"{raw['parameter']!r} is no template parameter of {sig.name!r}{did_you_mean(raw['parameter'], names)}; template parameters: {', '.join(names) or 'none'}",
+            )
+            return None
+        loaded = {s for s in entry.get("formats", {})}
+        if not {State.SRCA_FORMAT.value, State.SRCB_FORMAT.value} <= loaded:
+            self.error(mark, f"{sig.name!r} swaps its sources, so `formats` names the parameters of both srca_format and srcb_format")
+            return None
+        return SourceSwap(raw["parameter"], raw["value"], mark)
+
     def read_headers(self) -> tuple[Header, ...]:
         headers = []
         seen: dict[tuple[str, KernelKind, tuple[str, ...], tuple[str, ...]], Mark] = {}
@@ -551,27 +679,65 @@ class _LevelReader:
                 if sig is None:
                     continue
                 if sig.returns is None:
-                    self.sink.error(self.doc.mark(sig_path), f"{entry['signature']!r} has no return type (constructors belong to a type)")
+                    self.error(self.doc.mark(sig_path), f"{entry['signature']!r} has no return type (constructors belong to a type)")
                     continue
                 self.check_signature(sig, sig_path)
                 key = (sig.name, kernel, tuple(p.type.text for p in sig.params), tuple(t.type.text if t.type else 'typename' for t in sig.template))
                 mark = self.doc.mark(sig_path)
                 if key in seen:
-                    self.sink.error(mark, f"{sig.name!r} is declared twice with the same parameter types (first at {seen[key]})")
+                    self.error(mark, f"{sig.name!r} is declared twice with the same parameter types (first at {seen[key]})")
                 seen.setdefault(key, mark)
-                deprecated = entry.get("deprecated")
+                configures = frozenset(State(s) for s in entry.get("configures", ()))
                 forms.append(
                     FunctionForm(
-                        sig, path_name, kernel, namespace,
-                        frozenset(State(s) for s in entry.get("configures", ())),
-                        Deprecation(" ".join(deprecated["message"].split()), deprecated["source"]) if deprecated else None,
+                        sig, path_name, kernel, namespace, configures,
+                        _deprecation(entry.get("deprecated")),
+                        self.formats(entry, sig, configures, path),
+                        self.swap(entry, sig, path),
                         mark,
                     )
                 )
             if kernel is KernelKind.DATAFLOW and namespace is not None:
-                self.sink.error(self.doc.key_mark(("headers", path_name, "namespace")), "dataflow kernels call their API at global scope; a dataflow header has no namespace")
+                self.error(self.doc.key_mark(("headers", path_name, "namespace")), "dataflow kernels call their API at global scope; a dataflow header has no namespace")
             headers.append(Header(path_name, kernel, namespace, tuple(forms), self.doc.key_mark(("headers", path_name))))
         return tuple(headers)
+
+
+def _deprecation(raw: Mapping[str, str] | None) -> Deprecation | None:
+    if raw is None:
+        return None
+    quoted = "quote" in raw
+    return Deprecation(" ".join(raw["quote" if quoted else "summary"].split()), raw["source"], quoted)
+
+
+def _under(path: str, root: str) -> bool:
+    return path.startswith(root) if root.endswith("/") else path == root
+
+
+def _check_header_roots(level: ApiLevel, sink: DiagnosticSink) -> None:
+    """Every header sits under one of its kind's roots: a directory (ending in /) or a file."""
+    roots = dict(level.header_roots)
+    for header in level.headers:
+        under = roots.get(header.kernel, ())
+        if not any(_under(header.path, root) for root in under):
+            sink.error(
+                header.mark,
+                f"header {header.path!r} is not under a {header.kernel.value} header root of API level {level.level!r} "
+                f"(header_roots.{header.kernel.value}: {', '.join(under)})",
+            )
+
+
+def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
+    for form in level.all_forms():
+        if form.swap is None:
+            continue
+        param = next(t for t in form.signature.template if t.name == form.swap.parameter)
+        if not level.template_arg_fits(param, form.swap.value):
+            kind = level.type(param.type.name) if param.type is not None else None
+            scope = f"{kind.name}::" if kind is not None and kind.scoped else ""
+            valid = [f"{scope}{e.name}" for e in kind.enumerators or ()] if kind is not None else []
+            hint = f"{did_you_mean(form.swap.value, valid)}; valid: {', '.join(valid)}" if valid else ""
+            sink.error(form.swap.mark, f"{form.swap.value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
 
 
 def _entry(raw: Mapping[str, str]) -> EntryPoint:
@@ -591,6 +757,7 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         compute_entry=_entry(data["entry"]["compute"]),
         dataflow_entry=_entry(data["entry"]["dataflow"]),
         startup=tuple(data["startup"]),
+        header_roots=tuple((KernelKind(kind), tuple(roots)) for kind, roots in sorted(data["header_roots"].items())),
         defines=tuple(sorted(data.get("defines", {}).items())),
         types=tuple(reader.types[n] for n in sorted(reader.types)),
         headers=headers,
@@ -611,6 +778,8 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         declared = [f for f in level.all_forms() if f.name == name]
         if declared:
             sink.error(removal.mark, f"{name!r} is listed as removed but declared at {declared[0].mark}")
+    _check_header_roots(level, sink)
+    _check_swaps(level, sink)
     return level
 
 

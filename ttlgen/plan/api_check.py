@@ -13,7 +13,9 @@ the functions it calls (:func:`includes`); an include the level does not list is
 
 from __future__ import annotations
 
-from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from collections.abc import Callable
+
+from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, State
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import Effects
@@ -62,6 +64,22 @@ def effects(level: ApiLevel, kernel: KernelKind) -> Effects:
     return of
 
 
+def format_loads(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], dict[State, ir.Expr | None]]:
+    """The CB each data-format register a call at ``level`` loads is loaded from, by the
+    API spec's ``formats`` of the form it binds to (None: a computed source order)."""
+
+    def of(call: ir.Call) -> dict[State, ir.Expr | None]:
+        form = form_of(level, call, kernel)
+        if form is None or not form.formats:
+            return {}
+        found = form.loads([_literal(a) for a in call.template_args])
+        if found is None:
+            return {state: None for state, _ in form.formats}
+        return {state: call.args[index].value for state, index in found}
+
+    return of
+
+
 def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
     """The headers declaring the functions ``program`` calls, sorted."""
     kind = kernel_kind(program)
@@ -80,19 +98,14 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
     problems that belong to no call)."""
     kind = kernel_kind(program)
     for call in _api_calls(program):
-        mark = call.origin or where
-        found, problem = level.check_call(call.function, kind, [_literal(a) for a in call.template_args], len(call.args), call.member_of)
-        if problem is not None and not (problem.deprecated is not None and call.deprecated_ok):
-            sink.error(mark, problem.message)
-        elif problem is None and call.deprecated_ok and isinstance(found, FunctionForm):
-            sink.error(mark, f"deprecated_ok, but {call.function!r} is not deprecated at API level {level.level!r}: write the call alone")
+        template_args = [_literal(a) for a in call.template_args]
+        problem = level.call_problem(call.function, kind, template_args, len(call.args), call.member_of, call.deprecated_ok)
+        if problem is not None:
+            sink.error(call.origin or where, problem)
     for declared in _spec_types(program):
-        decl = level.type(declared.form.name)
-        if decl is None or decl.is_enum:
-            known = [t.name for t in level.types if not t.is_enum]
-            sink.error(declared.form.mark, f"unknown type {declared.form.name!r} at API level {level.level!r}{did_you_mean(declared.form.name, known)}")
-        elif len(declared.form.template_args) > len(decl.template):
-            sink.error(declared.form.mark, f"{declared.form.name!r} takes {len(decl.template)} template arguments at API level {level.level!r}, not {len(declared.form.template_args)}")
+        problem = level.type_problem(declared.form.name, len(declared.form.template_args))
+        if problem is not None:
+            sink.error(declared.form.mark, problem)
     for header in program.includes:
         if header not in level.header_paths:
             sink.error(where, f"{program.kind.value} includes {header!r}, which API level {level.level!r} does not list{_headers_hint(level, kind)}")

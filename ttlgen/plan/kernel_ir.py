@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ttlgen.errors import Mark
 from ttlgen.model.call_forms import ArgKind, CallForm, Literal, TypeForm
-from ttlgen.model.tt_metal_api import EntryPoint
+from ttlgen.model.tt_metal_api import EntryPoint, State
 
 # ------------------------------------------------------------------------ expressions
 
@@ -177,7 +177,9 @@ class Call:
 
     A member function is called on ``receiver``, a value of the API type ``member_of``;
     a constructor is a call of the type's name with ``member_of`` naming it too.
-    ``deprecated_ok`` is the spelling's reason for calling a deprecated form."""
+    ``deprecated_ok`` is the spelling's reason for calling a deprecated form.
+    ``format_needs`` says, for an op, copy or pack, the CB whose data format each register
+    it reads (SrcA, SrcB, the packer) must hold when it runs."""
 
     step: Step
     function: str
@@ -187,6 +189,7 @@ class Call:
     receiver: Expr | None = None
     member_of: str | None = None
     deprecated_ok: str | None = field(default=None, compare=False)
+    format_needs: tuple[tuple[State, Expr], ...] = ()
 
     def arg(self, kind: ArgKind) -> Expr | None:
         """The first argument of ``kind``."""

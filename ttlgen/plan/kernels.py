@@ -8,8 +8,11 @@ block-style body into three IR programs (:mod:`ttlgen.plan.kernel_ir`): compute
 plus the program data the runtime needs (CBs, DRAM buffers, compute config). The calls
 are the spelling spec's at the tt-metal API level of the kernel's target; inits and
 reconfigurations are hoisted out of loops that do not change them
-(:mod:`ttlgen.plan.hoist`), each program includes the headers declaring what it calls,
-and every call is checked against the level (:mod:`ttlgen.plan.api_check`).
+(:mod:`ttlgen.plan.hoist`), a reconfiguration is kept only where its register holds
+another format (:mod:`ttlgen.plan.data_formats`), each program includes the headers
+declaring what it calls, every call is checked against the level
+(:mod:`ttlgen.plan.api_check`) and every op, copy and pack against the data formats its
+registers hold.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import TargetsModel
 from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
-from ttlgen.plan import api_check, l1_accumulation, resolution
+from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
-from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
+from ttlgen.plan.lower_compute import Abort, ComputeLowering, first_compute, used_cbs
 from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
 from ttlgen.resolver import TranslationError
 
@@ -118,12 +121,13 @@ def lower(
             sink.error(d.mark, f"element type {d.dtype!r} has no tile format in {spelling.source}")
             continue
         cbs.append(CbInfo(d.name, d.index, fmt.name, fmt.tile_bytes, d.pages))
-    if sink.count != errors_before or low.first_compute is None:
-        if low.first_compute is None and sink.count == errors_before:
+    first = first_compute(compute)
+    if sink.count != errors_before or first is None:
+        if first is None and sink.count == errors_before:
             sink.error(kernel.mark, f"kernel {kernel.name!r} stores nothing")
         return None
     try:
-        init = low.hardware_init()
+        init = low.hardware_init(first)
     except Abort:
         return None
     used = used_cbs((init, *compute))
@@ -133,8 +137,15 @@ def lower(
         if kernel_names.cb(c.name) in used
     ]
     body = ir.simplify((*constants, init, *compute))
+    loads = api_check.format_loads(level, KernelKind.COMPUTE)
+    format_names = {kernel_names.cb(c.name): c.format for c in cbs}
+
+    def format_of(cb: ir.Expr) -> str | None:
+        return format_names.get(cb.name) if isinstance(cb, ir.Var) else None
+
     if hoist_inits:
         body = hoist(body, api_check.effects(level, KernelKind.COMPUTE))
+        body = data_formats.drop_redundant(body, loads, format_of)
     programs = [
         ir.Program(ir.ProgramKind.COMPUTE, (), (), level.compute_entry, body),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True),
@@ -143,6 +154,10 @@ def lower(
     compute_program, reader, writer = (replace(p, includes=api_check.includes(p, level)) for p in programs)
     for program in (compute_program, reader, writer):
         api_check.check(program, level, kernel.mark, sink)
+    if sink.count == errors_before:
+        # What a call loads is known only for calls that fit the level.
+        for problem in data_formats.check(compute_program.body, loads, format_of, kernel.name):
+            sink.error(problem.mark or kernel.mark, problem.message)
     if len(sink.diagnostics) != errors_before:
         return None
     fmt_of = {c.name: c.format for c in cbs}
@@ -188,7 +203,7 @@ def plan_kernels(
     """Resolve and lower every kernel; raises SpecErrors with every problem found.
 
     ``hoist_inits=False`` keeps every init and reconfiguration where the lowering puts it
-    (to measure what hoisting saves)."""
+    (to measure what hoisting and dropping redundant reconfigurations save)."""
     sink = DiagnosticSink()
     if not kernels:
         return []

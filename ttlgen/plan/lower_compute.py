@@ -11,11 +11,19 @@ Decisions made here:
   DST keeps the sum in DST across the loop (packed once, full fp32); otherwise every K
   step packs and the packer accumulates in the output format. ``strict_f32_acc`` makes
   that fallback (an accumulating 32-bit-DST kernel that needs subblocking) an error.
-* The hardware is started once, with the CBs of the first computation, in the source
-  order that computation's init takes them (``reverse`` when its first CB operand is
-  unpacked to SrcB, as a matmul's in0 is).
+* The hardware is started once, loading each source register and the packer with the
+  CB the kernel first reads through it (a source the kernel never reads gets the other's),
+  in the source order the first op takes them (``reverse`` when its first CB operand is
+  unpacked to SrcB, as a matmul's in0 is): what the op calls read is their
+  ``format_needs``, so the start-up's CBs are those of the first op's init.
 * An op's uninit (reduce's packer edge masks) runs after its result is packed, or before
   another op's init in the same computation, whichever comes first.
+* Before each op's init (upstream's order: reconfigure, then the short init, as the
+  ``_with_dt`` inits do), each source register the op unpacks through is reconfigured to
+  its CB, and the packer to the output CB before the pack; each op, copy and pack records
+  the CB whose format each register it reads must hold (``Call.format_needs``).
+  :mod:`ttlgen.plan.data_formats` later drops the reconfigurations that load a format the
+  register already holds.
 
 Every call is bound from a form of the spelling spec at the kernel's API level
 (:func:`kernel_ir.bind`); includes are looked up afterwards from the API spec.
@@ -24,7 +32,7 @@ Every call is bound from a form of the spelling spec at the kernel's API level
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink
@@ -43,6 +51,7 @@ from ttlgen.model.kernels import (
 )
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
+from ttlgen.model.tt_metal_api import State
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan import l1_accumulation
 from ttlgen.plan.kernel_ir import Const, Expr, Step, Stmt, Var, add, div, mod, mul
@@ -90,20 +99,35 @@ def _for(var: Var, count: int, body: Sequence[Stmt]) -> ir.For:
     return ir.For(var.name, Const(count), tuple(body), generated=True)
 
 
-def _leaves(value: Value) -> list[str]:
-    if isinstance(value, DfbRef):
-        return [value.dfb]
-    return [leaf for arg in value.args for leaf in _leaves(arg)]
-
-
 @dataclass(frozen=True)
 class FirstCompute:
-    """The CBs the first computation unpacks and packs, which the hardware start-up configures."""
+    """The CBs the hardware start-up loads SrcA, SrcB and the packer with."""
 
-    srca: str
-    srcb: str
-    pack: str
-    reverse: bool  # its first CB operand is unpacked to SrcB
+    srca: Expr
+    srcb: Expr
+    pack: Expr
+    reverse: bool  # the first op's first CB operand is unpacked to SrcB
+
+
+def first_compute(body: Sequence[Stmt]) -> FirstCompute | None:
+    """The CB the calls of ``body`` first read through each register (None: nothing is packed)."""
+    calls = ir.calls(body)
+
+    def first_read(register: State) -> Expr | None:
+        return next((cb for call in calls for state, cb in call.format_needs if state is register), None)
+
+    pack = first_read(State.PACK_FORMAT)
+    if pack is None:
+        return None
+    srca, srcb = first_read(State.SRCA_FORMAT), first_read(State.SRCB_FORMAT)
+    srca = srca if srca is not None else srcb if srcb is not None else pack
+    srcb = srcb if srcb is not None else srca
+    first = next((c for c in calls if any(state is not State.PACK_FORMAT for state, _ in c.format_needs)), None)
+    reverse = False
+    if first is not None:
+        reads, operand = dict(first.format_needs), first.arg(ArgKind.CB)
+        reverse = operand is not None and reads.get(State.SRCB_FORMAT) == operand and reads.get(State.SRCA_FORMAT) != operand
+    return FirstCompute(srca, srcb, pack, reverse)
 
 
 @dataclass
@@ -117,7 +141,6 @@ class ComputeLowering:
     capacity: int
     subblocked: bool = False
     loop_counts: dict[str, int] = field(default_factory=dict)
-    first_compute: FirstCompute | None = None
     pending_uninit: list[ir.Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -214,15 +237,18 @@ class ComputeLowering:
     def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
         return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile
 
-    def reconfig(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> list[Stmt]:
-        out: list[Stmt] = []
-        for step, form, operand in (
-            (Step.RECONFIG_SRCA, self.calls.reconfig_srca, spelling.unpack_srca),
-            (Step.RECONFIG_SRCB, self.calls.reconfig_srcb, spelling.unpack_srcb),
-        ):
-            if operand is not None and operand in names:
-                out.append(self.bind(step, form, {"cb": values[f"{operand}.cb"]}))
-        return out
+    def unpacked(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> tuple[tuple[State, Expr], ...]:
+        """The CB each source register of the op's call reads (its ``unpack`` spelling)."""
+        return tuple(
+            (state, values[f"{operand}.cb"])
+            for state, operand in ((State.SRCA_FORMAT, spelling.unpack_srca), (State.SRCB_FORMAT, spelling.unpack_srcb))
+            if operand is not None and operand in names
+        )
+
+    def reconfig(self, needs: Sequence[tuple[State, Expr]]) -> list[Stmt]:
+        """Reconfigurations loading each register with the format of the CB it must hold."""
+        forms = {State.SRCA_FORMAT: (Step.RECONFIG_SRCA, self.calls.reconfig_srca), State.SRCB_FORMAT: (Step.RECONFIG_SRCB, self.calls.reconfig_srcb)}
+        return [self.bind(*forms[state], {"cb": cb}) for state, cb in needs]
 
     def flush_uninit(self) -> list[Stmt]:
         """The uninits still owed by ops computed so far, in the order they were computed."""
@@ -230,19 +256,22 @@ class ComputeLowering:
         self.pending_uninit.clear()
         return flushed
 
-    def init(self, call: ir.Call, owner: Spelling | None) -> list[Stmt]:
-        """An op's (``owner``'s; None: the copy's) init, after the uninits other ops still owe."""
+    def init(self, call: ir.Call, owner: Spelling | None, reconfigs: Sequence[Stmt] = ()) -> list[Stmt]:
+        """An op's (``owner``'s; None: the copy's) init after its reconfigurations, both after
+        the uninits other ops still owe."""
         own = owner.uninit.mark if owner is not None and owner.uninit is not None else None
         if any(u.origin != own for u in self.pending_uninit):
-            return [*self.flush_uninit(), call]
-        return [call]
+            return [*self.flush_uninit(), *reconfigs, call]
+        return [*reconfigs, call]
 
     def copy(self, ref: DfbRef, tile: Expr, slot: Expr) -> list[Stmt]:
         cb = self.cb(ref.dfb)
+        # The copy unpacks its CB through SrcA (unpack A to DST).
+        needs = ((State.SRCA_FORMAT, cb),)
+        copy = self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot})
         return [
-            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None),
-            self.bind(Step.RECONFIG_SRCA, self.calls.reconfig_srca, {"cb": cb}),
-            self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}),
+            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None, self.reconfig(needs)),
+            replace(copy, format_needs=needs),
         ]
 
     def evaluate(self, value: Value, slot: Expr, offset: int, tile: Expr, pack_cb: Expr) -> list[Stmt]:
@@ -274,9 +303,9 @@ class ComputeLowering:
                 raise Abort
             values[f"attr.{attr}"] = ir.Symbol(spelled)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling))
-        out.extend(self.reconfig(spelling, values, names))
-        out.append(self.bind(Step.OP, spelling.call, values, routes_given))
+        needs = self.unpacked(spelling, values, names)
+        out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)))
+        out.append(replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs))
         if spelling.uninit is not None:
             uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given)
             if uninit not in self.pending_uninit:
@@ -308,10 +337,10 @@ class ComputeLowering:
             "pack": pack_cb,
         }
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        call = self.bind(Step.OP, spelling.call, values, routes_given)
+        needs = self.unpacked(spelling, values, ["lhs", "rhs"])
+        call = replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs)
         return [
-            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling),
-            *self.reconfig(spelling, values, ["lhs", "rhs"]),
+            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)),
             _for(INNER, kb, (call,)) if kb > 1 else call,
         ]
 
@@ -323,11 +352,12 @@ class ComputeLowering:
 
     def packs(self, target: str, tiles: int, slot_of_t: Expr, out_tile: Expr) -> list[Stmt]:
         cb = self.cb(target)
+        pack = self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile})
         return [
             self.dst(Step.DST_COMMIT),
             self.dst(Step.DST_WAIT),
             self.bind(Step.RECONFIG_PACK, self.calls.reconfig_pack, {"cb": cb}),
-            _for(TILE, tiles, (self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile}),)),
+            _for(TILE, tiles, (replace(pack, format_needs=((State.PACK_FORMAT, cb),)),)),
             self.dst(Step.DST_RELEASE),
         ]
 
@@ -337,31 +367,8 @@ class ComputeLowering:
             return _divisor_at_most(m, fit // n), n
         return 1, _divisor_at_most(n, fit)
 
-    def remember_first(self, store: Store) -> None:
-        if self.first_compute is not None:
-            return
-        leaves = _leaves(store.value)
-        matmul = self.is_matmul(store.value)
-        srca = leaves[-1] if matmul and len(leaves) > 1 else (leaves[0] if leaves else store.target)
-        srcb = leaves[0] if matmul else (leaves[1] if len(leaves) > 1 else srca)
-        self.first_compute = FirstCompute(srca, srcb, store.target, self.unpacks_first_operand_to_srcb(store.value))
-
-    def unpacks_first_operand_to_srcb(self, value: Value) -> bool:
-        """Whether the op computed first reads its first operand through SrcB (matmul's in0)."""
-        while isinstance(value, OpExpr):
-            spelling = self.spelling.spelling(value.op, self.strategy(value)[0])
-            first = next((a for a in value.args if not isinstance(a, DfbRef)), None)
-            if first is None:
-                if spelling is None:
-                    return False
-                operands = [o.name for o in self.semantics(value).operands]
-                return spelling.unpack_srcb is not None and spelling.unpack_srcb == operands[0] and spelling.unpack_srca != operands[0]
-            value = first
-        return False
-
     def store(self, store: Store) -> list[Stmt]:
         """A complete compute for one store: acquire, math, pack, release per subblock."""
-        self.remember_first(store)
         out_dfb = self.dfbs[store.target]
         m, n = out_dfb.block
         shape = self.shape(store.value)
@@ -495,7 +502,6 @@ class ComputeLowering:
         return [*before, ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False), *after]
 
     def resident_loop(self, loop: Loop, store: Store) -> list[Stmt]:
-        self.remember_first(store)
         value = store.value
         assert isinstance(value, OpExpr)
         m, n = self.dfbs[store.target].block
@@ -513,13 +519,10 @@ class ComputeLowering:
             *self.flush_uninit(),
         ]
 
-    def hardware_init(self) -> ir.Call:
-        """The hardware start-up, configured for the first computation's CBs."""
-        first = self.first_compute
-        assert first is not None
+    def hardware_init(self, first: FirstCompute) -> ir.Call:
+        """The hardware start-up, loading the CBs the kernel first reads."""
         form = self.calls.startup_reverse if first.reverse else self.calls.startup_regular
-        values = {"srca": self.cb(first.srca), "srcb": self.cb(first.srcb), "pack": self.cb(first.pack)}
-        return self.bind(Step.HW_INIT, form, values)
+        return self.bind(Step.HW_INIT, form, {"srca": first.srca, "srcb": first.srcb, "pack": first.pack})
 
 
 def used_cbs(body: Sequence[Stmt]) -> set[str]:

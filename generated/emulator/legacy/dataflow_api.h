@@ -53,8 +53,9 @@ inline void noc_async_read_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, 
 
 template <bool DRAM, uint32_t tile_hw>
 inline void noc_async_write_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, tile_hw>& addrgen,
-                                 uint32_t src_local_l1_addr) {
-    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, 0, __func__);
+                                 uint32_t src_local_l1_addr, uint32_t offset = 0,
+                                 uint8_t /*noc*/ = noc_index) {
+    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, offset, __func__);
 }
 
 inline void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size) {

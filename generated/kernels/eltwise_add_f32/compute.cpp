@@ -15,7 +15,6 @@
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/eltwise_binary.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 
 void kernel_main() {
@@ -24,9 +23,6 @@ void kernel_main() {
     constexpr uint32_t cb_out = 16;
     compute_kernel_hw_startup(cb_a, cb_b, cb_out);
     add_init(cb_a, cb_b);
-    reconfig_data_format_srca(cb_a);
-    reconfig_data_format_srcb(cb_b);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_a, 1);
         cb_wait_front(cb_b, 1);

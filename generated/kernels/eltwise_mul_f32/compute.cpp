@@ -16,7 +16,6 @@
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/eltwise_binary.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 
 void kernel_main() {
@@ -29,14 +28,11 @@ void kernel_main() {
     cb_reserve_back(cb_out, 2);
     tile_regs_acquire();
     mul_init(cb_a, cb_b);
-    reconfig_data_format_srca(cb_a);
-    reconfig_data_format_srcb(cb_b);
     for (uint32_t t_ = 0; t_ < 2; ++t_) {
         mul_tiles(cb_a, cb_b, t_, t_, t_);
     }
     tile_regs_commit();
     tile_regs_wait();
-    pack_reconfig_data_format(cb_out);
     for (uint32_t t_ = 0; t_ < 2; ++t_) {
         pack_tile<true>(t_, cb_out, t_);
     }

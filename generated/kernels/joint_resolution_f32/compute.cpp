@@ -18,7 +18,6 @@
 #include "api/compute/eltwise_binary_sfpu.h"
 #include "api/compute/eltwise_unary/exp.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 #include "api/compute/tile_move_copy.h"
 
@@ -26,23 +25,19 @@ void kernel_main() {
     constexpr uint32_t cb_a = 0;
     constexpr uint32_t cb_b = 1;
     constexpr uint32_t cb_out = 16;
-    compute_kernel_hw_startup(cb_a, cb_b, cb_out);
-    pack_reconfig_data_format(cb_out);
+    compute_kernel_hw_startup(cb_a, cb_a, cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_a, 1);
         cb_wait_front(cb_b, 1);
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
         copy_init(cb_a, 0, 0);
-        reconfig_data_format_srca(cb_a);
         copy_tile(cb_a, 0, 0);
         copy_init(cb_b, 0, 0);
-        reconfig_data_format_srca(cb_b);
         copy_tile(cb_b, 0, 1);
         add_binary_tile_init();
         add_binary_tile(0, 1, 0);
         copy_init(cb_a, 0, 0);
-        reconfig_data_format_srca(cb_a);
         copy_tile(cb_a, 0, 2);
         exp_tile_init();
         exp_tile(2);

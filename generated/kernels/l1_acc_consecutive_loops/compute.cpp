@@ -16,7 +16,6 @@
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/matmul.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 
 void kernel_main() {
@@ -29,9 +28,6 @@ void kernel_main() {
     cb_reserve_back(cb_out, 4);
     pack_reconfig_l1_acc(0);
     matmul_block_init(cb_a1, cb_b1, 0, 2, 2, 1);
-    reconfig_data_format_srca(cb_b1);
-    reconfig_data_format_srcb(cb_a1);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t k1 = 0; k1 < 2; ++k1) {
         cb_wait_front(cb_a1, 2);
         cb_wait_front(cb_b1, 2);
@@ -51,8 +47,6 @@ void kernel_main() {
     }
     pack_reconfig_l1_acc(1);
     matmul_block_init(cb_a2, cb_b2, 0, 2, 2, 1);
-    reconfig_data_format_srca(cb_b2);
-    reconfig_data_format_srcb(cb_a2);
     for (uint32_t k2 = 0; k2 < 3; ++k2) {
         cb_wait_front(cb_a2, 2);
         cb_wait_front(cb_b2, 2);

@@ -16,7 +16,6 @@
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/matmul.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 
 void kernel_main() {
@@ -27,9 +26,6 @@ void kernel_main() {
     cb_reserve_back(cb_out, 4);
     pack_reconfig_l1_acc(0);
     matmul_block_init(cb_a, cb_b, 0, 2, 2, 1);
-    reconfig_data_format_srca(cb_b);
-    reconfig_data_format_srcb(cb_a);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t k = 0; k < 1; ++k) {
         cb_wait_front(cb_a, 2);
         cb_wait_front(cb_b, 2);

@@ -15,7 +15,6 @@
 #include "api/compute/cb_api.h"
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 #include "api/compute/tile_move_copy.h"
 
@@ -26,8 +25,6 @@ void kernel_main() {
     cb_reserve_back(cb_out, 4);
     pack_reconfig_l1_acc(0);
     copy_init(cb_x, 0, 0);
-    reconfig_data_format_srca(cb_x);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t k = 0; k < 4; ++k) {
         cb_wait_front(cb_x, 4);
         tile_regs_acquire();

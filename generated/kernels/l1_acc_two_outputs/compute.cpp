@@ -16,7 +16,6 @@
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/matmul.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 
 void kernel_main() {
@@ -35,12 +34,9 @@ void kernel_main() {
         cb_wait_front(cb_b, 2);
         tile_regs_acquire();
         matmul_block_init(cb_a, cb_b, 0, 2, 1, 1);
-        reconfig_data_format_srca(cb_b);
-        reconfig_data_format_srcb(cb_a);
         matmul_block(cb_a, cb_b, 0, 0, 0, 0, 2, 1, 1);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out_ab);
         for (uint32_t t_ = 0; t_ < 2; ++t_) {
             pack_tile<true>(t_, cb_out_ab, t_);
         }
@@ -49,12 +45,9 @@ void kernel_main() {
         cb_wait_front(cb_d, 1);
         tile_regs_acquire();
         matmul_block_init(cb_c, cb_d, 0, 1, 2, 1);
-        reconfig_data_format_srca(cb_d);
-        reconfig_data_format_srcb(cb_c);
         matmul_block(cb_c, cb_d, 0, 0, 0, 0, 1, 2, 1);
         tile_regs_commit();
         tile_regs_wait();
-        pack_reconfig_data_format(cb_out_cd);
         for (uint32_t t_ = 0; t_ < 2; ++t_) {
             pack_tile<true>(t_, cb_out_cd, t_);
         }

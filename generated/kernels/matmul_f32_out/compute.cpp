@@ -15,7 +15,6 @@
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/matmul.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 
 void kernel_main() {
@@ -28,14 +27,11 @@ void kernel_main() {
     cb_reserve_back(cb_out, 4);
     tile_regs_acquire();
     matmul_block_init(cb_a, cb_b, 0, 2, 2, 2);
-    reconfig_data_format_srca(cb_b);
-    reconfig_data_format_srcb(cb_a);
     for (uint32_t kk_ = 0; kk_ < 2; ++kk_) {
         matmul_block(cb_a, cb_b, kk_, kk_ * 2, 0, 0, 2, 2, 2);
     }
     tile_regs_commit();
     tile_regs_wait();
-    pack_reconfig_data_format(cb_out);
     for (uint32_t t_ = 0; t_ < 4; ++t_) {
         pack_tile<true>(t_, cb_out, t_);
     }

@@ -15,7 +15,6 @@
 #include "api/compute/cb_api.h"
 #include "api/compute/compute_kernel_hw_startup.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reduce.h"
 #include "api/compute/reg_api.h"
 
@@ -26,9 +25,6 @@ void kernel_main() {
     compute_kernel_hw_startup(cb_x, cb_scaler, cb_out);
     cb_wait_front(cb_scaler, 1);
     reduce_init<PoolType::SUM, ReduceDim::REDUCE_SCALAR>(cb_x, cb_scaler, cb_out);
-    reconfig_data_format_srca(cb_x);
-    reconfig_data_format_srcb(cb_scaler);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 4; ++i) {
         cb_wait_front(cb_x, 1);
         cb_reserve_back(cb_out, 1);

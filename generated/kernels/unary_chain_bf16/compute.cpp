@@ -18,7 +18,6 @@
 #include "api/compute/eltwise_unary/negative.h"
 #include "api/compute/eltwise_unary/sqrt.h"
 #include "api/compute/pack.h"
-#include "api/compute/reconfig_data_format.h"
 #include "api/compute/reg_api.h"
 #include "api/compute/tile_move_copy.h"
 
@@ -27,8 +26,6 @@ void kernel_main() {
     constexpr uint32_t cb_out = 16;
     compute_kernel_hw_startup(cb_x, cb_x, cb_out);
     copy_init(cb_x, 0, 0);
-    reconfig_data_format_srca(cb_x);
-    pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_x, 2);
         cb_reserve_back(cb_out, 2);

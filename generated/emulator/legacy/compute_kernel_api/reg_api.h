@@ -25,12 +25,14 @@ inline void tile_regs_release() {
     ttlemu::compute::regs_release();
 }
 
-[[deprecated("use tile_regs_acquire (reg_api.h@0112bb1e)")]]
+[[deprecated("use tile_regs_acquire (ttlgen's summary of reg_api.h@0112bb1e)")]]
 inline void acquire_dst() {
     ttlemu::compute::regs_acquire();
 }
 
-[[deprecated("use tile_regs_commit, tile_regs_wait and tile_regs_release (reg_api.h@0112bb1e)")]]
+// clang-format off
+[[deprecated("use tile_regs_commit, tile_regs_wait and tile_regs_release (ttlgen's summary of reg_api.h@0112bb1e)")]]
+// clang-format on
 inline void release_dst() {
     ttlemu::api::release_dst();
 }

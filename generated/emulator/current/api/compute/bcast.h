@@ -16,7 +16,7 @@ inline void unary_bcast_init(uint32_t /*icb*/) {
 
 template <BroadcastType bcast_type>
 // clang-format off
-[[deprecated("a full hardware re-configuration; call compute_kernel_hw_startup(icb, ocb) once, then unary_bcast_init<bcast_type>(icb). Will be removed after 2026-09-15 (PR #50745, which references #49924)")]]
+[[deprecated("a full hardware re-configuration; call compute_kernel_hw_startup(icb, ocb) once, then unary_bcast_init<bcast_type>(icb). Will be removed after 2026-09-15 (ttlgen's summary of PR #50745, which references #49924)")]]
 // clang-format on
 inline void unary_bcast_init(uint32_t icb, uint32_t ocb) {
     ttlemu::compute::configure(__func__, icb, icb, ocb);

@@ -40,7 +40,7 @@ inline void mul_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t it
 }
 
 // clang-format off
-[[deprecated("use compute_kernel_hw_startup(icb0, icb1, ocb) once at kernel start, then the op's short init (PR #50745; issue #22943)")]]
+[[deprecated("use compute_kernel_hw_startup(icb0, icb1, ocb) once at kernel start, then the op's short init (ttlgen's summary of PR #50745; issue #22943)")]]
 // clang-format on
 inline void binary_op_init_common(uint32_t icb0, uint32_t icb1, uint32_t ocb) {
     ttlemu::compute::configure(__func__, icb0, icb1, ocb);
@@ -51,13 +51,18 @@ inline void add_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_des
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
-[[deprecated("Renamed to sub_init() (PR #50745)")]]
+[[deprecated("Renamed to sub_init() (ttlgen's summary of PR #50745)")]]
 inline void sub_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
-[[deprecated("Renamed to mul_init() (PR #50745)")]]
+[[deprecated("Renamed to mul_init() (ttlgen's summary of PR #50745)")]]
 inline void mul_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/) {
+    ttlemu::compute::set_binary_acc(false);
+}
+
+[[deprecated("Renamed to mul_init() (ttlgen's summary of PR #50745)")]]
+inline void mul_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, uint32_t /*acc_to_dest*/) {
     ttlemu::compute::set_binary_acc(false);
 }
 

@@ -21,8 +21,19 @@ inline void reconfig_data_format(uint32_t /*srca_old_operand*/, uint32_t srca_ne
 }
 
 template <bool to_from_int8, bool is_tile_dim_reconfig_en>
-[[deprecated("to_from_int8 is ignored; works until 2026-08-15 (tt-metal#34499)")]]
+// clang-format off
+[[deprecated("the bool form works until 2026-08-15; to_from_int8 is ignored (ttlgen's summary of tt-metal#34499)")]]
+// clang-format on
 inline void reconfig_data_format(uint32_t srca_new_operand, uint32_t srcb_new_operand) {
+    ttlemu::api::reconfig_sources(srca_new_operand, srcb_new_operand);
+}
+
+template <bool to_from_int8, bool is_tile_dim_reconfig_en>
+// clang-format off
+[[deprecated("the bool form works until 2026-08-15; to_from_int8 is ignored (ttlgen's summary of tt-metal#34499)")]]
+// clang-format on
+inline void reconfig_data_format(uint32_t /*srca_old_operand*/, uint32_t srca_new_operand,
+                                 uint32_t /*srcb_old_operand*/, uint32_t srcb_new_operand) {
     ttlemu::api::reconfig_sources(srca_new_operand, srcb_new_operand);
 }
 

@@ -22,18 +22,18 @@ inline void copy_block_matmul_partials(uint32_t in_cb_id, uint32_t start_in_tile
     ttlemu::api::copy_block(in_cb_id, start_in_tile_index, start_dst_tile_index, ntiles);
 }
 
-[[deprecated("use copy_init (PR #49924)")]]
+[[deprecated("use copy_init (ttlgen's summary of PR #49924)")]]
 inline void copy_tile_to_dst_init_short(uint32_t /*cbid*/, uint32_t transpose = 0,
                                         uint32_t transpose_within_16x16_face = false) {
     ttlemu::api::copy_init(transpose, transpose_within_16x16_face);
 }
 
-[[deprecated("use copy_init (PR #49924)")]]
+[[deprecated("use copy_init (ttlgen's summary of PR #49924)")]]
 inline void copy_tile_init(uint32_t /*cbid*/) {
     ttlemu::api::no_op();
 }
 
-[[deprecated("use reconfig_data_format_srca and copy_init (PR #49924)")]]
+[[deprecated("use reconfig_data_format_srca and copy_init (ttlgen's summary of PR #49924)")]]
 inline void copy_tile_to_dst_init_short_with_dt(uint32_t /*old_cbid*/, uint32_t new_cbid,
                                                 uint32_t transpose = 0) {
     ttlemu::api::copy_init_with_dt(new_cbid, transpose);

@@ -58,7 +58,7 @@ inline void noc_async_write_page(uint32_t id, const AddrGen& addrgen, uint32_t s
 }
 
 template <bool DRAM, uint32_t tile_hw>
-[[deprecated("use noc_async_read_page (PR #25976)")]]
+[[deprecated("use noc_async_read_page (ttlgen's summary of PR #25976)")]]
 inline void noc_async_read_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, tile_hw>& addrgen,
                                 uint32_t dst_local_l1_addr, uint32_t offset = 0,
                                 uint8_t /*noc*/ = noc_index) {
@@ -66,10 +66,11 @@ inline void noc_async_read_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, 
 }
 
 template <bool DRAM, uint32_t tile_hw>
-[[deprecated("use noc_async_write_page (PR #24879)")]]
+[[deprecated("use noc_async_write_page (ttlgen's summary of PR #24879)")]]
 inline void noc_async_write_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, tile_hw>& addrgen,
-                                 uint32_t src_local_l1_addr) {
-    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, 0, __func__);
+                                 uint32_t src_local_l1_addr, uint32_t offset = 0,
+                                 uint8_t /*noc*/ = noc_index) {
+    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, offset, __func__);
 }
 
 inline void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size) {
