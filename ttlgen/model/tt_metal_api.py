@@ -292,6 +292,26 @@ class ApiLevel:
         """The form a call binds to, or the problem. ``template_args`` holds each explicit
         template argument's literal text (None for a computed value); ``member_of`` names the
         class whose member function (or, with ``name`` equal to it, constructor) is called."""
+        key = (name, kernel, tuple(template_args), arg_count, member_of)
+        found = self._checked.get(key)
+        if found is None:
+            found = self._checked[key] = self._check_call(name, kernel, template_args, arg_count, member_of)
+        return found
+
+    @functools.cached_property
+    def _checked(self) -> dict[tuple[str, KernelKind, tuple[str | None, ...], int, str | None], tuple[FunctionForm | Signature | None, CallProblem | None]]:
+        # A binding depends only on the call's name, kernel kind and argument shape, and the
+        # plan asks for the same few dozen calls thousands of times (checks, hoisting, formats).
+        return {}
+
+    def _check_call(
+        self,
+        name: str,
+        kernel: KernelKind,
+        template_args: Sequence[str | None],
+        arg_count: int,
+        member_of: str | None,
+    ) -> tuple[FunctionForm | Signature | None, CallProblem | None]:
         if member_of is not None:
             return self._check_member(name, member_of, template_args, arg_count)
         forms = self.forms(name, kernel)
