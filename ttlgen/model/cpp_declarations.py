@@ -111,10 +111,8 @@ class _Tokens:
     def __init__(self, text: str) -> None:
         self.text = text
         self.items: list[tuple[str, str]] = []
-        pos = 0
-        while pos < len(text):
-            if text[pos:].strip() == "":
-                break
+        pos, end = 0, len(text.rstrip())
+        while pos < end:
             match = _TOKEN.match(text, pos)
             if match is None:
                 raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")
