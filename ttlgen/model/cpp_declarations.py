@@ -47,6 +47,8 @@ class TypeRef:
 
 @dataclass(frozen=True)
 class TemplateParam:
+    """A template parameter of a declaration: a type, or a value of a type."""
+
     name: str
     type: TypeRef | None  # None: a type parameter (typename / class)
     default: str | None
@@ -59,6 +61,8 @@ class TemplateParam:
 
 @dataclass(frozen=True)
 class Param:
+    """A function parameter: its type, name and default."""
+
     type: TypeRef
     name: str | None
     default: str | None
@@ -66,6 +70,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Signature:
+    """A parsed C++ function or constructor declaration."""
+
     name: str
     returns: TypeRef | None  # None: a constructor
     template: tuple[TemplateParam, ...]
