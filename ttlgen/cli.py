@@ -144,6 +144,8 @@ def _reading(out: Path) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class _Comparison:
+    """The tree on disk compared with the generation, and the generation unless the cache answered."""
+
     diff: TreeDiff
     tree: GeneratedTree | None  # None when the cache answered
 

@@ -294,6 +294,8 @@ def _as_stored(kernel: Kernel, lowered: LoweredKernel, inputs: Mapping[str, npt.
 
 @dataclass(frozen=True)
 class Metrics:
+    """How one output compares with its float64 reference."""
+
     max_abs: float
     mean_abs: float
     pcc: float
@@ -322,6 +324,8 @@ def compare(out: npt.NDArray[np.floating[Any]], ref: F64) -> Metrics:
 
 @dataclass(frozen=True)
 class _Models:
+    """The project and plan a run reads kernels from."""
+
     project: Project
     plan: ProjectPlan
     documents: tuple[SpecDocument, ...]  # to rebuild a kernel with parameter overrides
@@ -384,6 +388,8 @@ def _program(directory: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunReport:
+    """The result of one device run: metrics per output against the tolerance."""
+
     kernel: str
     seed: int
     passed: bool
@@ -512,6 +518,8 @@ def run_command(
 
 @dataclass(frozen=True)
 class AccuracyRow:
+    """One row of the accuracy table, averaged over seeds."""
+
     method: str
     k: int
     block: int

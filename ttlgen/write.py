@@ -46,6 +46,8 @@ except ImportError:  # pragma: no cover - Windows has no advisory locks of this 
 
 @dataclass(frozen=True)
 class TreeDiff:
+    """How a tree on disk differs from a generation."""
+
     stale: tuple[str, ...]     # on disk with different content, or not as a regular file
     missing: tuple[str, ...]   # produced but not on disk
     orphaned: tuple[str, ...]  # on disk but produced by nothing

@@ -76,12 +76,16 @@ OP_PLACEHOLDERS = ("dst", "pack", "rt", "ct", "kt")
 
 @dataclass(frozen=True)
 class Placeholder:
+    """A ``{key}`` of a spelled call, bound when a kernel is lowered."""
+
     key: str  # "dst", "lhs.cb", "attr.bcast"
     kind: ArgKind
 
 
 @dataclass(frozen=True)
 class Literal:
+    """An argument written in the spelling itself: a number or an identifier."""
+
     text: str  # an integer, or a (qualified) identifier or keyword literal
 
     @property

@@ -47,6 +47,8 @@ class TypeRef:
 
 @dataclass(frozen=True)
 class TemplateParam:
+    """A template parameter of a declaration: a type, or a value of a type."""
+
     name: str
     type: TypeRef | None  # None: a type parameter (typename / class)
     default: str | None
@@ -59,6 +61,8 @@ class TemplateParam:
 
 @dataclass(frozen=True)
 class Param:
+    """A function parameter: its type, name and default."""
+
     type: TypeRef
     name: str | None
     default: str | None
@@ -66,6 +70,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Signature:
+    """A parsed C++ function or constructor declaration."""
+
     name: str
     returns: TypeRef | None  # None: a constructor
     template: tuple[TemplateParam, ...]
@@ -111,10 +117,8 @@ class _Tokens:
     def __init__(self, text: str) -> None:
         self.text = text
         self.items: list[tuple[str, str]] = []
-        pos = 0
-        while pos < len(text):
-            if text[pos:].strip() == "":
-                break
+        pos, end = 0, len(text.rstrip())
+        while pos < end:
             match = _TOKEN.match(text, pos)
             if match is None:
                 raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")

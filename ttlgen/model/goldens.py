@@ -32,6 +32,8 @@ class GoldenOrigin:
 
 @dataclass(frozen=True)
 class DestWidthGolden:
+    """A pinned answer: the DST widths a primitive and element type allow."""
+
     primitive: str
     element: str
     widths: frozenset[DestWidth]
@@ -52,6 +54,8 @@ class DfbUnpackGolden:
 
 @dataclass(frozen=True)
 class FullFp32Golden:
+    """A pinned answer: whether a full-fp32 kind is supported, and its warning."""
+
     kind: str
     supported: bool
     warns: bool
@@ -61,6 +65,8 @@ class FullFp32Golden:
 
 @dataclass(frozen=True)
 class DfbCapacityGolden:
+    """A pinned answer: the architecture's number of DFB indices."""
+
     capacity: int
     origin: GoldenOrigin
 

@@ -161,6 +161,8 @@ class DataflowCalls:
 
 @dataclass(frozen=True)
 class DstCapacity:
+    """How many DST tiles one element width and sync mode give."""
+
     dest_width: int
     sync: str
     tiles: int
@@ -168,6 +170,8 @@ class DstCapacity:
 
 @dataclass(frozen=True)
 class Format:
+    """The tt-metal data format of an element type, and the bytes of one tile."""
+
     element: str
     name: str
     tile_bytes: int
@@ -199,6 +203,8 @@ class LevelSpelling:
 
 @dataclass(frozen=True)
 class SpellingModel:
+    """Which tt-metal API calls the generated kernels make, per API level."""
+
     api: str
     formats: tuple[Format, ...]
     capacities: tuple[DstCapacity, ...]

@@ -64,6 +64,8 @@ class Condition:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of a relation table; the first rule whose condition matches answers."""
+
     when: Condition
     dest_widths: tuple[int, ...]
     unpack_modes: tuple[str, ...]  # empty for dest_width tables
@@ -84,6 +86,8 @@ class RelationTable:
 
 @dataclass(frozen=True)
 class FullFp32Support:
+    """Whether an architecture supports a full-fp32 kind, and the warning if not."""
+
     kind: str
     supported: bool
     warning: str | None
@@ -91,6 +95,8 @@ class FullFp32Support:
 
 @dataclass(frozen=True)
 class RuntimeVersion:
+    """A runtime version: its circular-buffer count and tt-metal kernel API level."""
+
     name: str
     num_circular_buffers: int
     kernel_api: str  # the tt-metal kernel API level (ttlgen.tt_metal_api) of this version
@@ -98,6 +104,8 @@ class RuntimeVersion:
 
 @dataclass(frozen=True)
 class RuntimeApi:
+    """A runtime configuration API (e.g. ComputeConfigDescriptor) and its pinned version."""
+
     name: str
     summary: str
     translation: str
@@ -123,6 +131,8 @@ class UnpackAttributeRules:
 
 @dataclass(frozen=True)
 class Target:
+    """An architecture launched through a runtime API, with the relation tables it uses."""
+
     name: str
     summary: str
     architecture: str
@@ -146,12 +156,16 @@ class Target:
 
 @dataclass(frozen=True)
 class RuntimeEnums:
+    """The numeric values of the runtime enums a compute config carries."""
+
     unpack_to_dest_mode: tuple[tuple[str, int], ...]
     math_fidelity: tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True)
 class TargetsModel:
+    """Every target, runtime API and architecture of the spec tree."""
+
     targets: tuple[Target, ...]  # sorted by name
     runtime_apis: tuple[RuntimeApi, ...]  # sorted by name
     runtime_enums: RuntimeEnums
@@ -315,6 +329,8 @@ def _unpack_rules(
 
 @dataclass(frozen=True)
 class _RuntimeApiSpec:
+    """A runtime API with its unpack-attribute rules, as its spec states them."""
+
     api: RuntimeApi
     unpack: UnpackAttributeRules
     mark: Mark  # of the API's unpack_attribute
@@ -361,6 +377,8 @@ def _runtime_apis(
 
 @dataclass(frozen=True)
 class _ArchitectureSpec:
+    """An architecture's facts, as its spec states them."""
+
     name: str
     summary: str
     runtime_name: str

@@ -82,6 +82,8 @@ FORMAT_STATES = (State.SRCA_FORMAT, State.SRCB_FORMAT, State.PACK_FORMAT)
 
 @dataclass(frozen=True)
 class Deprecation:
+    """Why a form is deprecated, and where that comes from."""
+
     message: str
     source: str
     quoted: bool  # upstream's own words (as the reference quotes them); else ttlgen's summary of `source`
@@ -144,6 +146,8 @@ class FunctionForm:
 
 @dataclass(frozen=True)
 class Header:
+    """An upstream header and the function forms it declares."""
+
     path: str
     kernel: KernelKind
     namespace: str | None
@@ -153,6 +157,8 @@ class Header:
 
 @dataclass(frozen=True)
 class Enumerator:
+    """An enumerator of an API enum."""
+
     name: str
     value: int | None  # None: not re-read upstream (the position is used)
 
@@ -207,6 +213,8 @@ class EntryPoint:
 
 @dataclass(frozen=True)
 class Removal:
+    """A function removed upstream, by which change, and what replaces it."""
+
     by: str
     use: str
     mark: Mark = field(compare=False)
@@ -222,6 +230,8 @@ class CallProblem:
 
 @dataclass(frozen=True)
 class ApiLevel:
+    """One tt-metal kernel API level: entry points, start-up, headers, types, removals."""
+
     level: str
     summary: str
     compute_entry: EntryPoint
@@ -292,6 +302,26 @@ class ApiLevel:
         """The form a call binds to, or the problem. ``template_args`` holds each explicit
         template argument's literal text (None for a computed value); ``member_of`` names the
         class whose member function (or, with ``name`` equal to it, constructor) is called."""
+        key = (name, kernel, tuple(template_args), arg_count, member_of)
+        found = self._checked.get(key)
+        if found is None:
+            found = self._checked[key] = self._check_call(name, kernel, template_args, arg_count, member_of)
+        return found
+
+    @functools.cached_property
+    def _checked(self) -> dict[tuple[str, KernelKind, tuple[str | None, ...], int, str | None], tuple[FunctionForm | Signature | None, CallProblem | None]]:
+        # A binding depends only on the call's name, kernel kind and argument shape, and the
+        # plan asks for the same few dozen calls thousands of times (checks, hoisting, formats).
+        return {}
+
+    def _check_call(
+        self,
+        name: str,
+        kernel: KernelKind,
+        template_args: Sequence[str | None],
+        arg_count: int,
+        member_of: str | None,
+    ) -> tuple[FunctionForm | Signature | None, CallProblem | None]:
         if member_of is not None:
             return self._check_member(name, member_of, template_args, arg_count)
         forms = self.forms(name, kernel)
@@ -439,6 +469,8 @@ class Binding:
 
 @dataclass(frozen=True)
 class Emulation:
+    """How the host emulator implements the API: glue headers and a routine per function."""
+
     namespace: str  # the glue's; bindings name routines relative to it
     glue: tuple[tuple[KernelKind, str], ...]
     types: tuple[str, ...]  # opaque API types the glue implements
@@ -469,6 +501,8 @@ class Emulation:
 
 @dataclass(frozen=True)
 class ApiModel:
+    """Every API level of the spec tree, and the emulation of them."""
+
     levels: tuple[ApiLevel, ...]  # sorted by name
     emulation: Emulation | None
 

@@ -36,6 +36,8 @@ class CppEnumSpelling(Generic[V]):
 
 @dataclass(frozen=True)
 class TtlangCpp:
+    """How TT-Lang's C++ compiler spells the vocabulary's names and enums."""
+
     interface: str  # the KernelTargetEnvironment generation the adapter implements
     primitive_enum: str
     unknown_primitive: str  # TT-Lang's enumerator before the declared primitives

@@ -38,6 +38,8 @@ SOURCES = frozenset([State.SRCA_FORMAT, State.SRCB_FORMAT])
 
 @dataclass(frozen=True)
 class Held:
+    """The CB a data-format register was loaded from, and the call that loaded it."""
+
     cb: ir.Expr  # the CB whose format the register was loaded with
     by: ir.Call  # the call that loaded it
 
@@ -47,6 +49,8 @@ Formats = dict[State, Held]  # absent: not known
 
 @dataclass(frozen=True)
 class FormatProblem:
+    """A call whose register holds another CB's format."""
+
     mark: Mark | None
     message: str
 

@@ -20,6 +20,8 @@ RECONFIGS = frozenset([ir.Step.RECONFIG_SRCA, ir.Step.RECONFIG_SRCB, ir.Step.REC
 
 @dataclass(frozen=True)
 class InitCounts:
+    """Init and reconfiguration calls a kernel executes, against the tiles it packs."""
+
     inits: int
     reconfigs: int
     tiles: int  # tiles packed

@@ -28,6 +28,8 @@ from ttlgen.model.tt_metal_api import EntryPoint, State
 
 @dataclass(frozen=True)
 class Const:
+    """An integer literal."""
+
     value: int
 
 
@@ -54,6 +56,8 @@ class BinaryOp(enum.Enum):
 
 @dataclass(frozen=True)
 class Binary:
+    """An arithmetic expression."""
+
     op: BinaryOp
     lhs: Expr
     rhs: Expr
@@ -67,6 +71,8 @@ class Comparison(enum.Enum):
 
 @dataclass(frozen=True)
 class Compare:
+    """A comparison."""
+
     op: Comparison
     lhs: Expr
     rhs: Expr
@@ -167,6 +173,8 @@ CB_STEPS = (Step.CB_WAIT_FRONT, Step.CB_POP_FRONT, Step.CB_RESERVE_BACK, Step.CB
 
 @dataclass(frozen=True)
 class Arg:
+    """An argument of a call, with the kind of value the API expects."""
+
     kind: ArgKind
     value: Expr
 
@@ -272,6 +280,8 @@ class Storage(enum.Enum):
 
 @dataclass(frozen=True)
 class Declare:
+    """A variable declaration."""
+
     name: str
     type: CType
     value: Expr
@@ -280,17 +290,23 @@ class Declare:
 
 @dataclass(frozen=True)
 class Increment:
+    """``var++``."""
+
     var: str
 
 
 @dataclass(frozen=True)
 class AddTo:
+    """``var += value``."""
+
     var: str
     value: Expr
 
 
 @dataclass(frozen=True)
 class Return:
+    """A return statement."""
+
     value: Expr
 
 
@@ -306,6 +322,8 @@ class For:
 
 @dataclass(frozen=True)
 class If:
+    """A conditional."""
+
     condition: Expr
     then: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...] = ()
@@ -316,6 +334,8 @@ Stmt = Call | Declare | Increment | AddTo | Return | For | If
 
 @dataclass(frozen=True)
 class Param:
+    """A parameter of a generated function."""
+
     name: str
     type: CType
 

@@ -132,6 +132,8 @@ def first_compute(body: Sequence[Stmt]) -> FirstCompute | None:
 
 @dataclass
 class ComputeLowering:
+    """What lowering one compute kernel reads: the kernel, ops, spelling and its resolved plan."""
+
     kernel: Kernel
     ops: OpsModel
     spelling: LevelSpelling
