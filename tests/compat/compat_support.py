@@ -72,8 +72,9 @@ def compat_json(repo: Path, ref: str = "main") -> tuple[int, dict[str, object]]:
 
 
 def key_path(text: str) -> KeyPath:
-    """``enums.gave.values[2]`` as a key path."""
-    return tuple(int(index) if index else name for name, index in re.findall(r"([A-Za-z_][\w\-]*)|\[(\d+)\]", text))
+    """``enums.gave.values[2]`` (or ``headers['api/x.h']``) as a key path."""
+    found = re.findall(r"([A-Za-z_][\w\-]*)|\[(\d+)\]|\['([^']*)'\]", text)
+    return tuple(int(index) if index else quoted or name for name, index, quoted in found)
 
 
 def located(location: object) -> str | None:

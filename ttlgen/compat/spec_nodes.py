@@ -22,7 +22,11 @@ Differ = tuple[KeyPath | None, KeyPath | None]  # the node at each side; None: t
 
 def _at(data: object, path: KeyPath) -> tuple[bool, object]:
     for part in path:
-        if (isinstance(data, dict) and part in data) or (isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)):
+        if isinstance(data, dict):
+            if part not in data:
+                return False, None
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
             data = data[part]
         else:
             return False, None

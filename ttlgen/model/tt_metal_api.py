@@ -151,6 +151,7 @@ class EntryPoint:
 
     function: str
     namespace_macro: str | None = None
+    mark: Mark | None = field(default=None, compare=False)  # where the level states it
 
     @property
     def uses_macros(self) -> bool:
@@ -574,10 +575,10 @@ class _LevelReader:
         return tuple(headers)
 
 
-def _entry(raw: Mapping[str, str]) -> EntryPoint:
+def _entry(raw: Mapping[str, str], mark: Mark) -> EntryPoint:
     if "function" in raw:
-        return EntryPoint(raw["function"])
-    return EntryPoint(raw["function_macro"], raw["namespace"])
+        return EntryPoint(raw["function"], mark=mark)
+    return EntryPoint(raw["function_macro"], raw["namespace"], mark)
 
 
 def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
@@ -588,8 +589,8 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     level = ApiLevel(
         level=data["level"],
         summary=" ".join(data["summary"].split()),
-        compute_entry=_entry(data["entry"]["compute"]),
-        dataflow_entry=_entry(data["entry"]["dataflow"]),
+        compute_entry=_entry(data["entry"]["compute"], doc.mark(("entry", "compute"))),
+        dataflow_entry=_entry(data["entry"]["dataflow"], doc.mark(("entry", "dataflow"))),
         startup=tuple(data["startup"]),
         defines=tuple(sorted(data.get("defines", {}).items())),
         types=tuple(reader.types[n] for n in sorted(reader.types)),
