@@ -333,6 +333,19 @@ CASES: list[Case] = [
         1,
     ),
     Case(
+        "renamed-struct-that-regions-and-a-program-hold",
+        [
+            (LAYOUT, "structs:\n  command:\n", "structs:\n  cmd:\n"),
+            (LAYOUT, 'struct: command, doc: "ring slots', 'struct: cmd, doc: "ring slots'),
+            (LAYOUT, 'struct: command, doc: "the command being run', 'struct: cmd, doc: "the command being run'),
+            (PROGRAM, "  struct: command ", "  struct: cmd "),
+        ],
+        [
+            ("layout source", "struct-renamed", "struct 'command'", f"{LAYOUT} structs.command", f"{LAYOUT} structs.cmd"),
+        ],
+        1,
+    ),
+    Case(
         "renamed-reserved-region",
         [(LAYOUT, "{name: reserved, offset: 0x400, size: 0x10, reserved: true,", "{name: pad0, offset: 0x400, size: 0x10, reserved: true,")],
         [
@@ -349,7 +362,7 @@ CASES: list[Case] = [
         1, base=A9_RESERVED,
     ),
     Case(
-        "named-field-in-the-bytes-of-a-named-reserved-one",
+        "struct-field-added-in-reserved-bytes",
         [(file, new, old) for file, old, new in A9_RESERVED],  # the reserved field 'spare' becomes a9 again: its names go
         [
             ("layout compatible", "array-grown", "array 'args' of struct 'command'", f"{LAYOUT} structs.command.arrays[0].fields", f"{LAYOUT} structs.command.arrays[0].fields"),

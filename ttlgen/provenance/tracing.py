@@ -293,9 +293,8 @@ class Tracer:
         found = self.index.source(obj, attribute)
         if found is not None:
             self.touched.append(found)
-        deciders = getattr(obj, "deciders", None) if attribute is not None else None
-        if callable(deciders):  # a plan's value, and the model objects that decided it
-            for decider in deciders(attribute):
+        if isinstance(obj, LoweredKernel) and attribute is not None:  # a plan's value, and what decided it
+            for decider in obj.deciders(attribute):
                 decided = self.index.source(decider)
                 if decided is not None:
                     self.decided.append(decided)
