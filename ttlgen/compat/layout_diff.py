@@ -329,7 +329,7 @@ class LayoutDiff:
         reserved = {b for f in o.fields if f.reserved for b in range(f.offset, f.end)}
         fields = self.field_pairs[n.name]
         for of, nf in fields.common:
-            self.struct_field(o, n, of, nf)
+            self.struct_field(n, of, nf)
         for of, nf in fields.renamed:
             self.struct_field_renamed(o, n, of, nf)
         for of in fields.removed:
@@ -380,7 +380,7 @@ class LayoutDiff:
                 before, after,
             )
 
-    def struct_field(self, os: Struct, s: Struct, of: StructField, nf: StructField) -> None:
+    def struct_field(self, s: Struct, of: StructField, nf: StructField) -> None:
         subject = f"field {nf.name!r} of struct {s.name!r}"
         span = _bytes(nf.offset, nf.size)
         if not of.reserved and nf.reserved:
