@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 from tests.conftest import SPECS, CliResult, run_cli
+from ttlgen.errors import KeyPath
+from ttlgen.spec.load import load_file
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "ttlgen tests",
@@ -21,7 +24,7 @@ GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
-Edit = tuple[str, str, str]  # (file under specs/, text, replacement)
+Edit = tuple[str, str, str | None]  # (file under specs/, text, replacement); ("", None): delete the file
 
 
 def git(repo: Path, *args: str) -> str:
@@ -43,6 +46,10 @@ def make_repo(root: Path) -> Path:
 def apply(repo: Path, edits: list[Edit]) -> None:
     for file, old, new in edits:
         path = repo / "specs" / file
+        if new is None:
+            assert old == "", f"{file}: a deletion replaces no text"
+            path.unlink()
+            continue
         if old == "":  # a new file
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(new, encoding="utf-8")
@@ -62,3 +69,42 @@ def run_in(repo: Path, *args: str | Path) -> CliResult:
 def compat_json(repo: Path, ref: str = "main") -> tuple[int, dict[str, object]]:
     result = run_in(repo, "compat", "--against", ref, "--specs", "specs", "--json")
     return result.exit_code, json.loads(result.stdout)
+
+
+def key_path(text: str) -> KeyPath:
+    """``enums.gave.values[2]`` (or ``headers['api/x.h']``) as a key path."""
+    found = re.findall(r"([A-Za-z_][\w\-]*)|\[(\d+)\]|\['([^']*)'\]", text)
+    return tuple(int(index) if index else quoted or name for name, index, quoted in found)
+
+
+def located(location: object) -> str | None:
+    """A location of a compat report as ``file key.path`` (the file under specs/)."""
+    if location is None:
+        return None
+    assert isinstance(location, dict)
+    file = str(location["file"]).removeprefix("specs/")
+    return f"{file} {location['path']}" if location["path"] else file
+
+
+def assert_positions(repo: Path, report: dict[str, object], ref: str = "main") -> None:
+    """Every location of ``report`` is where its key path is in that side's file: the
+    committed one at ``ref`` before, the working tree's after."""
+    changes = report["changes"]
+    assert isinstance(changes, list)
+    scratch = repo.parent / "at-ref"
+    for change in changes:
+        for side in ("before", "after"):
+            at = change[side]
+            if at is None or not at["line"]:
+                continue
+            if side == "before":
+                text = git(repo, "show", f"{ref}:{at['file']}")
+                path = scratch / at["file"]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            else:
+                path = repo / at["file"]
+            document = load_file(path, at["file"])
+            wanted = key_path(at["path"] or "")
+            assert wanted in document.positions.values, f"{change['subject']}: {side} {at['path']} is no node of {at['file']}"
+            assert document.positions.value(wanted) == (at["line"], at["column"]), f"{change['subject']}: {side} {at}"

@@ -2,19 +2,30 @@
 
 Each case commits the real specs to a fresh repository, applies one edit to the working
 tree and compares it with the commit. The expected findings are the complete list of
-(category, kind, subject): a missing finding, an extra one or a wrong category fails, and
-so does a wrong exit code (1 exactly when a breaking change is not covered by a major bump
-of the layout's ABI version).
+(category, kind, subject, location before, location after), compared as sorted lists so
+a finding reported twice fails as much as a missing one, an extra one or a wrong
+category; a location is the spec file and key path at that side (``None``: the side does
+not have it), and its line and column are checked against that side's file. A wrong exit
+code fails too (1 exactly when a breaking change is not covered by a major bump of the
+layout's ABI version). Every generated name a case makes vanish must come with a breaking
+finding about the thing it named.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from compat_support import Edit, apply, compat_json, git, make_repo
+from compat_support import Edit, apply, assert_positions, compat_json, git, located, make_repo
+
+from ttlgen.compat.sides import Side
+from ttlgen.compat.verdict import sides
+from ttlgen.model.namespaces import Scope, scan
 
 LAYOUT = "abi/komorebi.yaml"
 PROGRAM = "programs/mapcollect.yaml"
@@ -33,8 +44,6 @@ FP32_DEST_RULE: Edit = (
     "      - when: {element_bits: [32]}\n        allow: [32]\n      - allow: [16, 32]\n\n  dest_width_unrestricted:",
     "      - when: {element_bits: [32]}\n        allow: [16, 32]\n      - allow: [16, 32]\n\n  dest_width_unrestricted:",
 )
-BUILDERS = ("komorebi_abi.programs.mapcollect.collect_command", "komorebi_abi.programs.mapcollect.map_command")
-SHARED_DEST_WIDTH = "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, wormhole_b0, wormhole_b0_gen1_config"
 TRACE_TABLE = "  trace:\n    prefix: trace\n    size: 4\n    count_name: trace_words\n"
 TRACE_TABLE_BODY = """\
     doc: Wall-clock words kept per traced sequence number (sequences 1 to trace_cap).
@@ -71,11 +80,14 @@ relations:
 """
 
 
+Finding = tuple[str, str, str, str | None, str | None]  # (category, kind, subject, before, after)
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
     edits: list[Edit]
-    findings: set[tuple[str, str, str]]  # (category, kind, subject)
+    findings: list[Finding]
     exit_code: int
     base: list[Edit] = field(default_factory=list)  # committed before the edit, when the real specs lack what it needs
 
@@ -86,40 +98,279 @@ A9_RESERVED: list[Edit] = [
 ]
 
 
-CASES = [
+NEW_KERNEL = """\
+  eltwise_add_bf16_copy:
+    summary: out = a + b over bf16 tiles, a second time (a test).
+    target: blackhole
+    dfbs:
+      a: {index: 0, dtype: bf16, block: [1, 2], input: {shape: [2, 2]}}
+      b: {index: 1, dtype: bf16, block: [1, 2], input: {shape: [2, 2]}}
+      out: {index: 16, dtype: bf16, block: [1, 2], output: {shape: [2, 2]}}
+    body:
+      - loop:
+          var: i
+          count: 2
+          body:
+            - wait: [a, b]
+            - reserve: out
+            - store: {to: out, value: {op: tile_add, args: [a, b]}}
+            - pop: [a, b]
+            - push: out
+    tolerance: {pcc: 0.999, max_rel: 1.0e-2, derivation: "bf16: as eltwise_add_bf16"}
+
+"""
+BROADCAST_RULE = (
+    "      # The broadcast data mover is 16 bits wide: a non-32-bit broadcast needs 16-bit DST.\n"
+    "      - when: {primitive: [BroadcastColumn, BroadcastRow, BroadcastScalar], element_bits: [16]}\n"
+    "        allow: [16]\n"
+)
+ENDS_FIELDS = [("reader", 0), ("writer", 8), ("compute", 16)]
+LANDS = [(1, 16), (2, 32), (3, 48)]
+
+CASES: list[Case] = [
+    # -- layout, wire -----------------------------------------------------------------
     Case(
         "swapped-enum-values",
         [
             (LAYOUT, "{name: stop, value: 1, doc: the stop flag was set}", "{name: stop, value: 2, doc: the stop flag was set}"),
             (LAYOUT, "{name: limit, value: 2, doc: the wait timed out}", "{name: limit, value: 1, doc: the wait timed out}"),
         ],
-        {
-            ("layout wire", "enum-value", "value 'stop' of enum 'gave'"),
-            ("layout wire", "enum-value", "value 'limit' of enum 'gave'"),
-        },
+        [
+            ("layout wire", "enum-value", "value 'limit' of enum 'gave'", f"{LAYOUT} enums.gave.values[2].value", f"{LAYOUT} enums.gave.values[2].value"),
+            ("layout wire", "enum-value", "value 'stop' of enum 'gave'", f"{LAYOUT} enums.gave.values[1].value", f"{LAYOUT} enums.gave.values[1].value"),
+        ],
         1,
     ),
     Case(
         "resized-bit-field",
         [(LAYOUT, "{name: slot, lsb: 16, bits: 8, indexes: ring,", "{name: slot, lsb: 16, bits: 16, indexes: ring,")],
-        {("layout wire", "bit-width", "bit field 'slot' of word 'hdr'")},
+        [
+            ("layout wire", "bit-width", "bit field 'slot' of word 'hdr'", f"{LAYOUT} words.hdr.fields[2].bits", f"{LAYOUT} words.hdr.fields[2].bits"),
+        ],
         1,
     ),
     Case(
         "moved-bit-field",
         [(LAYOUT, "{name: compute, lsb: 16, bits: 8, enum: end}", "{name: compute, lsb: 24, bits: 8, enum: end}")],
-        {("layout wire", "bit-position", "bit field 'compute' of word 'ends'")},
+        [
+            ("layout wire", "bit-position", "bit field 'compute' of word 'ends'", f"{LAYOUT} words.ends.fields[2].lsb", f"{LAYOUT} words.ends.fields[2].lsb"),
+        ],
         1,
     ),
     Case(
         "two-swapped-offsets",
         [(LAYOUT, "      - {name: a0, offset: 12}\n", "      - {name: a0, offset: 20}\n"), (LAYOUT, "      - {name: a1, offset: 20}\n", "      - {name: a1, offset: 12}\n")],
-        {
-            ("layout wire", "field-offset", "field 'a0' of struct 'command'"),
-            ("layout wire", "field-offset", "field 'a1' of struct 'command'"),
-        },
+        [
+            ("layout wire", "field-offset", "field 'a0' of struct 'command'", f"{LAYOUT} structs.command.fields[3].offset", f"{LAYOUT} structs.command.fields[3].offset"),
+            ("layout wire", "field-offset", "field 'a1' of struct 'command'", f"{LAYOUT} structs.command.fields[5].offset", f"{LAYOUT} structs.command.fields[5].offset"),
+        ],
         1,
     ),
+    Case(
+        "constant-value",
+        [(LAYOUT, "    value: 1024\n", "    value: 2048\n")],
+        [
+            ("layout wire", "constant-value", "constant 'limit_cycles'", f"{LAYOUT} constants[0].value", f"{LAYOUT} constants[0].value"),
+        ],
+        1,
+    ),
+    Case(
+        "removed-flag",
+        [(LAYOUT, '      - {name: queue, value: 8, doc: "dispatcher only: the group allocator chooses first"}\n', "")],
+        [
+            ("layout wire", "enum-value-removed", "flag 'queue' of enum 'flag'", f"{LAYOUT} enums.flag.values[2]", None),
+        ],
+        1,
+    ),
+    Case(
+        "reordered-array",
+        [(LAYOUT, "fields: [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9]", "fields: [a1, a0, a2, a3, a4, a5, a6, a7, a8, a9]")],
+        [
+            ("layout wire", "array-members", "array 'args' of struct 'command'", f"{LAYOUT} structs.command.arrays[0].fields", f"{LAYOUT} structs.command.arrays[0].fields"),
+        ],
+        1,
+    ),
+    Case(
+        "region-resized",
+        [
+            (LAYOUT, '{name: stop, offset: 0x410, size: 0x10, doc: "stop', '{name: stop, offset: 0x410, size: 0x20, doc: "stop'),
+            (LAYOUT, "{offset: 0x420, size: 0x20, reserved: true,", "{offset: 0x430, size: 0x10, reserved: true,"),
+        ],
+        [
+            ("layout wire", "region-size", "region 'stop' of block 'control'", f"{LAYOUT} blocks.control.regions[2].size", f"{LAYOUT} blocks.control.regions[2].size"),
+        ],
+        1,
+    ),
+    Case(
+        "block-alignment",
+        [(LAYOUT, "    prefix: control\n    align: 16\n", "    prefix: control\n    align: 8\n")],
+        [
+            ("layout wire", "block-alignment", "block 'control'", f"{LAYOUT} blocks.control.align", f"{LAYOUT} blocks.control.align"),
+        ],
+        1,
+    ),
+    Case(
+        "swapped-table-indices",
+        [(LAYOUT, "{name: runs, index: 38,", "{name: runs, index: 39,"), (LAYOUT, "{name: passes, index: 39,", "{name: passes, index: 38,")],
+        [
+            ("layout wire", "table-index", "entry 'passes' of table 'state'", f"{LAYOUT} tables.state.entries[6].index", f"{LAYOUT} tables.state.entries[6].index"),
+            ("layout wire", "table-index", "entry 'runs' of table 'state'", f"{LAYOUT} tables.state.entries[5].index", f"{LAYOUT} tables.state.entries[5].index"),
+        ],
+        1,
+    ),
+    Case(
+        "removed-table",
+        [(LAYOUT, TRACE_TABLE + TRACE_TABLE_BODY, "")],
+        [
+            ("layout wire", "table-removed", "table 'trace'", f"{LAYOUT} tables.trace", None),
+        ],
+        1,
+    ),
+    Case(
+        "enum-width",
+        [(LAYOUT, "    prefix: cb\n    bits: 5\n", "    prefix: cb\n    bits: 6\n")],
+        [
+            ("layout wire", "enum-width", "enum 'cb'", f"{LAYOUT} enums.cb.bits", f"{LAYOUT} enums.cb.bits"),
+        ],
+        1,
+    ),
+    Case(
+        "version-going-back",
+        [(LAYOUT, "abi_version: {major: 1, minor: 0}", "abi_version: {major: 0, minor: 9}")],
+        [
+            ("layout wire", "version-backwards", "the ABI version of layout 'komorebi'", f"{LAYOUT} abi_version", f"{LAYOUT} abi_version"),
+        ],
+        1,
+    ),
+    # -- layout, source: renames, and what refers to the renamed thing -----------------
+    Case(
+        "renamed-enum-value",
+        [(LAYOUT, "{name: gave_up, value: 2,", "{name: gaveup, value: 2,")],
+        [
+            ("layout source", "enum-value-renamed", "value 'gave_up' of enum 'end'", f"{LAYOUT} enums.end.values[1]", f"{LAYOUT} enums.end.values[1]"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-bit-field",
+        [(LAYOUT, "{name: count, lsb: 16, bits: 16, doc: cores in the group}", "{name: cores, lsb: 16, bits: 16, doc: cores in the group}")],
+        [
+            ("layout source", "bit-field-renamed", "bit field 'count' of word 'group'", f"{LAYOUT} words.group.fields[1]", f"{LAYOUT} words.group.fields[1]"),
+            ("layout source", "c-signature", "C function km_group_pack", f"{LAYOUT} words.group", f"{LAYOUT} words.group"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+            ("programs source", "python-keyword-removed", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs source", "python-keyword-removed", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-struct-field",
+        [(LAYOUT, "{name: land3, offset: 48, copy_of: sequence}", "{name: land_c, offset: 48, copy_of: sequence}")],
+        [
+            ("layout source", "field-renamed", "field 'land3' of struct 'command'", f"{LAYOUT} structs.command.fields[12]", f"{LAYOUT} structs.command.fields[12]"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-table",
+        [(LAYOUT, TRACE_TABLE, TRACE_TABLE.replace("  trace:", "  trace_words:"))],
+        [
+            ("layout source", "table-renamed", "table 'trace'", f"{LAYOUT} tables.trace", f"{LAYOUT} tables.trace_words"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-enum-that-bit-fields-hold",
+        [(LAYOUT, "  end:\n    prefix: end", "  ending:\n    prefix: end")]
+        + [(LAYOUT, f"{{name: {f}, lsb: {lsb}, bits: 8, enum: end}}", f"{{name: {f}, lsb: {lsb}, bits: 8, enum: ending}}") for f, lsb in ENDS_FIELDS],
+        [
+            ("layout source", "enum-renamed", "enum 'end'", f"{LAYOUT} enums.end", f"{LAYOUT} enums.ending"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-word-that-a-region-holds",
+        [(LAYOUT, "  core:\n    doc: An entry", "  noc:\n    doc: An entry"), (LAYOUT, "slots: 128, word: core,", "slots: 128, word: noc,")],
+        [
+            ("layout source", "word-renamed", "word 'core'", f"{LAYOUT} words.core", f"{LAYOUT} words.noc"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-struct-field-that-copies-name",
+        [(LAYOUT, "{name: sequence, offset: 0,", "{name: seq, offset: 0,")]
+        + [(LAYOUT, f"{{name: land{i}, offset: {o}, copy_of: sequence}}", f"{{name: land{i}, offset: {o}, copy_of: seq}}") for i, o in LANDS],
+        [
+            ("layout source", "field-renamed", "field 'sequence' of struct 'command'", f"{LAYOUT} structs.command.fields[0]", f"{LAYOUT} structs.command.fields[0]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+            ("programs source", "python-keyword-removed", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs source", "python-keyword-removed", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-region-that-fields-index",
+        [
+            (LAYOUT, "{name: ring, offset: 0x000,", "{name: slots, offset: 0x000,"),
+            (LAYOUT, "{name: slot, lsb: 16, bits: 8, indexes: ring, doc:", "{name: slot, lsb: 16, bits: 8, indexes: slots, doc:"),
+            (LAYOUT, "{name: slot, lsb: 16, bits: 8, indexes: ring}", "{name: slot, lsb: 16, bits: 8, indexes: slots}"),
+            (LAYOUT, "{name: last, index: 0, count: 16, per: ring,", "{name: last, index: 0, count: 16, per: slots,"),
+            (LAYOUT, "{name: reported, index: 16, count: 16, per: ring,", "{name: reported, index: 16, count: 16, per: slots,"),
+        ],
+        [
+            ("layout source", "region-renamed", "region 'ring' of block 'control'", f"{LAYOUT} blocks.control.regions[0]", f"{LAYOUT} blocks.control.regions[0]"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-table-that-a-region-holds",
+        [(LAYOUT, "  done:\n    prefix: done\n", "  done_slot:\n    prefix: done\n"), (LAYOUT, "        table: done\n", "        table: done_slot\n")],
+        [
+            ("layout source", "table-renamed", "table 'done'", f"{LAYOUT} tables.done", f"{LAYOUT} tables.done_slot"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-struct-that-regions-and-a-program-hold",
+        [
+            (LAYOUT, "structs:\n  command:\n", "structs:\n  cmd:\n"),
+            (LAYOUT, 'struct: command, doc: "ring slots', 'struct: cmd, doc: "ring slots'),
+            (LAYOUT, 'struct: command, doc: "the command being run', 'struct: cmd, doc: "the command being run'),
+            (PROGRAM, "  struct: command ", "  struct: cmd "),
+        ],
+        [
+            ("layout source", "struct-renamed", "struct 'command'", f"{LAYOUT} structs.command", f"{LAYOUT} structs.cmd"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-reserved-region",
+        [(LAYOUT, "{name: reserved, offset: 0x400, size: 0x10, reserved: true,", "{name: pad0, offset: 0x400, size: 0x10, reserved: true,")],
+        [
+            ("layout source", "region-renamed", "region 'reserved' of block 'control'", f"{LAYOUT} blocks.control.regions[1]", f"{LAYOUT} blocks.control.regions[1]"),
+        ],
+        1,
+    ),
+    Case(
+        "renamed-reserved-struct-field",
+        [(LAYOUT, "{name: spare, offset: 60, reserved: true}", "{name: cookie, offset: 60, reserved: true}")],
+        [
+            ("layout source", "field-renamed", "field 'spare' of struct 'command'", f"{LAYOUT} structs.command.fields[15]", f"{LAYOUT} structs.command.fields[15]"),
+        ],
+        1, base=A9_RESERVED,
+    ),
+    Case(
+        "struct-field-added-in-reserved-bytes",
+        [(file, new, old) for file, old, new in A9_RESERVED],  # the reserved field 'spare' becomes a9 again: its names go
+        [
+            ("layout compatible", "array-grown", "array 'args' of struct 'command'", f"{LAYOUT} structs.command.arrays[0].fields", f"{LAYOUT} structs.command.arrays[0].fields"),
+            ("layout source", "field-renamed", "field 'spare' of struct 'command'", f"{LAYOUT} structs.command.fields[15]", f"{LAYOUT} structs.command.fields[15]"),
+        ],
+        1, base=A9_RESERVED,
+    ),
+    # -- layout, compatible -------------------------------------------------------------
     Case(
         "region-added-in-reserved-space",
         [
@@ -130,223 +381,250 @@ CASES = [
                 '      - {offset: 0x430, size: 0x10, reserved: true, doc: "reserved (pads DONE to a 64-byte line)"}\n',
             )
         ],
-        {("layout compatible", "region-added", "region 'wake' of block 'control'")},
+        [
+            ("layout compatible", "region-added", "region 'wake' of block 'control'", None, f"{LAYOUT} blocks.control.regions[3]"),
+        ],
         0,
+    ),
+    Case(
+        "anonymous-reserved-gap-named",
+        [(LAYOUT, '{offset: 0x420, size: 0x20, reserved: true,', '{name: pad1, offset: 0x420, size: 0x20, reserved: true,')],
+        [
+            ("layout compatible", "region-added", "region 'pad1' of block 'control'", None, f"{LAYOUT} blocks.control.regions[3]"),
+        ],
+        0,
+    ),
+    Case(
+        "reserved-struct-field-put-in-use",
+        [(LAYOUT, "{name: spare, offset: 60, reserved: true}", "{name: spare, offset: 60}")],
+        [
+            ("layout compatible", "field-added", "field 'spare' of struct 'command'", f"{LAYOUT} structs.command.fields[15]", f"{LAYOUT} structs.command.fields[15]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+        ],
+        0, base=A9_RESERVED,
     ),
     Case(
         "bit-field-added-in-reserved-bits",
         [PRIORITY],
-        {
-            ("layout compatible", "bit-field-added", "bit field 'priority' of word 'hdr'"),
-            ("layout source", "c-signature", "C function km_hdr_pack"),
-            *(("programs compatible", "python-keyword-added", f"Python builder {b}") for b in BUILDERS),
-        },
+        [
+            ("layout compatible", "bit-field-added", "bit field 'priority' of word 'hdr'", None, f"{LAYOUT} words.hdr.fields[3]"),
+            ("layout source", "c-signature", "C function km_hdr_pack", f"{LAYOUT} words.hdr", f"{LAYOUT} words.hdr"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+        ],
         1,
     ),
     Case(
         "bit-field-added-with-a-major-bump",
         [PRIORITY, MAJOR_BUMP],
-        {
-            ("layout compatible", "bit-field-added", "bit field 'priority' of word 'hdr'"),
-            ("layout source", "c-signature", "C function km_hdr_pack"),
-            *(("programs compatible", "python-keyword-added", f"Python builder {b}") for b in BUILDERS),
-        },
+        [
+            ("layout compatible", "bit-field-added", "bit field 'priority' of word 'hdr'", None, f"{LAYOUT} words.hdr.fields[3]"),
+            ("layout source", "c-signature", "C function km_hdr_pack", f"{LAYOUT} words.hdr", f"{LAYOUT} words.hdr"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.collect_command", "programs/mapcollect.yaml handlers[1]", "programs/mapcollect.yaml handlers[1]"),
+            ("programs compatible", "python-keyword-added", "Python builder komorebi_abi.programs.mapcollect.map_command", "programs/mapcollect.yaml handlers[0]", "programs/mapcollect.yaml handlers[0]"),
+        ],
         0,
-    ),
-    Case(
-        "struct-field-added-in-reserved-bytes",
-        [(file, new, old) for file, old, new in A9_RESERVED],  # the reserved word named again
-        {
-            ("layout compatible", "field-added", "field 'a9' of struct 'command'"),
-            ("layout compatible", "array-grown", "array 'args' of struct 'command'"),
-        },
-        0,
-        base=A9_RESERVED,
     ),
     Case(
         "table-entry-added-in-a-reserved-word",
         [(LAYOUT, "{name: spare, index: 3, reserved: true, doc: unused}", "{name: writer, index: 3, doc: the last sequence whose writer body returned}")],
-        {("layout compatible", "table-entry-added", "entry 'writer' of table 'done'")},
+        [
+            ("layout compatible", "table-entry-added", "entry 'writer' of table 'done'", None, f"{LAYOUT} tables.done.entries[3]"),
+        ],
         0,
-    ),
-    Case(
-        "constant-value",
-        [(LAYOUT, "    value: 1024\n", "    value: 2048\n")],
-        {("layout wire", "constant-value", "constant 'limit_cycles'")},
-        1,
     ),
     Case(
         "new-struct",
         [(LAYOUT, "structs:\n", "structs:\n  ping:\n    doc: A test struct.\n    size: 8\n    fields:\n      - {name: token, offset: 0}\n      - {name: reply, offset: 4}\n")],
-        {("layout compatible", "struct-added", "struct 'ping'")},
+        [
+            ("layout compatible", "struct-added", "struct 'ping'", None, f"{LAYOUT} structs.ping"),
+        ],
         0,
     ),
     Case(
         "new-constant",
         [(LAYOUT, "  - name: behind_port\n", "  - {name: max_cores, value: 128, doc: cores in a core table}\n  - name: behind_port\n")],
-        {("layout compatible", "constant-added", "constant 'max_cores'")},
+        [
+            ("layout compatible", "constant-added", "constant 'max_cores'", None, f"{LAYOUT} constants[1]"),
+        ],
         0,
     ),
     Case(
         "new-constant-with-a-minor-bump",
         [(LAYOUT, "  - name: behind_port\n", "  - {name: max_cores, value: 128}\n  - name: behind_port\n"), MINOR_BUMP],
-        {("layout compatible", "constant-added", "constant 'max_cores'")},
+        [
+            ("layout compatible", "constant-added", "constant 'max_cores'", None, f"{LAYOUT} constants[1]"),
+        ],
         0,
     ),
     Case(
         "enum-value-named-in-a-reserved-value",
         [(LAYOUT, "{value: 16, reserved: true, doc: free}", "{name: retry, value: 16, doc: a retried wait}")],
-        {("layout compatible", "enum-value-added", "value 'retry' of enum 'where'")},
+        [
+            ("layout compatible", "enum-value-added", "value 'retry' of enum 'where'", None, f"{LAYOUT} enums.where.values[15]"),
+        ],
         0,
     ),
-    Case(
-        "removed-flag",
-        [(LAYOUT, '      - {name: queue, value: 8, doc: "dispatcher only: the group allocator chooses first"}\n', "")],
-        {("layout wire", "enum-value-removed", "flag 'queue' of enum 'flag'")},
-        1,
-    ),
-    Case(
-        "renamed-enum-value",
-        [(LAYOUT, "{name: gave_up, value: 2,", "{name: gaveup, value: 2,")],
-        {("layout source", "enum-value-renamed", "value 'gave_up' of enum 'end'")},
-        1,
-    ),
-    Case(
-        "renamed-bit-field",
-        [(LAYOUT, "{name: count, lsb: 16, bits: 16, doc: cores in the group}", "{name: cores, lsb: 16, bits: 16, doc: cores in the group}")],
-        {
-            ("layout source", "bit-field-renamed", "bit field 'count' of word 'group'"),
-            ("layout source", "c-signature", "C function km_group_pack"),
-            *(("programs source", "python-keyword-removed", f"Python builder {b}") for b in BUILDERS),
-            *(("programs compatible", "python-keyword-added", f"Python builder {b}") for b in BUILDERS),
-        },
-        1,
-    ),
-    Case(
-        "renamed-struct-field",
-        [(LAYOUT, "{name: land3, offset: 48, copy_of: sequence}", "{name: land_c, offset: 48, copy_of: sequence}")],
-        {("layout source", "field-renamed", "field 'land3' of struct 'command'")},
-        1,
-    ),
-    Case(
-        "reordered-array",
-        [(LAYOUT, "fields: [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9]", "fields: [a1, a0, a2, a3, a4, a5, a6, a7, a8, a9]")],
-        {("layout wire", "array-members", "array 'args' of struct 'command'")},
-        1,
-    ),
-    Case(
-        "region-resized",
-        [
-            (LAYOUT, '{name: stop, offset: 0x410, size: 0x10, doc: "stop', '{name: stop, offset: 0x410, size: 0x20, doc: "stop'),
-            (LAYOUT, '{offset: 0x420, size: 0x20, reserved: true,', '{offset: 0x430, size: 0x10, reserved: true,'),
-        ],
-        {("layout wire", "region-size", "region 'stop' of block 'control'")},
-        1,
-    ),
-    Case(
-        "block-alignment",
-        [(LAYOUT, "    prefix: control\n    align: 16\n", "    prefix: control\n    align: 8\n")],
-        {("layout wire", "block-alignment", "block 'control'")},
-        1,
-    ),
-    Case(
-        "swapped-table-indices",
-        [
-            (LAYOUT, "{name: runs, index: 38,", "{name: runs, index: 39,"),
-            (LAYOUT, "{name: passes, index: 39,", "{name: passes, index: 38,"),
-        ],
-        {("layout wire", "table-index", "entry 'runs' of table 'state'"), ("layout wire", "table-index", "entry 'passes' of table 'state'")},
-        1,
-    ),
-    Case(
-        "renamed-table",
-        [(LAYOUT, TRACE_TABLE, TRACE_TABLE.replace("  trace:", "  trace_words:"))],
-        {("layout source", "table-renamed", "table 'trace'")},
-        1,
-    ),
-    Case(
-        "removed-table",
-        [(LAYOUT, TRACE_TABLE + TRACE_TABLE_BODY, "")],
-        {("layout wire", "table-removed", "table 'trace'")},
-        1,
-    ),
-    Case(
-        "enum-width",
-        [(LAYOUT, "    prefix: cb\n    bits: 5\n", "    prefix: cb\n    bits: 6\n")],
-        {("layout wire", "enum-width", "enum 'cb'")},
-        1,
-    ),
+    # -- programs -----------------------------------------------------------------------
     Case(
         "renumbered-handler",
         [(PROGRAM, "  - name: collect\n    id: 2\n", "  - name: collect\n    id: 3\n")],
-        {("programs wire", "handler-renumbered", "handler 'collect' of program 'mapcollect'")},
+        [
+            ("programs wire", "handler-renumbered", "handler 'collect' of program 'mapcollect'", "programs/mapcollect.yaml handlers[1].id", "programs/mapcollect.yaml handlers[1].id"),
+        ],
         1,
     ),
     Case(
         "handler-flags",
         [(PROGRAM, "    flags: [exclusive, result]\n", "    flags: [exclusive]\n")],
-        {("programs wire", "handler-flags", "handler 'collect' of program 'mapcollect'")},
+        [
+            ("programs wire", "handler-flags", "handler 'collect' of program 'mapcollect'", "programs/mapcollect.yaml handlers[1].flags", "programs/mapcollect.yaml handlers[1].flags"),
+        ],
         1,
     ),
     Case(
         "removed-handler",
         [(PROGRAM, PROGRAM_COLLECT, "")],
-        {("programs wire", "handler-removed", "handler 'collect' of program 'mapcollect'")},
+        [
+            ("programs wire", "handler-removed", "handler 'collect' of program 'mapcollect'", "programs/mapcollect.yaml handlers[1]", None),
+        ],
         1,
     ),
     Case(
         "renumbered-handler-with-a-major-bump",
         [(PROGRAM, "  - name: collect\n    id: 2\n", "  - name: collect\n    id: 3\n"), MAJOR_BUMP],
-        {("programs wire", "handler-renumbered", "handler 'collect' of program 'mapcollect'")},
+        [
+            ("programs wire", "handler-renumbered", "handler 'collect' of program 'mapcollect'", "programs/mapcollect.yaml handlers[1].id", "programs/mapcollect.yaml handlers[1].id"),
+        ],
         0,
     ),
     Case(
         "renamed-handler-argument",
         [(PROGRAM, "{name: tiles, doc: number of tiles across the group}", "{name: ntiles, doc: number of tiles across the group}")],
-        {("programs source", "argument-renamed", "argument 'tiles' of handler 'map' of program 'mapcollect'")},
+        [
+            ("programs source", "argument-renamed", "argument 'tiles' of handler 'map' of program 'mapcollect'", "programs/mapcollect.yaml handlers[0].args[2]", "programs/mapcollect.yaml handlers[0].args[2]"),
+        ],
         1,
     ),
+    # -- capabilities -------------------------------------------------------------------
     Case(
         "relation-change-flips-shipped-kernels",
         [FP32_DEST_RULE],
-        {
-            ("capabilities", "relation", SHARED_DEST_WIDTH),
-            ("capabilities", "kernel-plan", "kernel 'eltwise_add_f32'"),
-            ("capabilities", "kernel-plan", "kernel 'eltwise_mul_f32'"),
-        },
+        [
+            ("capabilities", "kernel-plan", "kernel 'eltwise_add_f32'", "kernels/elementwise.yaml kernels.eltwise_add_f32", "kernels/elementwise.yaml kernels.eltwise_add_f32"),
+            ("capabilities", "kernel-plan", "kernel 'eltwise_mul_f32'", "kernels/elementwise.yaml kernels.eltwise_mul_f32", "kernels/elementwise.yaml kernels.eltwise_mul_f32"),
+            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, wormhole_b0, wormhole_b0_gen1_config", "targets/gen1_llk.yaml tables.dest_width.rules[1]", "targets/gen1_llk.yaml tables.dest_width.rules[1]"),
+        ],
+        0,
+    ),
+    Case(
+        "removed-relation-rule",
+        [(RELATIONS, BROADCAST_RULE, "")],
+        [
+            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, wormhole_b0, wormhole_b0_gen1_config", "targets/gen1_llk.yaml tables.dest_width.rules[0]", "targets/gen1_llk.yaml tables.dest_width.rules"),
+        ],
         0,
     ),
     Case(
         "op-semantics-change-flips-a-kernel",
         [("ops/reshape.yaml", "values: {row: reduce_row, col:", "values: {row: reduce_column, col:")],
-        {("capabilities", "op-semantics", "op 'tile_reduce'"), ("capabilities", "kernel-plan", "kernel 'reduce_row_bf16'")},
+        [
+            ("capabilities", "kernel-plan", "kernel 'reduce_row_bf16'", "kernels/reduce_broadcast.yaml kernels.reduce_row_bf16", "kernels/reduce_broadcast.yaml kernels.reduce_row_bf16"),
+            ("capabilities", "op-semantics", "op 'tile_reduce'", "ops/reshape.yaml families.reduce.full_fp32.values.row", "ops/reshape.yaml families.reduce.full_fp32.values.row"),
+        ],
+        0,
+    ),
+    Case(
+        "architecture-fact-flips-a-kernel",
+        [("targets/architectures/wormhole_b0.yaml", "matmul: {supported: true}", "matmul: {supported: false}")],
+        [
+            ("capabilities", "kernel-plan", "kernel 'matmul_subblocked'", "kernels/matmul.yaml kernels.matmul_subblocked", "kernels/matmul.yaml kernels.matmul_subblocked"),
+            ("capabilities", "target-facts", "targets 'wormhole_b0', 'wormhole_b0_gen1_config'", "targets/architectures/wormhole_b0.yaml full_fp32.matmul.supported", "targets/architectures/wormhole_b0.yaml full_fp32.matmul.supported"),
+        ],
+        0,
+    ),
+    Case(
+        "runtime-api-change",
+        [(
+            "targets/runtime_apis.yaml",
+            "      current: {num_circular_buffers: 64, kernel_api: current}\n      legacy",
+            "      current: {num_circular_buffers: 48, kernel_api: current}\n      legacy",
+        )],
+        [
+            ("capabilities", "kernel-plan", "kernel 'eltwise_sub_f32_sfpu'", "kernels/elementwise.yaml kernels.eltwise_sub_f32_sfpu", "kernels/elementwise.yaml kernels.eltwise_sub_f32_sfpu"),
+            ("capabilities", "kernel-plan", "kernel 'joint_resolution_f32'", "kernels/elementwise.yaml kernels.joint_resolution_f32", "kernels/elementwise.yaml kernels.joint_resolution_f32"),
+            ("capabilities", "kernel-plan", "kernel 'unary_chain_f32'", "kernels/unary.yaml kernels.unary_chain_f32", "kernels/unary.yaml kernels.unary_chain_f32"),
+            ("capabilities", "runtime-api", "runtime API 'ComputeConfigDescriptor'", "targets/runtime_apis.yaml apis.ComputeConfigDescriptor.runtime_versions.current.num_circular_buffers", "targets/runtime_apis.yaml apis.ComputeConfigDescriptor.runtime_versions.current.num_circular_buffers"),
+        ],
         0,
     ),
     Case(
         "kernel-policy-change-flips-its-plan",
         [("kernels/elementwise.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")],
-        {("capabilities", "kernel-plan", "kernel 'eltwise_mul_bf16_sfpu'")},
+        [
+            ("capabilities", "kernel-plan", "kernel 'eltwise_mul_bf16_sfpu'", "kernels/elementwise.yaml kernels.eltwise_mul_bf16_sfpu", "kernels/elementwise.yaml kernels.eltwise_mul_bf16_sfpu"),
+        ],
+        0,
+    ),
+    Case(
+        "vocabulary-change",
+        [("ops/vocabulary.yaml", "enumerators: {matmul: Matmul,", "enumerators: {matmul: MatMul,")],
+        [
+            ("capabilities", "vocabulary", "the op vocabulary", "ops/vocabulary.yaml ttlang_cpp.full_fp32_kind.enumerators.matmul", "ops/vocabulary.yaml ttlang_cpp.full_fp32_kind.enumerators.matmul"),
+        ],
         0,
     ),
     Case(
         "new-op",
         [(ELEMENTWISE_OPS, "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs, tile_relu, tile_gelu]")],
-        {("capabilities", "op-added", "op 'tile_gelu'")},
+        [
+            ("capabilities", "op-added", "op 'tile_gelu'", None, "ops/elementwise.yaml families.sfpu_unary.names[9]"),
+        ],
+        0,
+    ),
+    Case(
+        "removed-op",
+        [
+            (ELEMENTWISE_OPS, "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs]"),
+            ("ops/tt_metal_spelling.yaml", '  tile_relu:\n    sfpu: {init: relu_tile_init(), call: "relu_tile({dst})"}\n', ""),
+        ],
+        [
+            ("capabilities", "op-removed", "op 'tile_relu'", "ops/elementwise.yaml families.sfpu_unary.names[8]", None),
+        ],
         0,
     ),
     Case(
         "new-target",
         [("targets/blackhole_strict.yaml", "", STRICT_TARGET)],
-        {("capabilities", "target-added", "target 'blackhole_strict'")},
+        [
+            ("capabilities", "target-added", "target 'blackhole_strict'", None, "targets/blackhole_strict.yaml name"),
+        ],
         0,
     ),
     Case(
-        "version-going-back",
-        [(LAYOUT, "abi_version: {major: 1, minor: 0}", "abi_version: {major: 0, minor: 9}")],
-        {("layout wire", "version-backwards", "the ABI version of layout 'komorebi'")},
-        1,
+        "removed-target",
+        [("targets/wormhole_b0_gen1_config.yaml", "", None)],
+        [
+            ("capabilities", "target-removed", "target 'wormhole_b0_gen1_config'", "targets/wormhole_b0_gen1_config.yaml name", None),
+        ],
+        0,
+    ),
+    Case(
+        "new-kernel",
+        [("kernels/elementwise.yaml", "  eltwise_sub_bf16:\n", NEW_KERNEL + "  eltwise_sub_bf16:\n")],
+        [
+            ("capabilities", "kernel-added", "kernel 'eltwise_add_bf16_copy'", None, "kernels/elementwise.yaml kernels.eltwise_add_bf16_copy"),
+        ],
+        0,
     ),
 ]
+
+
+@contextlib.contextmanager
+def compare_sides(repo: Path) -> Iterator[tuple[Side, Side]]:
+    with contextlib.chdir(repo), sides("main", Path("specs")) as (old, new, _):
+        yield old, new
 
 
 @pytest.fixture(scope="module")
@@ -365,6 +643,42 @@ def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path)
     code, report = compat_json(repo)
     changes = report["changes"]
     assert isinstance(changes, list)
-    found = {(c["category"], c["kind"], c["subject"]) for c in changes}
-    assert found == case.findings, report
+    found = sorted((c["category"], c["kind"], c["subject"], located(c["before"]), located(c["after"])) for c in changes)
+    assert found == sorted(case.findings), report
     assert code == case.exit_code, report
+    assert_positions(repo, report)
+    assert_vanished_names_are_reported(repo, changes)
+
+
+def _identifiers(side: Side) -> dict[Scope, dict[str, str]]:
+    """Every generated identifier by scope, and what it belongs to."""
+    namespaces = scan(side.project.layouts, side.project.programs)
+    return {scope: {name: source.what for name, source in owned.items()} for scope, owned in namespaces.owners.items()}
+
+
+def _names(what: str) -> tuple[str, ...]:
+    """The names of a thing and of what holds it: ``the shift of bit field 'slot' of word
+    'hdr'`` is ('slot', 'hdr'), under the word 'hdr' as much as under the field."""
+    return tuple(re.findall(r"'([^']*)'", what))
+
+
+def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
+
+
+def assert_vanished_names_are_reported(repo: Path, changes: list[dict[str, object]]) -> None:
+    """A generated name the edit makes vanish breaks the source that uses it, so compat must
+    report a breaking change of what it belonged to (or of something that holds it)."""
+    with compare_sides(repo) as (old, new):
+        before, after = _identifiers(old), _identifiers(new)
+    # A scope that is gone (the parameters of a removed builder) went with what holds it.
+    gone = {
+        scope.show(name): what
+        for scope, owned in before.items()
+        if scope in after
+        for name, what in owned.items()
+        if name not in after[scope]
+    }
+    breaking = [_names(str(c["subject"])) for c in changes if str(c["category"]).endswith((" wire", " source"))]
+    unreported = {name: what for name, what in gone.items() if not any(_within(b, _names(what)) for b in breaking if b)}
+    assert not unreported, f"generated names gone without a breaking finding: {unreported}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shutil
 from pathlib import Path
 
@@ -64,6 +66,26 @@ def test_a_removed_thing_is_located_only_before_and_an_added_one_only_after(repo
     assert added["before"] is None and added["after"] == {
         "file": "specs/abi/komorebi.yaml", "line": _line(repo, LAYOUT, "max_cores"), "column": 5, "path": "constants[1]",
     }
+
+
+def test_both_sides_are_named_from_the_current_directory(repo: Path) -> None:
+    apply(repo, [(LAYOUT, "{name: limit, value: 2, doc: the wait timed out}", "{name: limit, value: 5, doc: the wait timed out}")])
+    (repo / "generated").mkdir()
+    with contextlib.chdir(repo / "generated"):
+        result = run_cli("compat", "--against", "main", "--specs", "../specs", "--json")
+    change = _change(json.loads(result.stdout), "enum-value", "value 'limit' of enum 'gave'")
+    assert (change["before"]["file"], change["after"]["file"]) == ("../specs/abi/komorebi.yaml", "../specs/abi/komorebi.yaml")
+
+
+def test_the_errors_of_the_specs_at_the_ref_are_named_from_the_current_directory(repo: Path) -> None:
+    apply(repo, [(LAYOUT, "{name: limit, value: 2,", "{name: limit, value: 2, colour: red,")])
+    git(repo, "commit", "-q", "-am", "a broken layout")
+    apply(repo, [(LAYOUT, "{name: limit, value: 2, colour: red,", "{name: limit, value: 2,")])
+    (repo / "generated").mkdir()
+    with contextlib.chdir(repo / "generated"):
+        result = run_cli("compat", "--against", "HEAD", "--specs", "../specs")
+    assert result.exit_code == 2
+    assert f"\n../specs/abi/komorebi.yaml:{_line(repo, LAYOUT, '{name: limit, value: 2,')}:33: enums.gave.values[2].colour: " in result.stderr
 
 
 def test_a_kernel_whose_plan_moves_names_before_after_and_the_relation_that_moved_it(repo: Path) -> None:

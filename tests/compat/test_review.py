@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -40,8 +41,10 @@ def repo(base_repo: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def _review(repo: Path, ref: str = "main") -> tuple[int, str]:
-    result = run_in(repo, "review", "--against", ref, "--specs", "specs", "--templates", TEMPLATES)
+def _review(repo: Path, ref: str = "main", where: str = ".") -> tuple[int, str]:
+    (repo / where).mkdir(exist_ok=True)
+    specs = Path(os.path.relpath(repo / "specs", repo / where))
+    result = run_in(repo / where, "review", "--against", ref, "--specs", specs, "--templates", TEMPLATES)
     # The commit's name changes with any byte of the specs; the review's content does not.
     return result.exit_code, re.sub(r"\(`[0-9a-f]{12}`\)", "(`<commit>`)", result.stdout)
 
@@ -61,6 +64,42 @@ def test_review_charges_generated_lines_to_the_spec_entry_that_changed(repo: Pat
     assert "no changed spec entry produces" not in text
 
 
+def _rows(text: str) -> dict[str, dict[str, str]]:
+    """The spec-change table: entry -> generated file -> its counts."""
+    section = text.split("### Spec changes and the generated lines they change\n")[1].split("\n### ")[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            rows[cells[0]] = dict(re.findall(r"`([^`]+)` (\+\d+ -\d+)", cells[2]))
+    return rows
+
+
+def test_review_knows_a_list_entry_by_its_name_not_its_index(repo: Path) -> None:
+    apply(repo, [(LAYOUT, "  - name: behind_port\n", "  - {name: max_ports, value: 8, doc: ports per core}\n  - name: behind_port\n")])
+    _, text = _review(repo)
+    assert list(_rows(text)) == ["`specs/abi/komorebi.yaml` `constants: max_ports`"]
+
+
+def test_review_charges_each_generated_line_to_the_entry_it_prints(repo: Path) -> None:
+    apply(repo, [(LAYOUT, "abi_version: {major: 1, minor: 0}", "abi_version: {major: 1, minor: 1}"), (LAYOUT, "    value: 1024\n", "    value: 2048\n")])
+    _, text = _review(repo)
+    rows = _rows(text)
+    header = "include/komorebi/abi/km_abi.h"
+    # The version's comment and macro; the constant's macro: three lines of the header.
+    assert rows["`specs/abi/komorebi.yaml` `abi_version.minor`"][header] == "+2 -2"
+    assert rows["`specs/abi/komorebi.yaml` `constants: limit_cycles`"][header] == "+1 -1"
+    assert "no changed spec entry produces" not in text
+
+
+def test_review_run_from_another_directory_charges_the_same_lines(repo: Path) -> None:
+    apply(repo, [PRIORITY])
+    _, from_root = _review(repo)
+    _, from_below = _review(repo, where="generated")
+    assert "no changed spec entry produces" not in from_below
+    assert from_below == from_root.replace("`specs/", "`../specs/").replace("at specs/", "at ../specs/")
+
+
 def test_review_of_unchanged_specs_says_so(repo: Path) -> None:
     code, text = _review(repo)
     assert code == 0
@@ -77,6 +116,18 @@ def test_review_folds_a_long_list(repo: Path) -> None:
     code, markdown = _review(repo)
     assert code == 0
     assert "<details>\n<summary>17 ABI changes</summary>\n" in markdown
+
+
+def test_review_of_a_huge_change_fits_a_pull_request_comment(repo: Path) -> None:
+    constants = "".join(f"  - {{name: extra_{i}, value: {i}, doc: extra constant number {i}}}\n" for i in range(2500))
+    apply(repo, [(LAYOUT, "  - name: behind_port\n", constants + "  - name: behind_port\n")])
+    code, text = _review(repo)
+    assert code == 0
+    assert len(text) < 65_536  # GitHub's limit for a comment
+    assert "... and 2440 more ABI changes: run `ttlgen compat --against main` for all of them.\n" in text
+    assert "... and 2440 more changed spec entries.\n" in text
+    (abi,) = [line for line in text.splitlines() if line.startswith("- ABI: ")]
+    assert abi.endswith("; added constant 'extra_11'; ... and 2488 more")
 
 
 def test_review_of_an_unknown_ref_is_bad_input(repo: Path) -> None:

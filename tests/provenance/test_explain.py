@@ -4,7 +4,9 @@ The provenance of the real specs' outputs is computed once; every non-blank line
 header, the C++ header and each kernel's compute.cpp is explained with the text the
 command prints, and that text is resolved back: a spec location must name a node of the
 spec at exactly that line and column, holding the model object it names; a template line
-must hold the line's template text.
+must hold the line's template text. A line explained by its template alone must print
+nothing a spec states: a word on it that its template line does not have and a spec does
+(a header path, an entry point's name) is a spec value without its spec node.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ def traced() -> tuple[dict[str, FileProvenance], dict[str, SpecDocument]]:
 
 
 def _key_path(text: str) -> KeyPath:
+    """A key path as ``format_key_path`` writes it (``headers['api/x.h'].forms[0]``)."""
     path: list[str | int] = []
-    for name, index in re.findall(r"([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]", text):
-        path.append(int(index) if index else name)
+    for name, index, quoted in re.findall(r"([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\['([^']*)'\]", text):
+        path.append(int(index) if index else quoted or name)
     return tuple(path)
 
 
@@ -77,12 +80,44 @@ def _check_spec(match: re.Match[str], documents: dict[str, SpecDocument]) -> Non
     assert document.positions.value(path) == (int(match["line"]), int(match["column"])), match[0]
     node, what = _node(document, path), match["what"]
     named = re.fullmatch(r"[\w ]+ '(\w+)'", what)
-    if what.startswith("the spelling of "):
+    key = re.fullmatch(r"the (\w+) of [\w ]+ '[^']*'", what)
+    if key is not None and not what.startswith("the spelling of "):  # a key of the object's node
+        assert path[-1] == key[1], match[0]
+    elif what.startswith("the spelling of "):
         assert what.removeprefix("the spelling of ") + "(" in str(node).replace("<", "(").split("(")[0] + "(", match[0]
     elif what.startswith("the value "):
         assert repr(node) == what.removeprefix("the value ").split(" (one of")[0], match[0]
     elif named is not None:  # the node is the object's: keyed by its name, or naming it
         assert path[-1] == named[1] or named[1] in _scalars(node, 2), match[0]
+
+
+def _spec_words(documents: dict[str, SpecDocument]) -> set[str]:
+    """Every string a spec states (values and keys) that reads as one word of code."""
+    found: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                found.add(str(key))
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+        elif isinstance(node, str):
+            found.add(node)
+
+    for document in documents.values():
+        walk(document.data)
+    return {word for word in found if re.fullmatch(r"[A-Za-z_][\w./]{2,}", word)}
+
+
+WORD = re.compile(r"[A-Za-z_][\w./]*")
+
+
+def _check_template_only(match: re.Match[str], text: str, spec_words: set[str]) -> None:
+    template = (REPO / match["file"]).read_text(encoding="utf-8").split("\n")[int(match["line"]) - 1]
+    printed = set(WORD.findall(text)) - set(WORD.findall(template))
+    assert not printed & spec_words, f"{text!r} prints {sorted(printed & spec_words)}, which a spec states, but names no spec node"
 
 
 def _check_template(match: re.Match[str], text: str) -> None:
@@ -99,6 +134,7 @@ def test_every_line_is_explained_by_a_spec_node_or_a_template_line(
 ) -> None:
     files, documents = traced
     file = files[path]
+    spec_words = _spec_words(documents)
     header = sum(o.kind is OriginKind.HEADER for o in file.origins)
     assert all(o.kind is OriginKind.HEADER for o in file.origins[:header])
     checked = 0
@@ -114,6 +150,8 @@ def test_every_line_is_explained_by_a_spec_node_or_a_template_line(
             _check_spec(match, documents)
         for match in templates:
             _check_template(match, text)
+            if not specs:
+                _check_template_only(match, text, spec_words)
         checked += 1
     assert checked > 20
     if path.endswith("compute.cpp"):  # kernel code is attributed statement by statement, not to its template line
@@ -146,6 +184,40 @@ def test_a_define_names_its_enum_value(traced: tuple[dict[str, FileProvenance], 
     assert (source.mark.file, source.mark.line, source.mark.path, source.what) == (
         "specs/abi/komorebi.yaml", line + 1, ("enums", "gave", "values", 2), "enum value 'limit'",
     )
+
+
+def _first_source(file: FileProvenance, startswith: str, after: str = "") -> tuple[str, KeyPath]:
+    start = next((i for i, line in enumerate(file.lines) if line.startswith(after)), 0) if after else 0
+    number = next(i for i in range(start, len(file.lines)) if file.lines[i].startswith(startswith))
+    source = file.origins[number].sources[0]
+    return source.mark.file, source.mark.path
+
+
+def test_the_layout_doc_and_version_lines_name_their_keys(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    file = traced[0][C_HEADER]
+    assert _first_source(file, " * Runtime ABI of a Komorebi program") == ("specs/abi/komorebi.yaml", ("doc",))
+    assert _first_source(file, "/* Version 1.0:") == ("specs/abi/komorebi.yaml", ("abi_version",))
+
+
+def test_a_rule_of_the_cpp_tables_names_its_relation_rule(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    file = traced[0]["include/ttl_kernel_config/kernel_target_tables.hpp"]
+    # The second rule of gen1_llk.dest_width: when element_bits [32], allow [32].
+    found = _first_source(file, "        WidthSet{DestinationElementWidth::Bits32},", after="constexpr WidthRule kGen1LlkDestWidthRules[]")
+    assert found == ("specs/targets/gen1_llk.yaml", ("tables", "dest_width", "rules", 1))
+
+
+def test_the_plan_line_names_the_relation_rules_that_allowed_it(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    file = traced[0]["kernels/eltwise_add_f32/compute.cpp"]
+    number = next(i for i, line in enumerate(file.lines) if line.startswith("// Plan: 32-bit DST"))
+    sources = [(s.mark.file, s.mark.path) for s in file.origins[number].sources]
+    assert sources[0] == ("specs/kernels/elementwise.yaml", ("kernels", "eltwise_add_f32"))
+    assert ("specs/targets/gen1_llk.yaml", ("tables", "dest_width", "rules", 1)) in sources
+
+
+def test_the_entry_point_names_the_api_level_that_states_it(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:
+    file = traced[0]["kernels/eltwise_add_f32/compute.cpp"]
+    assert _first_source(file, "void kernel_main() {") == ("specs/tt_metal/current.yaml", ("entry", "compute"))
+    assert _first_source(file, "}", after="void kernel_main() {") == ("specs/tt_metal/current.yaml", ("entry", "compute"))
 
 
 def test_regions_cover_the_file_in_order(traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]]) -> None:

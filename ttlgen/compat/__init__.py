@@ -12,9 +12,12 @@ compares them object by object, never the generated text:
 - :mod:`ttlgen.compat.programs_diff`: programs, their handlers and arguments.
 - :mod:`ttlgen.compat.capabilities`: ops, targets, relations and every shipped kernel's
   resolved plan; a kernel whose plan changes is re-resolved with one changed input at a
-  time to name the change that caused it.
+  time to name the change that caused it. :mod:`ttlgen.compat.spec_nodes` finds the key
+  that was edited, so a capability change is located there on both sides.
 
 :mod:`ttlgen.compat.verdict` holds each breaking change against the layout's ABI version
 bump; :mod:`ttlgen.compat.render` prints the report and :mod:`ttlgen.compat.review` the
-pull-request summary. This package is a command: it reads every stage and none reads it.
+pull-request summary, with the changed spec entries (:mod:`ttlgen.compat.spec_entries`)
+and the generated lines each accounts for (:mod:`ttlgen.compat.line_charges`). This
+package is a command: it reads every stage and none reads it.
 """

@@ -13,6 +13,7 @@ cause. When none does alone, they are reported together.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,10 +21,18 @@ from typing import Any
 
 from ttlgen.compat.changes import Area, Cause, Change, Impact, Location, PlanChange
 from ttlgen.compat.sides import Side
-from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.compat.spec_nodes import changed_at
+from ttlgen.errors import DiagnosticSink, KeyPath, Mark
 from ttlgen.model.kernels import DfbRef, Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics, OpsModel
-from ttlgen.model.targets import RelationTable, Rule, Target, TargetsModel
+from ttlgen.model.targets import (
+    ARCHITECTURE_KIND,
+    RUNTIME_API_KIND,
+    RelationTable,
+    Rule,
+    Target,
+    TargetsModel,
+)
 from ttlgen.plan import element_types
 from ttlgen.plan.resolution import Resolver
 from ttlgen.plan.summary import show_value
@@ -154,22 +163,37 @@ def _rule(rule: Rule) -> str:
     return (f"when {', '.join(parts)}: " if parts else "otherwise: ") + f"allow {allowed}"
 
 
+def _rules_of(rule: Rule) -> Mark:
+    """The list of rules ``rule`` is in, by path: found on the other side too (one table's
+    rules are in one file)."""
+    return Mark(rule.mark.file, 0, 0, rule.mark.path[:-1])
+
+
 def relation_change(old: RelationTable | None, new: RelationTable | None) -> tuple[str, Mark | None, Mark | None]:
-    """What differs between two versions of a relation table, and where on each side."""
+    """What differs between two versions of a relation table, and where on each side (the
+    first differing rule; a rule only one side has is located on the other side at its
+    table). Rules are aligned by content, so a rule removed is that rule removed, not every
+    rule after it changed; each rule is numbered on the side it is on."""
     if old is None or new is None:
         table = new or old
         assert table is not None
         return ("added" if old is None else "removed"), (old.mark if old else None), (new.mark if new else None)
     if old.origin != new.origin:
         return f"table {old.origin} -> {new.origin}", old.mark, new.mark
-    for index, (o, n) in enumerate(zip(old.rules, new.rules, strict=False)):
-        if semantic(o) != semantic(n):
-            return f"rule {index + 1}: {_rule(o)} -> {_rule(n)}", o.mark, n.mark
-    if len(old.rules) > len(new.rules):
-        gone = old.rules[len(new.rules)]
-        return f"rule {len(new.rules) + 1} removed: {_rule(gone)}", gone.mark, new.mark
-    added = new.rules[len(old.rules)]
-    return f"rule {len(old.rules) + 1} added: {_rule(added)}", old.mark, added.mark
+    before, after = [semantic(r) for r in old.rules], [semantic(r) for r in new.rules]
+    found: list[tuple[str, Mark, Mark]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        for k in range(paired):
+            o, n = old.rules[i1 + k], new.rules[j1 + k]
+            number = f"rule {i1 + k + 1}" if i1 == j1 else f"rule {i1 + k + 1} (now {j1 + k + 1})"
+            found.append((f"{number}: {_rule(o)} -> {_rule(n)}", o.mark, n.mark))
+        found += [(f"rule {i + 1} removed: {_rule(old.rules[i])}", old.rules[i].mark, _rules_of(old.rules[i])) for i in range(i1 + paired, i2)]
+        found += [(f"rule {j + 1} added: {_rule(new.rules[j])}", _rules_of(new.rules[j]), new.rules[j].mark) for j in range(j1 + paired, j2)]
+    assert found, "two tables that differ differ in a rule"
+    return "; ".join(what for what, _, _ in found), found[0][1], found[0][2]
 
 
 class Capabilities:
@@ -185,6 +209,35 @@ class Capabilities:
     def _loc(self, side: Side, mark: Mark | None) -> Location | None:
         return side.node(mark) if mark is not None else None
 
+    def _changed(
+        self, nodes: list[tuple[str, KeyPath]], old_mark: Mark | None, new_mark: Mark | None, skip: list[tuple[str, KeyPath]] | None = None
+    ) -> tuple[Location | None, Location | None]:
+        """Where the edit under ``nodes`` is on each side; the objects' own nodes when the
+        documents do not show it (a change that is not the spec's text)."""
+        found = changed_at(self.old, self.new, nodes, skip or [])
+        return found if found is not None else (self._loc(self.old, old_mark), self._loc(self.new, new_mark))
+
+    def _entry(self, mark: Mark) -> list[tuple[str, KeyPath]]:
+        """The spec entry a model object is declared in (an op's family, a kernel)."""
+        return [(mark.file, mark.path[:2])]
+
+    def _target_nodes(self, t: Target) -> tuple[list[tuple[str, KeyPath]], list[tuple[str, KeyPath]]]:
+        """The nodes a target's facts other than its relation tables come from (its own
+        spec, its architecture's, its runtime API's entry), and the relations to skip."""
+        nodes: list[tuple[str, KeyPath]] = [(t.source, ())]
+        for document in self.new.documents:
+            if document.kind == ARCHITECTURE_KIND and document.data.get("name") == t.architecture and document.source != t.source:
+                nodes.append((document.source, ()))
+            elif document.kind == RUNTIME_API_KIND and t.runtime_api in document.data.get("apis", {}):
+                nodes.append((document.source, ("apis", t.runtime_api)))
+        return nodes, [(t.source, ("relations",))]
+
+    def _api_nodes(self, name: str) -> list[tuple[str, KeyPath]]:
+        return [(d.source, ("apis", name)) for d in self.new.documents if d.kind == RUNTIME_API_KIND and name in d.data.get("apis", {})]
+
+    def _enum_nodes(self) -> list[tuple[str, KeyPath]]:
+        return [(d.source, ("enums",)) for d in self.new.documents if d.kind == RUNTIME_API_KIND]
+
     # -- what changed, whatever the kernels ---------------------------------------------
     def run(self) -> list[Change]:
         self.ops()
@@ -195,10 +248,8 @@ class Capabilities:
     def ops(self) -> None:
         old_vocabulary, new_vocabulary = self.old_models.ops.vocabulary, self.new_models.ops.vocabulary
         if semantic(old_vocabulary) != semantic(new_vocabulary):
-            self._add(
-                "vocabulary", "the op vocabulary", f"changed: {', '.join(_differing_fields(old_vocabulary, new_vocabulary))}",
-                Location(old_vocabulary.source), Location(new_vocabulary.source),
-            )
+            before, after = self._vocabulary_at()
+            self._add("vocabulary", "the op vocabulary", f"changed: {', '.join(_differing_fields(old_vocabulary, new_vocabulary))}", before, after)
         old_ops = {o.name: o for o in self.old_models.ops.ops}
         new_ops = {o.name: o for o in self.new_models.ops.ops}
         for name in sorted(old_ops.keys() | new_ops.keys()):
@@ -208,16 +259,21 @@ class Capabilities:
             elif n is None and o is not None:
                 self._add("op-removed", f"op {name!r}", "removed", self._loc(self.old, o.mark), None)
             elif o is not None and n is not None and semantic(o) != semantic(n):
-                self._add(
-                    "op-semantics", f"op {name!r}", f"semantics changed: {', '.join(_differing_fields(o, n))}",
-                    self._loc(self.old, o.mark), self._loc(self.new, n.mark),
-                )
+                before, after = self._changed(self._entry(n.mark), o.mark, n.mark)
+                self._add("op-semantics", f"op {name!r}", f"semantics changed: {', '.join(_differing_fields(o, n))}", before, after)
+
+    def _vocabulary_at(self) -> tuple[Location | None, Location | None]:
+        old_vocabulary, new_vocabulary = self.old_models.ops.vocabulary, self.new_models.ops.vocabulary
+        found = changed_at(self.old, self.new, [(new_vocabulary.source, ())])
+        return found if found is not None else (self.old.at(old_vocabulary.source, ()), self.new.at(new_vocabulary.source, ()))
 
     def targets(self) -> None:
         old_targets = {t.name: t for t in self.old_models.targets.targets}
         new_targets = {t.name: t for t in self.new_models.targets.targets}
-        # A shared table is one spec change, whichever targets use it: one finding for it.
+        # A shared table, or an architecture's or API's fact, is one spec change whichever
+        # targets it reaches: one finding for it, naming them.
         relations: dict[tuple[str, str, str, Location | None, Location | None], list[str]] = {}
+        facts_of: dict[tuple[str, Location | None, Location | None], list[str]] = {}
         for name in sorted(old_targets.keys() | new_targets.keys()):
             o, n = old_targets.get(name), new_targets.get(name)
             if o is None and n is not None:
@@ -234,7 +290,12 @@ class Capabilities:
                         relations.setdefault(key, []).append(name)
                 facts = _differing_fields(dataclasses.replace(o, dest_width=None, dfb_unpack=None), dataclasses.replace(n, dest_width=None, dfb_unpack=None))
                 if facts:
-                    self._add("target-facts", f"target {name!r}", f"changed: {', '.join(facts)}", self._loc(self.old, o.mark), self._loc(self.new, n.mark))
+                    nodes, skip = self._target_nodes(n)
+                    before_at, after_at = self._changed(nodes, o.mark, n.mark, skip)
+                    facts_of.setdefault((", ".join(facts), before_at, after_at), []).append(name)
+        for (facts_changed, before_at, after_at), names in facts_of.items():
+            subject = f"target{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)}"
+            self._add("target-facts", subject, f"changed: {facts_changed}", before_at, after_at)
         for (facet, table, what, before_at, after_at), users in relations.items():
             if table == users[0] and len(users) == 1:
                 subject = f"relation {facet} of target {table!r}"
@@ -249,10 +310,11 @@ class Capabilities:
                 word = "new runtime API" if oa is None else "removed"
                 self._add(
                     "runtime-api", f"runtime API {name!r}", word,
-                    Location(oa.source) if oa else None, Location(na.source) if na else None,
+                    self.old.at(oa.source, ("apis", name)) if oa else None, self.new.at(na.source, ("apis", name)) if na else None,
                 )
             elif semantic(oa) != semantic(na):
-                self._add("runtime-api", f"runtime API {name!r}", f"changed: {', '.join(_differing_fields(oa, na))}", Location(oa.source), Location(na.source))
+                before_at, after_at = self._changed(self._api_nodes(name), None, None)
+                self._add("runtime-api", f"runtime API {name!r}", f"changed: {', '.join(_differing_fields(oa, na))}", before_at, after_at)
 
     # -- kernels ------------------------------------------------------------------------
     def kernels(self) -> None:
@@ -287,18 +349,13 @@ class Capabilities:
             def own_spec(m: Models, k: Kernel) -> tuple[Models, Kernel]:
                 return m, new
 
-            found.append(
-                Input(
-                    f"kernel {new.name!r}: {', '.join(_differing_fields(old, new))} changed",
-                    self._loc(self.old, old.mark), self._loc(self.new, new.mark), own_spec,
-                )
-            )
+            found.append(Input(f"kernel {new.name!r}: {', '.join(_differing_fields(old, new))} changed", *self._changed(self._entry(new.mark), old.mark, new.mark), own_spec))
         om, nm = self.old_models, self.new_models
         if semantic(om.ops.vocabulary) != semantic(nm.ops.vocabulary):
             vocabulary = nm.ops.vocabulary
             found.append(
                 Input(
-                    "the op vocabulary changed", Location(om.ops.vocabulary.source), Location(vocabulary.source),
+                    "the op vocabulary changed", *self._vocabulary_at(),
                     lambda m, k: (dataclasses.replace(m, ops=dataclasses.replace(m.ops, vocabulary=vocabulary)), k),
                 )
             )
@@ -315,7 +372,11 @@ class Capabilities:
             def one_op(m: Models, k: Kernel, name: str = name, n: OpSemantics | None = n) -> tuple[Models, Kernel]:
                 return dataclasses.replace(m, ops=_replace_op(m.ops, name, n)), k
 
-            found.append(Input(what, self._loc(self.old, o.mark if o else None), self._loc(self.new, n.mark if n else None), one_op))
+            if o is not None and n is not None:
+                before_at, after_at = self._changed(self._entry(n.mark), o.mark, n.mark)
+            else:
+                before_at, after_at = self._loc(self.old, o.mark if o else None), self._loc(self.new, n.mark if n else None)
+            found.append(Input(what, before_at, after_at, one_op))
         found += self.target_inputs(new.target)
         return found
 
@@ -351,14 +412,15 @@ class Capabilities:
                 mixed = dataclasses.replace(n, dest_width=current.dest_width, dfb_unpack=current.dfb_unpack)
                 return dataclasses.replace(m, targets=_replace_target(m.targets, mixed)), k
 
-            found.append(Input(f"target {name!r}: {', '.join(facts)} changed", self._loc(self.old, o.mark), self._loc(self.new, n.mark), apply_facts))
+            nodes, skip = self._target_nodes(n)
+            found.append(Input(f"target {name!r}: {', '.join(facts)} changed", *self._changed(nodes, o.mark, n.mark, skip), apply_facts))
         oa = next((a for a in om.targets.runtime_apis if a.name == n.runtime_api), None)
         na = next((a for a in nm.targets.runtime_apis if a.name == n.runtime_api), None)
         if oa is not None and na is not None and semantic(oa) != semantic(na):
             apis = tuple(na if a.name == na.name else a for a in om.targets.runtime_apis)
             found.append(
                 Input(
-                    f"runtime API {na.name!r}: {', '.join(_differing_fields(oa, na))} changed", Location(oa.source), Location(na.source),
+                    f"runtime API {na.name!r}: {', '.join(_differing_fields(oa, na))} changed", *self._changed(self._api_nodes(na.name), None, None),
                     lambda m, k: (dataclasses.replace(m, targets=dataclasses.replace(m.targets, runtime_apis=apis)), k),
                 )
             )
@@ -366,7 +428,7 @@ class Capabilities:
             enums = nm.targets.runtime_enums
             found.append(
                 Input(
-                    "the runtime enumerations changed", None, None,
+                    "the runtime enumerations changed", *self._changed(self._enum_nodes(), None, None),
                     lambda m, k: (dataclasses.replace(m, targets=dataclasses.replace(m.targets, runtime_enums=enums)), k),
                 )
             )

@@ -6,14 +6,22 @@ or something is removed. Source: the bytes are the same but the generated names 
 a rename (found by :mod:`ttlgen.compat.matching`), a new prefix, a printed name. Compatible:
 an addition (a constant, an enum value, a field in reserved bits or bytes, a struct).
 Documentation changes are not compared.
+
+Things refer to each other by name (a bit field to its enum, a field to its word, a region
+to its struct). Every rename is found first (:class:`Renames`), and an old reference is
+compared through them: a field that holds a renamed word holds the same bytes, so only the
+rename is reported. A reserved thing that has a name has generated names too (a reserved
+region's offset macro, a reserved field's member): renaming or removing it breaks source
+that uses them, while naming an anonymous reserved gap breaks nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ttlgen.compat.changes import Area, Change, Impact, Location
-from ttlgen.compat.matching import match
+from ttlgen.compat.matching import Matched, match
 from ttlgen.compat.sides import Side
 from ttlgen.errors import Mark
 from ttlgen.model.layout import (
@@ -48,6 +56,43 @@ def _entry_words(e: TableEntry) -> str:
     return f"word {e.index}" if e.count == 1 else f"words {e.index}..{e.last}"
 
 
+def _span(r: Region) -> str:
+    return f"{_hex(r.offset)}..{_hex(r.end - 1)}"
+
+
+def _gone(names: Sequence[str]) -> str:
+    return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} gone"
+
+
+def _region_names(r: Region) -> list[str]:
+    return [r.names.offset.c, r.names.size.c] if r.names is not None else []
+
+
+def _field_names(s: Struct, f: StructField) -> list[str]:
+    return [f.names.offset.c, f"member {f.names.c_member} of {s.names.c_type}"]
+
+
+def _region_place(r: Region) -> object:
+    return (r.offset, r.size)
+
+
+@dataclass
+class Renames:
+    """Every thing of the old layout that has another name in the new one, by kind, and
+    the pairings they were found in."""
+
+    enums: dict[str, str] = field(default_factory=dict)
+    words: dict[str, str] = field(default_factory=dict)
+    structs: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, str] = field(default_factory=dict)
+    regions: dict[str, str] = field(default_factory=dict)  # region names are one namespace across blocks
+    fields: dict[str, dict[str, str]] = field(default_factory=dict)  # per new struct
+
+    def new(self, kind: dict[str, str], old_name: str | None) -> str | None:
+        """What an old reference names in the new layout."""
+        return kind.get(old_name, old_name) if old_name is not None else None
+
+
 class LayoutDiff:
     """The changes from ``old`` to ``new`` (two versions of one layout)."""
 
@@ -55,6 +100,58 @@ class LayoutDiff:
         self.old_side, self.new_side = old_side, new_side
         self.old, self.new = old, new
         self.changes: list[Change] = []
+        self.renames = Renames()
+        self._match_all()
+
+    def _match_all(self) -> None:
+        """Pair every thing of the two versions, references after what they refer to, so
+        each place compares an old reference through the renames found before it."""
+        old, new, r = self.old, self.new, self.renames
+
+        def enum_place(e: Enum) -> object:
+            return (e.bits, e.flags, tuple((v.name, v.value) for v in e.named_values), tuple((x.name, x.first, x.last) for x in e.ranges))
+
+        self.enum_pairs = match(old.enums, new.enums, lambda e: e.name, enum_place)
+        r.enums = {o.name: n.name for o, n in self.enum_pairs.renamed}
+
+        def word_place(w: Word, renamed: dict[str, str]) -> object:
+            return (w.sequence_follows, tuple((f.lsb, f.bits, renamed.get(f.enum or "", f.enum), f.value) for f in w.fields))
+
+        self.word_pairs = match(old.words, new.words, lambda w: w.name, lambda w: word_place(w, {}), lambda w: word_place(w, r.enums))
+        r.words = {o.name: n.name for o, n in self.word_pairs.renamed}
+
+        def struct_place(s: Struct, renamed: dict[str, str]) -> object:
+            return (s.size, tuple((f.offset, f.count, renamed.get(f.word or "", f.word), f.reserved) for f in s.fields))
+
+        self.struct_pairs = match(
+            old.structs, new.structs, lambda s: s.name, lambda s: struct_place(s, {}), lambda s: struct_place(s, r.words)
+        )
+        r.structs = {o.name: n.name for o, n in self.struct_pairs.renamed}
+
+        def field_place(f: StructField, renamed: dict[str, str]) -> object:
+            return (f.offset, f.count, renamed.get(f.word or "", f.word))
+
+        self.field_pairs: dict[str, Matched[StructField]] = {}
+        for os, ns in (*self.struct_pairs.common, *self.struct_pairs.renamed):
+            fields = match(os.fields, ns.fields, lambda f: f.name, lambda f: field_place(f, {}), lambda f: field_place(f, r.words))
+            self.field_pairs[ns.name] = fields
+            r.fields[ns.name] = {of.name: nf.name for of, nf in fields.renamed}
+
+        def table_place(t: Table) -> object:
+            return (t.size, tuple((e.index, e.count, e.reserved) for e in t.entries))
+
+        self.table_pairs = match(old.tables, new.tables, lambda t: t.name, table_place)
+        r.tables = {o.name: n.name for o, n in self.table_pairs.renamed}
+
+        def block_place(b: Block) -> object:
+            return (b.align, b.size, tuple((x.offset, x.size) for x in b.named_regions))
+
+        self.block_pairs = match(old.blocks, new.blocks, lambda b: b.name, block_place)
+        self.region_pairs: dict[str, Matched[Region]] = {}
+        for ob, nb in (*self.block_pairs.common, *self.block_pairs.renamed):
+            regions = match(ob.named_regions, nb.named_regions, lambda x: x.name or "", _region_place)
+            self.region_pairs[nb.name] = regions
+            r.regions.update((orr.name or "", nr.name or "") for orr, nr in regions.renamed)
 
     # -- recording --------------------------------------------------------------------
     def _add(
@@ -64,6 +161,10 @@ class LayoutDiff:
 
     def changed(self, impact: Impact, kind: str, subject: str, message: str, old: Mark, new: Mark, key: str | None = None) -> None:
         self._add(impact, kind, subject, message, self.old_side.locate(old, key), self.new_side.locate(new, key))
+
+    def of_node(self, impact: Impact, kind: str, subject: str, message: str, old: Mark, new: Mark) -> None:
+        """A change of a thing as a whole (its name, whether it is reserved), at its node."""
+        self._add(impact, kind, subject, message, self.old_side.node(old), self.new_side.node(new))
 
     def removed(self, kind: str, subject: str, old: Mark, message: str = "removed") -> None:
         self._add(Impact.WIRE, kind, subject, message, self.old_side.node(old), None)
@@ -91,11 +192,11 @@ class LayoutDiff:
                     self.old_side.at(old.file, ("naming", key)), self.new_side.at(new.file, ("naming", key)),
                 )
         self.constants(old.constants, new.constants)
-        self.enums(old.enums, new.enums)
-        self.words(old.words, new.words)
-        self.structs(old.structs, new.structs)
-        self.tables(old.tables, new.tables)
-        self.blocks(old.blocks, new.blocks)
+        self.enums()
+        self.words()
+        self.structs()
+        self.tables()
+        self.blocks()
         return self.changes
 
     def constants(self, old: Sequence[Constant], new: Sequence[Constant]) -> None:
@@ -117,12 +218,9 @@ class LayoutDiff:
             self.added("constant-added", f"constant {n.name!r}", n.mark, f"new constant, value {n.value}")
 
     # -- enumerations -----------------------------------------------------------------
-    def enums(self, old: Sequence[Enum], new: Sequence[Enum]) -> None:
-        def place(e: Enum) -> object:
-            return (e.bits, e.flags, tuple((v.name, v.value) for v in e.named_values), tuple((r.name, r.first, r.last) for r in e.ranges))
-
-        pairs = match(old, new, lambda e: e.name, place)
-        for o, n in pairs.common:
+    def enums(self) -> None:
+        pairs = self.enum_pairs
+        for o, n in (*pairs.common, *pairs.renamed):
             self.enum(o, n)
         for o, n in pairs.renamed:
             self.renamed("enum-renamed", f"enum {o.name!r}", o.mark, n.mark, n.name, "values")
@@ -170,12 +268,9 @@ class LayoutDiff:
             self.added("enum-range-added", f"range {nrng.name!r} of enum {n.name!r}", nrng.mark, f"new range {nrng.first}..{nrng.last}")
 
     # -- words of bit fields ----------------------------------------------------------
-    def words(self, old: Sequence[Word], new: Sequence[Word]) -> None:
-        def place(w: Word) -> object:
-            return (w.sequence_follows, tuple((f.lsb, f.bits, f.enum, f.value) for f in w.fields))
-
-        pairs = match(old, new, lambda w: w.name, place)
-        for o, n in pairs.common:
+    def words(self) -> None:
+        pairs = self.word_pairs
+        for o, n in (*pairs.common, *pairs.renamed):
             self.word(o, n)
         for o, n in pairs.renamed:
             self.renamed("word-renamed", f"word {o.name!r}", o.mark, n.mark, n.name, "bit fields")
@@ -195,9 +290,10 @@ class LayoutDiff:
                 self.changed(Impact.WIRE, "bit-position", subject, f"{_bits(of)} -> {_bits(nf)}", of.mark, nf.mark, "lsb")
             if of.bits != nf.bits:
                 self.changed(Impact.WIRE, "bit-width", subject, f"width {of.bits} -> {nf.bits} bits ({_bits(of)} -> {_bits(nf)})", of.mark, nf.mark, "bits")
-            if of.enum != nf.enum:
+            r = self.renames
+            if r.new(r.enums, of.enum) != nf.enum:
                 self.changed(Impact.WIRE, "bit-field-enum", subject, f"holds enum {of.enum or 'none'} -> {nf.enum or 'none'}", of.mark, nf.mark, "enum")
-            if of.indexes != nf.indexes or (of.indexes is not None and of.limit != nf.limit):
+            if r.new(r.regions, of.indexes) != nf.indexes or (of.indexes is not None and of.limit != nf.limit):
                 self.changed(
                     Impact.WIRE, "bit-field-indexes", subject,
                     f"indexes {of.indexes or 'nothing'} (below {of.limit}) -> {nf.indexes or 'nothing'} (below {nf.limit})",
@@ -215,12 +311,9 @@ class LayoutDiff:
             self.added("bit-field-added", f"bit field {nf.name!r} of word {n.name!r}", nf.mark, f"new field in reserved {_bits(nf)}")
 
     # -- structs ----------------------------------------------------------------------
-    def structs(self, old: Sequence[Struct], new: Sequence[Struct]) -> None:
-        def place(s: Struct) -> object:
-            return (s.size, tuple((f.offset, f.count, f.word, f.reserved) for f in s.fields))
-
-        pairs = match(old, new, lambda s: s.name, place)
-        for o, n in pairs.common:
+    def structs(self) -> None:
+        pairs = self.struct_pairs
+        for o, n in (*pairs.common, *pairs.renamed):
             self.struct(o, n)
         for o, n in pairs.renamed:
             self.renamed("struct-renamed", f"struct {o.name!r}", o.mark, n.mark, n.name, "fields")
@@ -234,21 +327,25 @@ class LayoutDiff:
         if o.size != n.size:
             self.changed(Impact.WIRE, "struct-size", subject, f"size {o.size} -> {n.size} bytes", o.mark, n.mark, "size")
         reserved = {b for f in o.fields if f.reserved for b in range(f.offset, f.end)}
-        old_named = [f for f in o.fields if not f.reserved]
-        new_named = [f for f in n.fields if not f.reserved]
-        fields = match(old_named, new_named, lambda f: f.name, lambda f: (f.offset, f.count, f.word))
+        fields = self.field_pairs[n.name]
         for of, nf in fields.common:
             self.struct_field(n, of, nf)
         for of, nf in fields.renamed:
-            self.renamed("field-renamed", f"field {of.name!r} of struct {n.name!r}", of.mark, nf.mark, nf.name, _bytes(of.offset, of.size))
+            self.struct_field_renamed(o, n, of, nf)
         for of in fields.removed:
-            kept = next((f for f in n.fields if f.name == of.name), None)
-            what = "now reserved" if kept is not None and kept.reserved else "removed"
-            self.removed("field-removed", f"field {of.name!r} of struct {n.name!r}", of.mark, f"{what} ({_bytes(of.offset, of.size)})")
+            of_it = f"field {of.name!r} of struct {n.name!r}"
+            if of.reserved:  # no peer uses the bytes, but code may use the names
+                self._add(
+                    Impact.SOURCE, "field-removed", of_it, f"reserved field removed ({_bytes(of.offset, of.size)}): {_gone(_field_names(o, of))}",
+                    self.old_side.node(of.mark), None,
+                )
+            else:
+                self.removed("field-removed", of_it, of.mark, f"removed ({_bytes(of.offset, of.size)})")
         for nf in fields.added:
             span = set(range(nf.offset, nf.end))
             where = "reserved" if span <= reserved else "new" if nf.offset >= o.size else "reused"
-            self.added("field-added", f"field {nf.name!r} of struct {n.name!r}", nf.mark, f"new field in {where} {_bytes(nf.offset, nf.size)}")
+            what = "new reserved field" if nf.reserved else "new field"
+            self.added("field-added", f"field {nf.name!r} of struct {n.name!r}", nf.mark, f"{what} in {where} {_bytes(nf.offset, nf.size)}")
         # An array names fields; a field's own move or rename is reported with the field, so
         # the array changed only if it names other fields (a renamed one counts as the same).
         old_name = {nf.name: of.name for of, nf in fields.renamed}
@@ -285,24 +382,47 @@ class LayoutDiff:
 
     def struct_field(self, s: Struct, of: StructField, nf: StructField) -> None:
         subject = f"field {nf.name!r} of struct {s.name!r}"
+        span = _bytes(nf.offset, nf.size)
+        if not of.reserved and nf.reserved:
+            self.of_node(Impact.WIRE, "field-removed", subject, f"now reserved ({span})", of.mark, nf.mark)
+        elif of.reserved and not nf.reserved:  # its names stay; what it holds is new
+            self.of_node(Impact.COMPATIBLE, "field-added", subject, f"reserved field put in use ({span})", of.mark, nf.mark)
+        self.field_contents(s, of, nf)
+
+    def struct_field_renamed(self, os: Struct, s: Struct, of: StructField, nf: StructField) -> None:
+        """A field at the same bytes under another name: its generated names are gone."""
+        subject = f"field {of.name!r} of struct {s.name!r}"
+        span = _bytes(of.offset, of.size)
+        if not of.reserved and nf.reserved:
+            self.of_node(Impact.WIRE, "field-removed", subject, f"now reserved as {nf.name!r} ({span})", of.mark, nf.mark)
+        elif of.reserved:
+            use = " and put in use" if not nf.reserved else ""
+            self.of_node(
+                Impact.SOURCE, "field-renamed", subject,
+                f"reserved field renamed to {nf.name!r}{use} ({span} unchanged): {_gone(_field_names(os, of))}", of.mark, nf.mark,
+            )
+        else:
+            self.renamed("field-renamed", subject, of.mark, nf.mark, nf.name, span)
+        self.field_contents(s, of, nf)
+
+    def field_contents(self, s: Struct, of: StructField, nf: StructField) -> None:
+        subject = f"field {nf.name!r} of struct {s.name!r}"
+        r = self.renames
         if of.offset != nf.offset:
             self.changed(Impact.WIRE, "field-offset", subject, f"offset {of.offset} -> {nf.offset}", of.mark, nf.mark)
         if of.count != nf.count:
             self.changed(Impact.WIRE, "field-size", subject, f"size {of.size} -> {nf.size} bytes", of.mark, nf.mark, "count")
-        if of.word != nf.word:
+        if r.new(r.words, of.word) != nf.word:
             self.changed(Impact.WIRE, "field-word", subject, f"holds word {of.word or 'none'} -> {nf.word or 'none'}", of.mark, nf.mark, "word")
-        if of.copy_of != nf.copy_of:
+        if r.new(r.fields.get(s.name, {}), of.copy_of) != nf.copy_of:
             self.changed(
                 Impact.WIRE, "field-copy", subject, f"copy of {of.copy_of or 'nothing'} -> {nf.copy_of or 'nothing'}", of.mark, nf.mark, "copy_of"
             )
 
     # -- tables of word indices -------------------------------------------------------
-    def tables(self, old: Sequence[Table], new: Sequence[Table]) -> None:
-        def place(t: Table) -> object:
-            return (t.size, tuple((e.index, e.count, e.reserved) for e in t.entries))
-
-        pairs = match(old, new, lambda t: t.name, place)
-        for o, n in pairs.common:
+    def tables(self) -> None:
+        pairs = self.table_pairs
+        for o, n in (*pairs.common, *pairs.renamed):
             self.table(o, n)
         for o, n in pairs.renamed:
             self.renamed("table-renamed", f"table {o.name!r}", o.mark, n.mark, n.name, "entries")
@@ -313,6 +433,7 @@ class LayoutDiff:
 
     def table(self, o: Table, n: Table) -> None:
         subject = f"table {n.name!r}"
+        r = self.renames
         if o.prefix != n.prefix:
             self.changed(Impact.SOURCE, "table-prefix", subject, f"prefix {o.prefix} -> {n.prefix}: its entries' names change", o.mark, n.mark, "prefix")
         if o.names.size != n.names.size:
@@ -320,14 +441,15 @@ class LayoutDiff:
         if o.size != n.size:
             self.changed(Impact.WIRE, "table-size", subject, f"size {o.size} -> {n.size} words", o.mark, n.mark, "size")
         reserved = {i for e in o.entries if e.reserved for i in range(e.index, e.last + 1)}
+        # A reserved entry has no generated name, so only named ones are compared.
         entries = match(o.named_entries, n.named_entries, lambda e: e.name, lambda e: (e.index, e.count))
         for oe, ne in entries.common:
             of = f"entry {ne.name!r} of table {n.name!r}"
             if (oe.index, oe.count) != (ne.index, ne.count):
                 self.changed(Impact.WIRE, "table-index", of, f"{_entry_words(oe)} -> {_entry_words(ne)}", oe.mark, ne.mark)
-            if oe.per != ne.per:
+            if r.new(r.regions, oe.per) != ne.per:
                 self.changed(Impact.WIRE, "table-per", of, f"one word per slot of {oe.per or 'nothing'} -> {ne.per or 'nothing'}", oe.mark, ne.mark, "per")
-            if oe.word != ne.word:
+            if r.new(r.words, oe.word) != ne.word:
                 self.changed(Impact.WIRE, "table-word", of, f"holds word {oe.word or 'none'} -> {ne.word or 'none'}", oe.mark, ne.mark, "word")
         for oe, ne in entries.renamed:
             self.renamed("table-entry-renamed", f"entry {oe.name!r} of table {n.name!r}", oe.mark, ne.mark, ne.name, _entry_words(oe))
@@ -339,12 +461,9 @@ class LayoutDiff:
             self.added("table-entry-added", f"entry {ne.name!r} of table {n.name!r}", ne.mark, f"new entry in {where} {_entry_words(ne)}")
 
     # -- blocks of regions ------------------------------------------------------------
-    def blocks(self, old: Sequence[Block], new: Sequence[Block]) -> None:
-        def place(b: Block) -> object:
-            return (b.align, b.size, tuple((r.offset, r.size) for r in b.named_regions))
-
-        pairs = match(old, new, lambda b: b.name, place)
-        for o, n in pairs.common:
+    def blocks(self) -> None:
+        pairs = self.block_pairs
+        for o, n in (*pairs.common, *pairs.renamed):
             self.block(o, n)
         for o, n in pairs.renamed:
             self.renamed("block-renamed", f"block {o.name!r}", o.mark, n.mark, n.name, "regions")
@@ -366,33 +485,61 @@ class LayoutDiff:
         def in_reserved(r: Region) -> bool:
             return any(x.offset <= r.offset and r.end <= x.end for x in reserved)
 
-        old_named = [r for r in o.named_regions if not r.reserved]
-        new_named = [r for r in n.named_regions if not r.reserved]
-        regions = match(old_named, new_named, lambda r: r.name or "", lambda r: (r.offset, r.size))
+        # Named regions, reserved ones too (they have generated names); an anonymous
+        # reserved gap has none, so naming one is an addition.
+        regions = self.region_pairs[n.name]
         for orr, nr in regions.common:
             self.region(n, orr, nr)
         for orr, nr in regions.renamed:
-            self.renamed("region-renamed", f"region {orr.name!r} of block {n.name!r}", orr.mark, nr.mark, nr.name or "", f"{_hex(orr.offset)}..{_hex(orr.end - 1)}")
+            self.region_renamed(n, orr, nr)
         for orr in regions.removed:
-            self.removed("region-removed", f"region {orr.name!r} of block {n.name!r}", orr.mark, f"removed ({_hex(orr.offset)}..{_hex(orr.end - 1)})")
+            of_it = f"region {orr.name!r} of block {n.name!r}"
+            if orr.reserved:
+                self._add(
+                    Impact.SOURCE, "region-removed", of_it, f"reserved region removed ({_span(orr)}): {_gone(_region_names(orr))}",
+                    self.old_side.node(orr.mark), None,
+                )
+            else:
+                self.removed("region-removed", of_it, orr.mark, f"removed ({_span(orr)})")
         for nr in regions.added:
             where = "reserved space" if in_reserved(nr) else "new space" if nr.offset >= o.size else "space of another region"
-            self.added(
-                "region-added", f"region {nr.name!r} of block {n.name!r}", nr.mark,
-                f"new region in {where} {_hex(nr.offset)}..{_hex(nr.end - 1)}",
+            what = "new reserved region" if nr.reserved else "new region"
+            self.added("region-added", f"region {nr.name!r} of block {n.name!r}", nr.mark, f"{what} in {where} {_span(nr)}")
+
+    def region_renamed(self, b: Block, o: Region, n: Region) -> None:
+        subject = f"region {o.name!r} of block {b.name!r}"
+        if not o.reserved and n.reserved:
+            self.of_node(Impact.WIRE, "region-removed", subject, f"now reserved as {n.name!r} ({_span(o)})", o.mark, n.mark)
+        elif o.reserved:
+            use = " and put in use" if not n.reserved else ""
+            self.of_node(
+                Impact.SOURCE, "region-renamed", subject,
+                f"reserved region renamed to {n.name!r}{use} ({_span(o)} unchanged): {_gone(_region_names(o))}", o.mark, n.mark,
             )
+        else:
+            self.renamed("region-renamed", subject, o.mark, n.mark, n.name or "", _span(o))
+        self.region_contents(b, o, n)
 
     def region(self, b: Block, o: Region, n: Region) -> None:
         subject = f"region {n.name!r} of block {b.name!r}"
+        if not o.reserved and n.reserved:
+            self.of_node(Impact.WIRE, "region-removed", subject, f"now reserved ({_span(n)})", o.mark, n.mark)
+        elif o.reserved and not n.reserved:
+            self.of_node(Impact.COMPATIBLE, "region-added", subject, f"reserved region put in use ({_span(n)})", o.mark, n.mark)
+        self.region_contents(b, o, n)
+
+    def region_contents(self, b: Block, o: Region, n: Region) -> None:
+        subject = f"region {n.name!r} of block {b.name!r}"
+        r = self.renames
         if o.offset != n.offset:
             self.changed(Impact.WIRE, "region-offset", subject, f"offset {_hex(o.offset)} -> {_hex(n.offset)}", o.mark, n.mark)
         if o.size != n.size:
             self.changed(Impact.WIRE, "region-size", subject, f"size {_hex(o.size)} -> {_hex(n.size)} bytes", o.mark, n.mark, "size")
         if o.slots != n.slots:
             self.changed(Impact.WIRE, "region-slots", subject, f"slots {o.slots or 'none'} -> {n.slots or 'none'}", o.mark, n.mark, "slots")
-        for key in ("struct", "table", "word"):
+        for key, renamed in (("struct", r.structs), ("table", r.tables), ("word", r.words)):
             before, after = getattr(o, key), getattr(n, key)
-            if before != after:
+            if r.new(renamed, before) != after:
                 self.changed(Impact.WIRE, "region-contents", subject, f"holds {key} {before or 'none'} -> {after or 'none'}", o.mark, n.mark, key)
 
 

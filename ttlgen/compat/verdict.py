@@ -21,7 +21,7 @@ from ttlgen.compat.changes import Area, Change, Impact, Location, Status
 from ttlgen.compat.git_specs import Revision, specs_at
 from ttlgen.compat.layout_diff import compare_layouts
 from ttlgen.compat.programs_diff import compare_programs
-from ttlgen.compat.sides import Side
+from ttlgen.compat.sides import Side, SpecPaths
 from ttlgen.compat.signatures import compare_signatures
 from ttlgen.errors import ExitCode
 from ttlgen.model.layout import AbiVersion
@@ -186,12 +186,14 @@ def _capability_inputs_differ(old: Side, new: Side) -> bool:
 @contextlib.contextmanager
 def sides(ref: str, specs_dir: Path) -> Iterator[tuple[Side, Side, Revision]]:
     """The specs at ``ref`` and in the working tree at ``specs_dir``, loaded and modelled."""
-    new = Side.load(specs_dir, "in the working tree")
+    paths = SpecPaths(specs_dir)
+    new = Side.load(specs_dir, "in the working tree", paths)
     with specs_at(ref, specs_dir) as (old_dir, revision):
-        yield Side.load(old_dir, f"at {ref} ({revision.short})", by_source=True), new, revision
+        yield Side.load(old_dir, f"at {ref} ({revision.short})", paths), new, revision
 
 
 def compare_against(ref: str, specs_dir: Path) -> Report:
-    """The report of the working tree's specs at ``specs_dir`` against their version at ``ref``."""
+    """The report of the working tree's specs at ``specs_dir`` against their version at
+    ``ref``, its files named from the current directory."""
     with sides(ref, specs_dir) as (old, new, revision):
-        return compare(old, new, revision)
+        return new.paths.relocated(compare(old, new, revision))

@@ -26,11 +26,30 @@ def literal(text: str) -> str:
 
 
 class Braced(NamedTuple):
-    """``head{item, ...}``; ``vertical``: one item per line even when it would fit on one."""
+    """``head{item, ...}``; ``vertical``: one item per line even when it would fit on one.
+    ``origin``: the record the item prints (a rule, a target), which the lines it takes
+    carry for provenance (:class:`SourcedLines`); it prints nothing."""
 
     head: str
     items: Sequence[Item]
     vertical: bool = False
+    origin: object = None
+
+
+class SourcedLines(NamedTuple):
+    """Lines of C++ and, for each, the record it prints (None: the layout's own text).
+    ``ttlgen explain`` reads the records; templates print ``text``."""
+
+    lines: tuple[str, ...]
+    origins: tuple[object, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[str, object]]) -> SourcedLines:
+        return cls(tuple(line for line, _ in pairs), tuple(origin for _, origin in pairs))
 
 
 class Text(NamedTuple):
@@ -83,15 +102,25 @@ def _take(current: str, word: str, width: int, pieces: list[str]) -> str:
     return word
 
 
+Line = tuple[str, object]  # a line and the record it prints
+
+
 def render(item: Item, indent: int, prefix: str = "", suffix: str = "") -> list[str]:
     """``item`` after ``prefix`` (on the first line) and before ``suffix`` (on the last),
     at ``indent`` spaces."""
+    return [line for line, _ in render_sourced(item, indent, prefix, suffix)]
+
+
+def render_sourced(item: Item, indent: int, prefix: str = "", suffix: str = "", origin: object = None) -> list[Line]:
+    """:func:`render`, each line with the ``origin`` of the innermost item it prints."""
     pad = " " * indent
+    if isinstance(item, Braced) and item.origin is not None:
+        origin = item.origin
     flat = _flat(item)
     if flat is not None and len(pad + prefix + flat + suffix) <= COLUMNS:
-        return [pad + prefix + flat + suffix]
+        return [(pad + prefix + flat + suffix, origin)]
     if isinstance(item, str):
-        return [pad + prefix + item + suffix]  # nothing to break: longer names than this are not generated
+        return [(pad + prefix + item + suffix, origin)]  # nothing to break: longer names than this are not generated
     if isinstance(item, Text):
         # After a prefix (``x =``) the literal continues on the next lines, indented once.
         lines = [pad + prefix.rstrip()] if prefix else []
@@ -99,29 +128,36 @@ def render(item: Item, indent: int, prefix: str = "", suffix: str = "") -> list[
         pieces = text_pieces(item.text, COLUMNS - len(inner) - len(suffix))
         lines.extend(inner + p for p in pieces)
         lines[-1] += suffix
-        return lines
-    lines = [pad + prefix + item.head + "{"]
+        return [(line, origin) for line in lines]
+    out: list[Line] = [(pad + prefix + item.head + "{", origin)]
     for child in item.items:
-        lines.extend(render(child, indent + INDENT, suffix=","))
-    lines.append(pad + "}" + suffix)
-    return lines
+        out.extend(render_sourced(child, indent + INDENT, suffix=",", origin=origin))
+    out.append((pad + "}" + suffix, origin))
+    return out
 
 
 def declaration(head: str, item: Item) -> list[str]:
     """``head item;`` at namespace scope: ``constexpr WidthTable kX{...};``. When even the
     opening line is too long, the declarator moves to the next line, indented once, and
     the items with it."""
-    lines = render(item, 0, head, ";")
-    if len(lines[0]) <= COLUMNS or len(lines) == 1:
+    return [line for line, _ in declaration_sourced(head, item)]
+
+
+def declaration_sourced(head: str, item: Item, origin: object = None) -> list[Line]:
+    """:func:`declaration`, each line with the record it prints (``origin`` for the
+    declaration's own lines)."""
+    lines = render_sourced(item, 0, head, ";", origin)
+    if len(lines[0][0]) <= COLUMNS or len(lines) == 1:
         return lines
     if isinstance(item, Braced) and item.head:  # constexpr Type kName{...}
         type_part, declarator = head.rstrip(), ""
     else:  # constexpr Type kName[] = {...}
         type_part, _, name = head.rstrip().removesuffix("=").rstrip().rpartition(" ")
         declarator = f"{name} = "
-    lines = render(item, INDENT, declarator, ";")
-    lines[-1] = lines[-1].lstrip()  # clang-format puts the closing brace back at the margin
-    return [type_part, *lines]
+    lines = render_sourced(item, INDENT, declarator, ";", origin)
+    last, last_origin = lines[-1]
+    lines[-1] = (last.lstrip(), last_origin)  # clang-format puts the closing brace back at the margin
+    return [(type_part, origin), *lines]
 
 
 def static_assert(function: str, argument: Item, message: str) -> list[str]:

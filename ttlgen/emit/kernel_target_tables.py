@@ -16,10 +16,11 @@ from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._cpp_layout import (
     Braced,
     Item,
+    SourcedLines,
     Text,
     comment,
     commented_list,
-    declaration,
+    declaration_sourced,
     literal,
     render,
     static_assert,
@@ -73,32 +74,36 @@ def _when(c: KernelTargetCpp, when: Match) -> Item:
 
 def _rule(c: KernelTargetCpp, rule: WidthRule | UnpackRule) -> Item:
     if isinstance(rule, WidthRule):
-        return Braced("WidthRule", [_when(c, rule.when), _set("WidthSet", c.dest_width, rule.widths)])
+        return Braced("WidthRule", [_when(c, rule.when), _set("WidthSet", c.dest_width, rule.widths)], origin=rule)
     return Braced(
         "UnpackRule",
         [_when(c, rule.when), _set("WidthSet", c.dest_width, rule.widths), _set("UnpackModeSet", c.unpack_mode, rule.modes)],
+        origin=rule,
     )
 
 
-def _table(c: KernelTargetCpp, table: CppTable) -> list[str]:
+def _table(c: KernelTargetCpp, table: CppTable) -> SourcedLines:
+    """A relation table's rules and record; each line carries the rule (or table) it prints."""
     users = ", ".join(t.name for t in c.targets if table in (t.dest_width, t.dfb_unpack))
     kind = "WidthRule" if table.table.rules and isinstance(table.table.rules[0], WidthRule) else "UnpackRule"
-    lines = comment(f"{table.table.origin} ({table.source}), used by {users}.")
+    lines: list[tuple[str, object]] = [(line, table.table) for line in comment(f"{table.table.origin} ({table.source}), used by {users}.")]
     rules = Braced("", [_rule(c, r) for r in table.table.rules], vertical=True)
-    lines += declaration(f"inline constexpr {kind} {table.rules_ident}[] = ", rules)
+    lines += declaration_sourced(f"inline constexpr {kind} {table.rules_ident}[] = ", rules, table.table)
     table_type = "WidthTable" if kind == "WidthRule" else "UnpackTable"
-    lines += declaration(
+    lines += declaration_sourced(
         f"inline constexpr {table_type} ",
         Braced(table.ident, [literal(table.table.origin), table.rules_ident, str(len(table.table.rules))]),
+        table.table,
     )
-    return lines
+    return SourcedLines.of(lines)
 
 
 def _text_or_null(text: str | None) -> Item:
     return "nullptr" if text is None else Text(text)
 
 
-def _target(c: KernelTargetCpp, t: CppTarget) -> list[str]:
+def _target(c: KernelTargetCpp, t: CppTarget) -> SourcedLines:
+    """A target's record; each line carries the target."""
     lines = comment(f"{t.name} ({t.source}): {t.summary}")
     if t.dest_width is not None:
         review = f", reviewed: {t.dest_width_review}" if t.dest_width_review else ""
@@ -128,7 +133,7 @@ def _target(c: KernelTargetCpp, t: CppTarget) -> list[str]:
         ],
         vertical=True,
     )
-    return lines + declaration("inline constexpr TargetRecord ", record)
+    return SourcedLines.of([*((line, t) for line in lines), *declaration_sourced("inline constexpr TargetRecord ", record, t)])
 
 
 def _golden(c: KernelTargetCpp, entry: CppGolden) -> list[str]:

@@ -205,6 +205,7 @@ class EntryPoint:
 
     function: str
     namespace_macro: str | None = None
+    mark: Mark | None = field(default=None, compare=False)  # where the level states it
 
     @property
     def uses_macros(self) -> bool:
@@ -774,10 +775,10 @@ def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
             sink.error(form.swap.mark, f"{form.swap.value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
 
 
-def _entry(raw: Mapping[str, str]) -> EntryPoint:
+def _entry(raw: Mapping[str, str], mark: Mark) -> EntryPoint:
     if "function" in raw:
-        return EntryPoint(raw["function"])
-    return EntryPoint(raw["function_macro"], raw["namespace"])
+        return EntryPoint(raw["function"], mark=mark)
+    return EntryPoint(raw["function_macro"], raw["namespace"], mark)
 
 
 def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
@@ -788,8 +789,8 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     level = ApiLevel(
         level=data["level"],
         summary=" ".join(data["summary"].split()),
-        compute_entry=_entry(data["entry"]["compute"]),
-        dataflow_entry=_entry(data["entry"]["dataflow"]),
+        compute_entry=_entry(data["entry"]["compute"], doc.mark(("entry", "compute"))),
+        dataflow_entry=_entry(data["entry"]["dataflow"], doc.mark(("entry", "dataflow"))),
         startup=tuple(data["startup"]),
         header_roots=tuple((KernelKind(kind), tuple(roots)) for kind, roots in sorted(data["header_roots"].items())),
         defines=tuple(sorted(data.get("defines", {}).items())),

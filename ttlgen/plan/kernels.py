@@ -26,7 +26,7 @@ from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
-from ttlgen.model.targets import TargetsModel
+from ttlgen.model.targets import Rule, TargetsModel
 from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
 from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution
 from ttlgen.plan import kernel_ir as ir
@@ -82,6 +82,17 @@ class LoweredKernel:
     dataflow_sources: tuple[str, ...]  # of the reader and writer
     # What each op of the kernel computes (the key of its float64 reference); absent: unknown.
     op_math: tuple[tuple[str, str], ...] = ()
+    # The relation rules the kernel's uses matched, which allowed its DST width and unpack
+    # set (resolution.relation_rules): the spec nodes behind those facts, for provenance.
+    relation_rules: tuple[Rule, ...] = ()
+
+    def deciders(self, attribute: str) -> tuple[Rule, ...]:
+        """The model objects that decided the value of ``attribute``, beside the kernel spec."""
+        return self.relation_rules if attribute in _DECIDED_BY_RELATIONS else ()
+
+
+# What the relation rules decide: the DST width and what is made of it.
+_DECIDED_BY_RELATIONS = frozenset({"dest_width", "plan_json", "compute_config"})
 
 
 @dataclass(frozen=True)
@@ -240,7 +251,8 @@ def plan_kernels(
             continue
         result = lower(kernel, ops, spelling, context, plan, compute_config, sink, hoist_inits)
         if result is not None:
-            lowered.append(result)
+            assert target is not None
+            lowered.append(replace(result, relation_rules=resolver.relation_rules(kernel, plan, target)))
     if sink:
         raise SpecErrors(sink.diagnostics)
     return lowered

@@ -8,12 +8,13 @@ spec showing the resolver's diagnostic. Nothing is rendered or imported from tem
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
 from ttlgen.model.kernels import DfbRef, Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpsModel
-from ttlgen.model.targets import TargetsModel
+from ttlgen.model.targets import Rule, Target, TargetsModel
 from ttlgen.plan import element_types
 from ttlgen.plan.tables import resolver_tables
 from ttlgen.resolver import (
@@ -24,9 +25,13 @@ from ttlgen.resolver import (
     Plan,
     ResolveFailure,
     TileOp,
+    UnpackRule,
     ValueOperand,
+    WidthRule,
+    normalize_policy,
     to_compute_config_descriptor,
 )
+from ttlgen.resolver.collect import collect
 
 
 def _describe(kernel: Kernel, ops: OpsModel, catalog: Catalog) -> KernelDescription:
@@ -102,6 +107,37 @@ def resolve_plan(kernel: Kernel, ops: OpsModel, catalog: Catalog, sink: Diagnost
     return result
 
 
+def relation_rules(kernel: Kernel, ops: OpsModel, catalog: Catalog, plan: Plan, target: Target) -> tuple[Rule, ...]:
+    """The rules of the target's relation tables that the kernel's uses matched under its
+    plan (each use takes the first rule that matches it), in table order: what allowed the
+    plan's DST width and unpack set, for provenance. The uses are the resolver's own
+    requirements of the strategies the plan chose."""
+    policy = normalize_policy(dict(kernel.options), dict(kernel.attributes))
+    if isinstance(policy, ResolveFailure) or target.dest_width is None or target.dfb_unpack is None:
+        return ()
+    environment = plan.environment
+    collected = collect(_describe(kernel, ops, catalog), environment, policy)
+    uses = [req.template for req in collected.fixed]
+    for op in collected.search:
+        chosen = plan.strategy_of(op.op)
+        uses += [t for option in op.options if option.strategy == chosen for t in option.requirements]
+    asked: tuple[Sequence[WidthRule | UnpackRule], ...] = (environment.table.dest_width.rules, environment.table.dfb_unpack.rules)
+    stated = (target.dest_width.rules, target.dfb_unpack.rules)
+    matched: dict[tuple[int, int], Rule] = {}  # (table, rule index) -> the model's rule
+    for use in uses:
+        if use.primitive is None or use.element is None:
+            continue
+        element = environment.prepared.elements[use.element]
+        # A use of a dataflow buffer (``position``) is answered by the dfb_unpack table, a
+        # value in DST by the dest_width table, as the resolver asks them.
+        table = 0 if use.position is None else 1
+        route = None if use.position is None else use.route
+        index = next((i for i, rule in enumerate(asked[table]) if rule.when.matches(use.primitive, element, route)), None)
+        if index is not None:
+            matched.setdefault((table, index), stated[table][index])
+    return tuple(matched[key] for key in sorted(matched))
+
+
 class Resolver:
     """Resolves kernels against the op and target models."""
 
@@ -112,6 +148,9 @@ class Resolver:
     def resolve(self, kernel: Kernel, sink: DiagnosticSink) -> Plan | None:
         """The kernel's plan, or None after reporting the resolver's diagnostics to ``sink``."""
         return resolve_plan(kernel, self.ops, self.catalog, sink)
+
+    def relation_rules(self, kernel: Kernel, plan: Plan, target: Target) -> tuple[Rule, ...]:
+        return relation_rules(kernel, self.ops, self.catalog, plan, target)
 
     def compute_config(self, plan: Plan, math_fidelity: str | None) -> dict[str, Any]:
         """The runtime's compute-config descriptor fields for a plan, as program.json holds them."""

@@ -21,7 +21,8 @@ def trace_files(
 ) -> dict[str, FileProvenance]:
     """Emit every file with a tracing context; path -> its lines and their origins."""
     locator = Locator(tuple(documents))
-    tracer = Tracer(ModelIndex((project, plan), locator), templates_dir)
+    headers = {(level.level, header.path): header.mark for level in project.api.levels for header in level.headers}
+    tracer = Tracer(ModelIndex((project, plan), locator), templates_dir, plan.kernels, headers)
     files = emit_project(project, plan, templates_dir, TracingContext(templates_dir, tracer))
     # A file's body is the text one render returned. Two files with the same text (two
     # kernels with the same data movement) are rendered in the order of their sorted paths.

@@ -7,21 +7,30 @@ statement that produced it: a call the spelling spec position it was bound from
 spec's loop. A loop the lowering adds, a conditional and a closing brace belong to the
 statement around them, and at the top to the kernel spec itself. The lines are checked
 against what the printer prints for the whole program, so a change to the printer's
-layout cannot make the map silently wrong.
+layout cannot make the map silently wrong. The lines that open and close the entry point
+are the API level's entry, an include the level's header; ``program.json``'s lines are
+the kernel spec's, and those of its plan and compute config also the relation rules that
+allowed them (:meth:`LoweredKernel.deciders`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ttlgen.emit import _kernel_printer as printer
+from ttlgen.emit._text import json_text
+from ttlgen.emit.kernels import program as program_json
+from ttlgen.errors import Mark
 from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel, Loop, walk_statements
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
-from ttlgen.provenance.origins import Locator, SpecSource
+from ttlgen.provenance.origins import Locator, SpecSource, describe
 
-LineSources = tuple[SpecSource, ...]
+LineSources = tuple[SpecSource, ...]  # one per line
+PerLine = tuple[tuple[SpecSource, ...], ...]  # the sources of each line, the first the one that produced it
+Headers = Mapping[tuple[str, str], Mark]  # (API level, header path) -> where the level declares it
 
 
 class PrinterMismatch(Exception):
@@ -118,14 +127,46 @@ def function_sources(lowered: LoweredKernel, function: ir.Function, locator: Loc
     return _check(lines, "\n".join(printed), f"function {function.name} of {lowered.kernel.name}")
 
 
-def text_sources(lowered: LoweredKernel, locator: Locator) -> dict[str, LineSources]:
-    """Each text the kernel templates print from the IR (a body, a helper function), with the
-    source of each of its lines."""
-    out: dict[str, LineSources] = {}
+def text_sources(lowered: LoweredKernel, locator: Locator, headers: Headers) -> list[tuple[printer.PrintedProgram, dict[str, LineSources]]]:
+    """Each program of the kernel as the templates get it, and each text they print of it
+    (the body, a helper function, an entry line, an include) with the source of each of its
+    lines. A render prints one program: the texts of another are not its own (both entry
+    points may open with the same line)."""
+    out = []
     for program in (lowered.compute, lowered.reader, lowered.writer):
         printed = printer.print_program(program)
+        texts: dict[str, LineSources] = {}
         if printed.body:
-            out[printed.body] = body_sources(lowered, program, locator)
+            texts[printed.body] = body_sources(lowered, program, locator)
         for function, text in zip(program.functions, printed.functions, strict=True):
-            out[text] = function_sources(lowered, function, locator)
+            texts[text] = function_sources(lowered, function, locator)
+        entry = program.entry
+        if entry.mark is not None:
+            source = SpecSource(locator.node(entry.mark), f"{program.kind.value} entry point {entry.function!r}")
+            texts.update((line, (source,)) for line in (*printed.begin, *printed.end))
+        for include in printed.includes:
+            mark = headers.get((lowered.api_level, include))
+            if mark is not None:
+                texts[include] = (SpecSource(locator.node(mark), f"header {include!r}"),)
+        out.append((printed, texts))
     return out
+
+
+# The keys of program.json whose values the relation rules decide, and the attribute each prints.
+_DECIDED_KEYS = {"_plan": "plan_json", "compute_config": "compute_config"}
+
+
+def json_sources(lowered: LoweredKernel, locator: Locator) -> tuple[str, PerLine]:
+    """``program.json`` as its template prints it, with the sources of each line: the kernel
+    spec, and for the plan and the compute config also the relation rules that allowed them."""
+    data = program_json(lowered)
+    text = json_text(data, 2)
+    kernel = SpecSource(locator.node(lowered.kernel.mark), f"kernel {lowered.kernel.name!r}")
+    top = {f'  "{key}": ': key for key in data}
+    out: list[tuple[SpecSource, ...]] = []
+    key = ""
+    for line in text.split("\n"):
+        key = next((k for head, k in top.items() if line.startswith(head)), key)
+        deciders = lowered.deciders(_DECIDED_KEYS[key]) if key in _DECIDED_KEYS else ()
+        out.append((kernel, *(SpecSource(locator.node(r.mark), describe(r)) for r in deciders)))
+    return text, tuple(out)

@@ -14,9 +14,10 @@ of the expression that printed them.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -28,9 +29,18 @@ from jinja2 import nodes
 
 from ttlgen.emit import _filters
 from ttlgen.emit._base import EmitContext
+from ttlgen.emit._cpp_layout import SourcedLines
+from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import Mark
 from ttlgen.plan.kernels import LoweredKernel
-from ttlgen.provenance.kernel_lines import LineSources, PrinterMismatch, text_sources
+from ttlgen.provenance.kernel_lines import (
+    Headers,
+    LineSources,
+    PerLine,
+    PrinterMismatch,
+    json_sources,
+    text_sources,
+)
 from ttlgen.provenance.origins import (
     LineOrigin,
     Locator,
@@ -49,6 +59,7 @@ class ModelIndex:
         self.owners: dict[int, object] = {}  # id of a name record -> the model object it names
         self.identifiers: dict[str, object | None] = {}  # a generated identifier -> its thing (None: several)
         self._sources: dict[int, SpecSource] = {}
+        self._key_sources: dict[tuple[int, str], SpecSource | None] = {}
         # Model objects by name: the resolver tables (named tuples the plan stage builds from
         # the model, and the kernel-config emitter prints) stand for the model object of
         # their name.
@@ -156,16 +167,50 @@ class ModelIndex:
         owner = self.identifiers.get(text.strip())
         return self.source(owner) if owner is not None else None
 
-    def source(self, obj: object) -> SpecSource | None:
+    def source(self, obj: object, attribute: str | None = None) -> SpecSource | None:
+        """The spec node behind ``obj``; with ``attribute`` (read of ``obj`` itself, a model
+        object), the node's key of that name when the spec writes one (a layout's ``doc``)."""
         model = self.model(obj)
         if model is None:
             return None
+        if attribute is not None and model is obj:
+            key = self._key_source(model, attribute)
+            if key is not None:
+                return key
         found = self._sources.get(id(model))
         if found is None:
             mark = getattr(model, "mark")  # noqa: B009 - checked by _has_mark
             found = SpecSource(self.locator.node(mark), describe(model))
             self._sources[id(model)] = found
         return found
+
+
+    def _key_source(self, model: object, attribute: str) -> SpecSource | None:
+        cached = (id(model), attribute)
+        if cached in self._key_sources:
+            return self._key_sources[cached]
+        node = self.locator.node(getattr(model, "mark"))  # noqa: B009 - a model object has one
+        document = self.locator.by_file.get(node.file)
+        path = (*node.path, attribute)
+        found = None
+        if document is not None and path in document.positions.values:
+            found = SpecSource(document.mark(path), f"the {attribute} of {describe(model)}")
+        self._key_sources[cached] = found
+        return found
+
+
+def _line_map(template: jinja2.Template) -> Callable[[int], int]:
+    """``template.get_corresponding_lineno``, which parses the template's whole line map on
+    every call (a render of a thousand constants asks it a hundred thousand times), with
+    the map parsed once and searched by bisection."""
+    pairs = template.debug_info  # (template line, code line), in code order
+    code_lines = [code for _, code in pairs]
+
+    def lineno(code_line: int) -> int:
+        at = bisect.bisect_right(code_lines, code_line)
+        return pairs[at - 1][0] if at else 1
+
+    return lineno
 
 
 def _literal_line(candidates: Sequence[int], approximate: int) -> int:
@@ -198,6 +243,7 @@ class _Event:
     code_file: str
     code_line: int
     touched: tuple[SpecSource, ...]
+    decided: tuple[SpecSource, ...] = ()  # what decided the values it printed, beside their owner
     template_line: int = 0
 
 
@@ -221,32 +267,51 @@ class _Piece:
     specific: bool  # printed by an expression of its own line (not a whole macro's output)
 
 
+def _each(sources: LineSources) -> PerLine:
+    return tuple((source,) for source in sources)
+
+
 class Tracer:
-    def __init__(self, index: ModelIndex, templates_dir: Path) -> None:
+    def __init__(
+        self, index: ModelIndex, templates_dir: Path, kernels: Sequence[LoweredKernel] = (), headers: Headers | None = None
+    ) -> None:
         self.index = index
         self.templates_dir = templates_dir
         self.touched: list[SpecSource] = []
+        self.decided: list[SpecSource] = []
         self.events: list[_Event] = []
-        self.texts: dict[str, LineSources] = {}  # printed texts with a source per line (kernel code)
-        self._kernel_texts: dict[int, dict[str, LineSources]] = {}
+        self.texts: dict[str, PerLine] = {}  # printed texts with the sources of each line (kernel code, C++ tables)
+        self._kernels = tuple(kernels)
+        self._headers: Headers = headers or {}
+        self._kernel_texts: dict[int, list[tuple[PrintedProgram, dict[str, PerLine]]]] = {}
+        self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}
         self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
         self.environment = _TracingEnvironment(self, templates_dir)
 
-    def touch(self, obj: object) -> None:
-        found = self.index.source(obj)
+    def touch(self, obj: object, attribute: str | None = None) -> None:
+        found = self.index.source(obj, attribute)
         if found is not None:
             self.touched.append(found)
+        if isinstance(obj, LoweredKernel) and attribute is not None:  # a plan's value, and what decided it
+            for decider in obj.deciders(attribute):
+                decided = self.index.source(decider)
+                if decided is not None:
+                    self.decided.append(decided)
 
     def finalize(self, value: Any) -> Any:
+        if _has_mark(value):  # a model object printed whole (``{{ layout.version }}``) is its own source
+            self.touch(value)
         frame = sys._getframe(1)
-        self.events.append(_Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched)))
+        self.events.append(_Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided))))
         self.touched.clear()
+        self.decided.clear()
         return value
 
     def _take(self) -> list[_Event]:
         events, self.events = self.events, []
         self.touched.clear()
+        self.decided.clear()
         return events
 
     # -- rendering ----------------------------------------------------------------------
@@ -255,12 +320,13 @@ class Tracer:
         self.texts = self._texts_for(variables)
         self._take()  # constant expressions are finalized when a template compiles
         generator = template.root_render_func(template.new_context(variables))
+        lineno = _line_map(template)
         chunks: list[_Chunk] = []
         literals = self._literals(name)
         pending: list[_Event] = []  # printed into a set block, to be found in a later chunk
         for text in generator:
             frame: FrameType | None = getattr(generator, "gi_frame", None)  # where the generator stopped
-            line = template.get_corresponding_lineno(frame.f_lineno) if frame is not None else 0
+            line = lineno(frame.f_lineno) if frame is not None else 0
             events = [*pending, *self._take()]
             own = events[-1] if events and events[-1].text == text else None
             if own is None:
@@ -272,7 +338,7 @@ class Tracer:
                 chunks.append(_Chunk(text, line, own, events[:-1]))
         for chunk in chunks:  # macros are the template's own (imported ones would map wrongly)
             for event in (*chunk.inner, *([chunk.own] if chunk.own else [])):
-                event.template_line = template.get_corresponding_lineno(event.code_line)
+                event.template_line = lineno(event.code_line)
         rendered = "".join(c.text for c in chunks)
         self.rendered.append((rendered, tuple(self._origins(rendered, chunks, f"templates/{name}"))))
         return rendered
@@ -316,20 +382,43 @@ class Tracer:
         )
         self.rendered.append((text, origins))
 
-    def _texts_for(self, variables: dict[str, Any]) -> dict[str, LineSources]:
-        found: dict[str, LineSources] = {}
+    def _texts_for(self, variables: dict[str, Any]) -> dict[str, PerLine]:
+        """The texts this render prints whose lines have sources of their own: the program
+        it prints of a lowered kernel (the one among its variables), the kernels'
+        program.json, and blocks of C++ laid out with their records (SourcedLines)."""
+        found: dict[str, PerLine] = dict(self._json())
+        printing = [v for v in variables.values() if isinstance(v, PrintedProgram)]
         for value in variables.values():
             if isinstance(value, LoweredKernel):
-                key = id(value)
-                if key not in self._kernel_texts:
-                    try:
-                        self._kernel_texts[key] = text_sources(value, self.index.locator)
-                    except PrinterMismatch:
-                        # A printer this walk does not know yet: the code's lines keep their
-                        # template line (tests/provenance catches the loss of precision).
-                        self._kernel_texts[key] = {}
-                found.update(self._kernel_texts[key])
+                for printed, texts in self._programs(value):
+                    if not printing or printed in printing:
+                        found.update(texts)
+            for block in value if isinstance(value, list) else ():
+                if isinstance(block, SourcedLines):
+                    found[block.text] = tuple(self._own(origin) for origin in block.origins)
         return found
+
+    def _own(self, origin: object) -> tuple[SpecSource, ...]:
+        source = self.index.source(origin) if origin is not None else None
+        return (source,) if source is not None else ()
+
+    def _programs(self, lowered: LoweredKernel) -> list[tuple[PrintedProgram, dict[str, PerLine]]]:
+        key = id(lowered)
+        if key not in self._kernel_texts:
+            try:
+                per_program = text_sources(lowered, self.index.locator, self._headers)
+            except PrinterMismatch:
+                # A printer this walk does not know yet: the code's lines keep their
+                # template line (tests/provenance catches the loss of precision).
+                per_program = []
+            self._kernel_texts[key] = [(printed, {text: _each(sources) for text, sources in texts.items()}) for printed, texts in per_program]
+        return self._kernel_texts[key]
+
+    def _json(self) -> dict[str, PerLine]:
+        """Each kernel's program.json text (it names its kernel, so it is one kernel's)."""
+        if self._json_texts is None:
+            self._json_texts = dict(json_sources(k, self.index.locator) for k in self._kernels)
+        return self._json_texts
 
     # -- lines --------------------------------------------------------------------------
     def _pieces(self, chunks: list[_Chunk]) -> list[_Piece]:
@@ -355,16 +444,17 @@ class Tracer:
             at = end
         return pieces
 
-    def _event_source(self, event: _Event, text: str, start: int, piece_start: int) -> SpecSource | None:
+    def _event_sources(self, event: _Event, text: str, start: int, piece_start: int) -> tuple[SpecSource, ...]:
         per_line = self.texts.get(event.text)
         if per_line is not None:
             index = text.count("\n", piece_start, start)
-            return per_line[index] if index < len(per_line) else None
+            return per_line[index] if index < len(per_line) else ()
         if event.touched:
-            return event.touched[-1]
+            return (event.touched[-1], *event.decided)
         if "\n" not in event.text:
-            return self.index.named(event.text) or self.index.locator.value(event.text)
-        return None
+            found = self.index.named(event.text) or self.index.locator.value(event.text)
+            return (found,) if found is not None else ()
+        return ()
 
     def _origins(self, text: str, chunks: list[_Chunk], template: str) -> Iterator[LineOrigin]:
         pieces = self._pieces(chunks)
@@ -395,9 +485,9 @@ class Tracer:
         for piece, lo in [*specific, *((p, lo) for p, lo in here if not p.specific)]:
             if piece.event is None:
                 continue
-            found = self._event_source(piece.event, text, lo, piece.start)
-            if found is not None and found not in sources:
-                sources.append(found)
+            for found in self._event_sources(piece.event, text, lo, piece.start):
+                if found not in sources:
+                    sources.append(found)
         kind = OriginKind.SPEC if sources else OriginKind.TEMPLATE
         return LineOrigin(kind, tuple(sources), TemplateLine(template, line), printed=not lead.literal)
 
@@ -435,11 +525,11 @@ class _TracingEnvironment(jinja2.Environment):
         self.context_class = _TracingTemplateContext
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        self.tracer.touch(obj)
+        self.tracer.touch(obj, attribute)
         return super().getattr(obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
-        self.tracer.touch(obj)
+        self.tracer.touch(obj, argument if isinstance(argument, str) else None)
         return super().getitem(obj, argument)
 
 
