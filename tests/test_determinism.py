@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,13 +42,20 @@ def test_generated_files_use_lf_and_end_with_exactly_one_newline() -> None:
 
 
 def test_generated_files_hold_no_machine_specific_text() -> None:
-    forbidden = [str(REPO), str(Path.home()), os.environ.get("USER", "\0"), "ttlgen 0."]
+    # Whole paths and path components only: a home directory /root must not flag
+    # "#/$defs/roots", nor a user "root" the word "header_roots" or "the root of the tree".
+    paths = [str(REPO), str(Path.home())]
+    forbidden = [re.compile(re.escape(p) + r"(?![\w.-])") for p in paths] + [re.compile(re.escape("ttlgen 0."))]
+    user = os.environ.get("USER")
+    if user:
+        forbidden.append(re.compile(rf"[/\\]{re.escape(user)}(?![\w.-])"))
     for path in generated_files():
         if path.name == "MANIFEST":
             continue  # the one place provenance that changes with versions belongs
         text = path.read_text(encoding="utf-8")
-        for needle in forbidden:
-            assert needle not in text, f"{path} contains {needle!r}"
+        for pattern in forbidden:
+            found = pattern.search(text)
+            assert found is None, f"{path} contains {found.group()!r} at offset {found.start()}"
 
 
 def test_every_generated_file_says_it_is_generated_and_from_what() -> None:
