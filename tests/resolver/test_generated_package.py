@@ -53,11 +53,14 @@ def test_the_package_exports_the_whole_library_api() -> None:
 
 @pytest.fixture(scope="module")
 def kc() -> Iterator[types.ModuleType]:
-    """The committed generated package, imported from generated/python."""
+    """The committed generated package, imported from generated/python (writing no bytecode
+    there: a __pycache__ would be an orphan of the committed tree)."""
     sys.path.insert(0, str(GENERATED / "python"))
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         yield importlib.import_module("ttl_kernel_config")
     finally:
+        sys.dont_write_bytecode = writes_bytecode
         sys.path.remove(str(GENERATED / "python"))
 
 
