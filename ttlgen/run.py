@@ -147,7 +147,9 @@ def _with_attrs(fn: Callable[..., F64]) -> Callable[..., F64]:
 MATH: dict[str, Callable[..., F64]] = {
     "add": _elementwise(_binary(np.add)),
     "sub": _elementwise(_binary(np.subtract)),
+    "rsub": _elementwise(_binary(lambda a, b: b - a)),
     "mul": _elementwise(_binary(np.multiply)),
+    "div": _elementwise(_binary(np.divide)),
     "max": _elementwise(_binary(np.maximum)),
     "min": _elementwise(_binary(np.minimum)),
     "exp": _elementwise(np.exp),

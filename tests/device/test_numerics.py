@@ -226,25 +226,62 @@ def _bf16_pair(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return to_bf16(rng.standard_normal((32, 32))), to_bf16(rng.standard_normal((32, 32)) * 3)
 
 
+def _rsub(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return y - x
+
+
 @pytest.mark.parametrize(
     ("code", "op", "mode", "other"),
     [
         (17, np.add, "truncate", "nearest_even"),
         (18, np.subtract, "truncate", "nearest_even"),
+        (28, _rsub, "truncate", "nearest_even"),
         (19, np.multiply, "nearest_even", "truncate"),
+        (27, np.divide, "nearest_even", "truncate"),
     ],
 )
 def test_sfpu_binary_results_narrow_into_16_bit_dst_as_upstream_documents(
     run: Runner, code: int, op: Any, mode: str, other: str
 ) -> None:
-    """add/sub_binary_tile store natively (truncate); mul_binary_tile rounds to nearest even
-    (eltwise_binary_sfpu.h@1387d4d6)."""
+    """add/sub/rsub_binary_tile store natively (truncate, DstRoundingMode::Default);
+    mul_binary_tile and div_binary_tile round to nearest even (eltwise_binary_sfpu.h@1387d4d6)."""
     x, y = _bf16_pair(code)
     out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, fp32_dest_acc_en=False))
-    exact = op(x, y).astype(np.float32)  # bf16 operands: the fp32 SFPU result is exact here
+    # The SFPU's fp32 result (exact for add, sub and mul of bf16 operands; the correctly
+    # rounded quotient for div), then narrowed into the 16-bit DST.
+    exact = op(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
     expected = round_mantissa(exact, 7, mode)  # type: ignore[arg-type]
     np.testing.assert_array_equal(out.outputs["out"], expected)
     assert np.any(expected != round_mantissa(exact, 7, other))  # type: ignore[arg-type]
+
+
+# (op, code with DstRoundingMode::Default, code with DstRoundingMode::NearestEven)
+_ROUNDING_MODE_OPS = [(np.add, 17, 29), (np.subtract, 18, 30), (_rsub, 28, 31)]
+_ROUNDING_MODE_IDS = ["add_binary_tile", "sub_binary_tile", "rsub_binary_tile"]
+
+
+@pytest.mark.parametrize(("op", "default", "nearest_even"), _ROUNDING_MODE_OPS, ids=_ROUNDING_MODE_IDS)
+def test_nearest_even_rounding_mode_rounds_sfpu_add_sub_rsub_into_16_bit_dst(
+    run: Runner, op: Any, default: int, nearest_even: int
+) -> None:
+    """eltwise_binary_sfpu.h@1387d4d6: DstRoundingMode::NearestEven is software RNE."""
+    x, y = _bf16_pair(default)
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(nearest_even, fp32_dest_acc_en=False))
+    exact = op(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(out.outputs["out"], round_mantissa(exact, 7, "nearest_even"))
+    assert np.any(out.outputs["out"] != round_mantissa(exact, 7, "truncate"))
+
+
+@pytest.mark.parametrize(("op", "default", "nearest_even"), _ROUNDING_MODE_OPS, ids=_ROUNDING_MODE_IDS)
+def test_dst_rounding_mode_is_ignored_with_fp32_dest(run: Runner, op: Any, default: int, nearest_even: int) -> None:
+    """eltwise_binary_sfpu.h@1387d4d6: the mode is ignored when fp32 dest is on; both modes
+    keep the fp32 result."""
+    x, y = _bf16_pair(default)
+    exact = op(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    assert np.any(exact != round_mantissa(exact, 7, "nearest_even"))  # the fp32 result has bits bf16 lacks
+    for code in (default, nearest_even):
+        out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, fp32_dest_acc_en=True))
+        np.testing.assert_array_equal(out.outputs["out"], exact)
 
 
 def _face_row_scaler(seed: int) -> tuple[np.ndarray, np.ndarray]:

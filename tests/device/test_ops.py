@@ -65,8 +65,11 @@ OPS: dict[str, tuple[int, Callable[[F, F], F]]] = {
     "sub_tiles": (24, lambda x, y: x - y),
     "mul_tiles": (25, lambda x, y: x * y),
     "add_tiles": (26, lambda x, y: x + y),
+    "div_binary_tile": (27, lambda x, y: x / y),
+    "rsub_binary_tile": (28, lambda x, y: y - x),
 }
 POSITIVE_ONLY = {"log", "sqrt", "rsqrt"}
+NONZERO_Y = {"div_binary_tile"}
 
 
 @pytest.mark.parametrize("name", list(OPS))
@@ -77,6 +80,8 @@ def test_tile_op_matches_numpy(run: Runner, name: str) -> None:
     y = to_bf16(rng.standard_normal((32, 32)))
     if name in POSITIVE_ONLY:
         x = to_bf16(np.abs(x) + 0.25)
+    if name in NONZERO_Y:
+        y = to_bf16(np.copysign(np.abs(y) + 0.25, y))
     if name.startswith("reduce"):
         y = np.full((32, 32), 0.5, dtype=np.float32)
     prog = load_fixture_program("tile_ops")

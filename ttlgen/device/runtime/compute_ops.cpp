@@ -245,10 +245,14 @@ void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst) {
         d[i] = store_sfpu(math::sfpu_unary::evaluate(op, d[i]));
 }
 
-void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
+void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool nearest_even) {
     const float* a = dst_math(dst0, "sfpu binary op");
     const float* b = dst_math(dst1, "sfpu binary op");
     float* o = dst_math(dst_out, "sfpu binary op");
+    // mul and div round to nearest even in software before their store
+    // (eltwise_binary_sfpu.h@1387d4d6), as add/sub/rsub do when the kernel asks
+    // DstRoundingMode::NearestEven; the rest store natively (sfpu_dst16_rounding).
+    const bool rne = nearest_even || op == Sfpu2::Mul || op == Sfpu2::Div;
     for (int i = 0; i < kTileElems; ++i) {
         float r = 0.0f;
         switch (op) {
@@ -258,8 +262,14 @@ void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
         case Sfpu2::Sub:
             r = a[i] - b[i];
             break;
+        case Sfpu2::Rsub:
+            r = b[i] - a[i];
+            break;
         case Sfpu2::Mul:
             r = a[i] * b[i];
+            break;
+        case Sfpu2::Div:
+            r = a[i] / b[i];
             break;
         case Sfpu2::Max:
             r = std::fmax(a[i], b[i]);
@@ -268,9 +278,7 @@ void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
             r = std::fmin(a[i], b[i]);
             break;
         }
-        // mul_binary_tile rounds to nearest even in software before its store;
-        // the others store natively (sfpu_dst16_rounding).
-        o[i] = op == Sfpu2::Mul ? store_sfpu_rne(r) : store_sfpu(r);
+        o[i] = rne ? store_sfpu_rne(r) : store_sfpu(r);
     }
 }
 

@@ -16,7 +16,7 @@
 
 namespace ttlemu::compute {
 enum class Fpu2 { Add, Sub, Mul };
-enum class Sfpu2 { Add, Sub, Mul, Max, Min };
+enum class Sfpu2 { Add, Sub, Rsub, Mul, Div, Max, Min };
 
 void regs_acquire();
 void regs_commit();
@@ -32,7 +32,9 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst);
 void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                 uint32_t dst);
 void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst);
-void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out);
+// `nearest_even`: the kernel asked DstRoundingMode::NearestEven (add, sub, rsub); mul and
+// div round to nearest even whatever it says.
+void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool nearest_even = false);
 void fill(uint32_t dst, float value);
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
             bool transpose, uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim);
@@ -53,7 +55,9 @@ constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
 namespace ttlemu::math::sfpu_binary {
 constexpr compute::Sfpu2 add = compute::Sfpu2::Add;
 constexpr compute::Sfpu2 sub = compute::Sfpu2::Sub;
+constexpr compute::Sfpu2 rsub = compute::Sfpu2::Rsub;
 constexpr compute::Sfpu2 mul = compute::Sfpu2::Mul;
+constexpr compute::Sfpu2 div = compute::Sfpu2::Div;
 constexpr compute::Sfpu2 max = compute::Sfpu2::Max;
 constexpr compute::Sfpu2 min = compute::Sfpu2::Min;
 } // namespace ttlemu::math::sfpu_binary
@@ -76,6 +80,13 @@ template <typename SrcOrder>
 inline void reconfig_sources(uint32_t icb0, uint32_t icb1, SrcOrder order) {
     const bool reverse = order == SrcOrder::Reverse;
     reconfig_sources(reverse ? icb1 : icb0, reverse ? icb0 : icb1);
+}
+// The SFPU binaries that take a DstRoundingMode (eltwise_binary_sfpu.h@1387d4d6): Default
+// stores natively, NearestEven rounds in software first; neither matters with a 32-bit DST.
+template <typename DstRoundingMode>
+inline void sfpu_binary(compute::Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out,
+                        DstRoundingMode mode) {
+    compute::sfpu_binary(op, dst0, dst1, dst_out, mode == DstRoundingMode::NearestEven);
 }
 inline void release_dst() {
     compute::regs_commit();
