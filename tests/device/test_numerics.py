@@ -318,17 +318,85 @@ def test_reduce_reads_the_scaler_from_the_first_row_of_each_face(run: Runner) ->
         assert not np.allclose(got, element_00, rtol=1e-3)
 
 
-def test_fpu_add_and_sub_ignore_the_configured_fidelity_but_mul_uses_it(run: Runner) -> None:
-    """eltwise_binary.h@00b0fa3f: add/sub run at LoFi whatever MATH_FIDELITY says (an addition
-    has no multiplier pass); mul_tiles uses MATH_FIDELITY."""
+FIDELITIES = ("LoFi", "HiFi2", "HiFi3", "HiFi4")
+
+
+def _broadcast(y: np.ndarray, dim: str | None) -> np.ndarray:
+    """B as an FPU binary broadcasts it (bcast.h@00b0fa3f)."""
+    if dim == "row":
+        return np.repeat(y[:1, :], 32, axis=0)
+    if dim == "col":
+        return np.repeat(y[:, :1], 32, axis=1)
+    if dim == "scalar":
+        return np.full_like(y, y[0, 0])
+    return y
+
+
+# tile_ops code, the op and B's broadcast of each FPU binary form.
+_FPU_ADD_SUB = {
+    "add_tiles": (26, np.add, None),
+    "sub_tiles": (24, np.subtract, None),
+    "add_tiles_bcast_rows": (32, np.add, "row"),
+    "add_tiles_bcast_cols": (33, np.add, "col"),
+    "add_tiles_bcast_scalar": (34, np.add, "scalar"),
+    "sub_tiles_bcast_rows": (35, np.subtract, "row"),
+    "sub_tiles_bcast_cols": (36, np.subtract, "col"),
+    "sub_tiles_bcast_scalar": (37, np.subtract, "scalar"),
+    "any_tiles_bcast<ELWADD, COL>": (41, np.add, "col"),
+}
+_FPU_MUL = {
+    "mul_tiles": (25, None),
+    "mul_tiles_bcast_rows": (38, "row"),
+    "mul_tiles_bcast_cols": (39, "col"),
+    "mul_tiles_bcast_scalar": (40, "scalar"),
+    "any_tiles_bcast<ELWMUL, ROW>": (42, "row"),
+}
+
+
+def _srca_srcb_operands() -> tuple[np.ndarray, np.ndarray]:
+    """Float32 operands that pass SrcA/SrcB unchanged (TF32) and have mantissa bits below the
+    4 (SrcA) and 6 (SrcB) high bits LoFi's multiplier pass sees."""
     rng = np.random.default_rng(23)
-    x = rng.standard_normal((32, 32)).astype(np.float32)
-    y = rng.standard_normal((32, 32)).astype(np.float32)
-    outs = {
-        (code, fid): run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fid)).outputs["out"]
-        for code in (24, 25, 26)
-        for fid in ("LoFi", "HiFi4")
-    }
-    np.testing.assert_array_equal(outs[(26, "LoFi")], outs[(26, "HiFi4")])  # add_tiles
-    np.testing.assert_array_equal(outs[(24, "LoFi")], outs[(24, "HiFi4")])  # sub_tiles
-    assert np.any(outs[(25, "LoFi")] != outs[(25, "HiFi4")])  # mul_tiles
+    x = to_tf32(rng.standard_normal((32, 32)).astype(np.float32), "truncate")
+    y = to_tf32(rng.standard_normal((32, 32)).astype(np.float32), "truncate")
+    assert np.any(round_mantissa(x, 4, "truncate") != x) and np.any(round_mantissa(y, 6, "truncate") != y)
+    return x, y
+
+
+def _fidelity_product(a: np.ndarray, b: np.ndarray, fidelity: str) -> np.ndarray:
+    """SrcA a times SrcB b as the fidelity passes form it (NUMERICS.md "Math fidelity")."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ah, bh = round_mantissa(a, 4, "truncate").astype(np.float64), round_mantissa(b, 6, "truncate").astype(np.float64)
+    product = {
+        "LoFi": ah * bh,
+        "HiFi2": a64 * bh,
+        "HiFi3": a64 * bh + ah * (b64 - bh),
+        "HiFi4": a64 * b64,
+    }[fidelity]
+    return product.astype(np.float32)
+
+
+@pytest.mark.parametrize("fidelity", FIDELITIES)
+@pytest.mark.parametrize("form", list(_FPU_ADD_SUB))
+def test_fpu_add_and_sub_run_at_lofi_whatever_the_configured_fidelity(run: Runner, form: str, fidelity: str) -> None:
+    """eltwise_binary.h@00b0fa3f and any_tiles_bcast (bcast.h@00b0fa3f): add/sub run at LoFi,
+    one pass of the adder over the whole SrcA/SrcB values, so every configured fidelity gives
+    the exact sum; a pass per phase of the configured fidelity would add it again."""
+    code, op, dim = _FPU_ADD_SUB[form]
+    x, y = _srca_srcb_operands()
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fidelity)).outputs["out"]
+    np.testing.assert_array_equal(out, op(x, _broadcast(y, dim)))
+
+
+@pytest.mark.parametrize("fidelity", FIDELITIES)
+@pytest.mark.parametrize("form", list(_FPU_MUL))
+def test_fpu_mul_runs_at_the_configured_fidelity(run: Runner, form: str, fidelity: str) -> None:
+    """mul_tiles and the MUL broadcast forms use MATH_FIDELITY: on the same operands as the add
+    test, each fidelity keeps a different part of the product (LoFi drops the low bits)."""
+    code, dim = _FPU_MUL[form]
+    x, y = _srca_srcb_operands()
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fidelity)).outputs["out"]
+    b = _broadcast(y, dim)
+    np.testing.assert_array_equal(out, _fidelity_product(x, b, fidelity))
+    if fidelity != "HiFi4":
+        assert np.any(out != _fidelity_product(x, b, "HiFi4"))

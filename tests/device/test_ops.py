@@ -67,6 +67,17 @@ OPS: dict[str, tuple[int, Callable[[F, F], F]]] = {
     "add_tiles": (26, lambda x, y: x + y),
     "div_binary_tile": (27, lambda x, y: x / y),
     "rsub_binary_tile": (28, lambda x, y: y - x),
+    "add_tiles_bcast_rows": (32, lambda x, y: x + y[:1, :]),
+    "add_tiles_bcast_cols": (33, lambda x, y: x + y[:, :1]),
+    "add_tiles_bcast_scalar": (34, lambda x, y: x + y[0, 0]),
+    "sub_tiles_bcast_rows": (35, lambda x, y: x - y[:1, :]),
+    "sub_tiles_bcast_cols": (36, lambda x, y: x - y[:, :1]),
+    "sub_tiles_bcast_scalar": (37, lambda x, y: x - y[0, 0]),
+    "mul_tiles_bcast_rows": (38, lambda x, y: x * y[:1, :]),
+    "mul_tiles_bcast_cols": (39, lambda x, y: x * y[:, :1]),
+    "mul_tiles_bcast_scalar": (40, lambda x, y: x * y[0, 0]),
+    "any_tiles_bcast_add_col": (41, lambda x, y: x + y[:, :1]),
+    "any_tiles_bcast_mul_row": (42, lambda x, y: x * y[:1, :]),
 }
 POSITIVE_ONLY = {"log", "sqrt", "rsqrt"}
 NONZERO_Y = {"div_binary_tile"}

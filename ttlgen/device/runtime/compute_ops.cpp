@@ -48,6 +48,26 @@ void check_unpack_format(int configured, uint32_t cb, const char* call, const ch
     }
 }
 
+// The fidelity an FPU eltwise op runs at: mul at the configured MATH_FIDELITY, add and sub
+// at LoFi whatever it says (eltwise_binary.h@00b0fa3f; any_tiles_bcast, bcast.h@00b0fa3f).
+int eltwise_fidelity(compute::Fpu2 op) {
+    return op == compute::Fpu2::Mul ? g.cfg.math_fidelity : kLoFi;
+}
+
+// The FPU issues an eltwise instruction once per phase of its fidelity, and the phases'
+// results accumulate in DST: that is how HiFi-N sums mul's partial products (fidelity_mul).
+// The adder sees whole SrcA/SrcB values, so an add or sub issued in LoFi's one phase is
+// the exact sum (a second phase would add it again).
+float fpu_eltwise(compute::Fpu2 op, float a, float b, int fidelity) {
+    if (op == compute::Fpu2::Mul)
+        return fidelity_mul(a, b, fidelity);
+    const float once = op == compute::Fpu2::Add ? a + b : a - b;
+    float r = once;
+    for (int phase = 1; phase < fidelity_phases(fidelity); ++phase)
+        r += once;
+    return r;
+}
+
 } // namespace
 
 std::string dst_state() {
@@ -221,21 +241,26 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
 }
 
 void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
-                uint32_t dst) {
+                uint32_t dst, int bcast) {
     const char* call = op == Fpu2::Add ? "add_tiles" : op == Fpu2::Sub ? "sub_tiles" : "mul_tiles";
     float* d = dst_math(dst, call);
     float a[kTileElems], b[kTileElems];
     unpack_src(cb_a, read_tile(cb_a, tile_a, call, true, true), a);
     unpack_src(cb_b, read_tile(cb_b, tile_b, call, true, false), b);
     const bool acc = g.binary_acc_to_dest && op != Fpu2::Mul;
-    const int fid = g.cfg.math_fidelity;
-    for (int i = 0; i < kTileElems; ++i) {
-        float r = op == Fpu2::Add   ? a[i] + b[i]
-                  : op == Fpu2::Sub ? a[i] - b[i]
-                                    : fidelity_mul(a[i], b[i], fid);
-        if (acc)
-            r += d[i];
-        d[i] = store_fpu(r);
+    const int fid = eltwise_fidelity(op);
+    for (int r = 0; r < 32; ++r) {
+        for (int c = 0; c < 32; ++c) {
+            const int i = tile_index(r, c);
+            const float bv = bcast == 1   ? b[tile_index(0, c)]
+                             : bcast == 2 ? b[tile_index(r, 0)]
+                             : bcast == 3 ? b[0]
+                                          : b[i];
+            float v = fpu_eltwise(op, a[i], bv, fid);
+            if (acc)
+                v += d[i];
+            d[i] = store_fpu(v);
+        }
     }
 }
 
