@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from device_helpers import Runner, load_fixture_program, matmul_program, pcc, set_ct_args
 
-from ttlgen.device import Numerics
+from ttlgen.device import Numerics, ProtocolError
 from ttlgen.device.formats import (
     bfp8_quantize,
     bfp8_values,
@@ -282,6 +282,59 @@ def test_dst_rounding_mode_is_ignored_with_fp32_dest(run: Runner, op: Any, defau
     for code in (default, nearest_even):
         out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, fp32_dest_acc_en=True))
         np.testing.assert_array_equal(out.outputs["out"], exact)
+
+
+def _with_formats(prog: dict[str, Any], formats: dict[int, str]) -> dict[str, Any]:
+    """``prog`` with the CBs of ``formats`` (index -> format) and their buffers in that format."""
+    names = {0: "x", 1: "y", 16: "out"}
+    for cb in prog["cbs"]:
+        if cb["index"] in formats:
+            cb.update(format=formats[cb["index"]], page_size=4096 if formats[cb["index"]] == "Float32" else 2048)
+    for b in prog["buffers"]:
+        index = next(i for i, n in names.items() if n == b["name"])
+        if index in formats:
+            b["format"] = formats[index]
+    return prog
+
+
+def test_bcast_of_a_float32_tile_unpacks_to_dest_keeping_all_32_bits(run: Runner) -> None:
+    """bcast.h@00b0fa3f: 32-bit formats go through unpack-to-dest (A2D), not the 19-bit SrcB."""
+    x = _f32_input()[:, :32].copy()
+    x[:, 0] = 1.0 + 2.0**-12  # below TF32's 10 mantissa bits
+    out = run("tile_ops", {"x": x, "y": x}, program=_tile_ops_program(5, fp32_dest_acc_en=True)).outputs["out"]
+    np.testing.assert_array_equal(out, np.repeat(x[:, :1], 32, axis=1))
+
+
+def test_bcast_of_a_bf16_tile_goes_through_srcb(run: Runner) -> None:
+    """bcast.h@00b0fa3f: non-32-bit formats are broadcast through SrcB (B2D), which holds
+    bf16 exactly; SrcA's format does not matter."""
+    x = to_bf16(np.random.default_rng(30).standard_normal((32, 32)))
+    prog = _with_formats(_tile_ops_program(5, fp32_dest_acc_en=False), {0: "Float16_b", 1: "Float16_b"})
+    out = run("tile_ops", {"x": x, "y": x}, program=prog).outputs["out"]
+    np.testing.assert_array_equal(out, np.repeat(x[:, :1], 32, axis=1))
+
+
+def test_bcast_of_a_bf16_tile_needs_srcb_configured_for_its_format(run: Runner) -> None:
+    """The start-up configured SrcA for x (bf16) and SrcB for y (Float32): a B2D broadcast of
+    x reads SrcB's format."""
+    x = to_bf16(np.random.default_rng(31).standard_normal((32, 32)))
+    prog = _with_formats(_tile_ops_program(5, fp32_dest_acc_en=False), {0: "Float16_b"})
+    with pytest.raises(ProtocolError, match=r"unary_bcast\(cb=0, Float16_b\): SrcB is configured for Float32"):
+        run("tile_ops", {"x": x, "y": x}, program=prog)
+
+
+def test_bcast_of_a_float32_tile_needs_srca_configured_for_its_format(run: Runner) -> None:
+    """An A2D broadcast of y (Float32) unpacks through SrcA's unpacker, configured for x (bf16)."""
+    x = to_bf16(np.random.default_rng(32).standard_normal((32, 32)))
+    prog = _with_formats(_tile_ops_program(43, fp32_dest_acc_en=True), {0: "Float16_b"})
+    with pytest.raises(ProtocolError, match=r"unary_bcast\(cb=1, Float32\): SrcA is configured for Float16_b"):
+        run("tile_ops", {"x": x, "y": x}, program=prog)
+
+
+def test_bcast_of_a_float32_tile_into_a_16_bit_dst_is_a_protocol_error(run: Runner) -> None:
+    x = _f32_input()[:, :32].copy()
+    with pytest.raises(ProtocolError, match=r"unary_bcast\(cb=0\): a 32-bit input unpacks straight to DST"):
+        run("tile_ops", {"x": x, "y": x}, program=_tile_ops_program(5, fp32_dest_acc_en=False))
 
 
 def _face_row_scaler(seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -65,6 +65,17 @@ class Spelling:
     attributes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # attr -> (value -> spelling)
     accumulates_in_dst: bool
     mark: Mark
+    # The unpacking instead when every operand it names has 32-bit elements (None: the same).
+    unpack_32_bit: tuple[str | None, str | None] | None = None
+
+    def unpacked(self, element_bits: Mapping[str, int]) -> tuple[str | None, str | None]:
+        """The operands read through (SrcA, SrcB), given the element bits of the operands."""
+        wide = self.unpack_32_bit
+        if wide is not None:
+            named = [operand for operand in wide if operand is not None]
+            if named and all(element_bits.get(operand) == 32 for operand in named):
+                return wide
+        return self.unpack_srca, self.unpack_srcb
 
     def attribute_spelling(self, attr: str, value: str) -> str | None:
         for name, values in self.attributes:
@@ -475,26 +486,28 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                     problem = f"{strategy!r} is not a strategy; op {op_name!r} has: {known}{did_you_mean(strategy, map(str, declared))}"
                 sink.error(doc.key_mark(path), problem, after=after)
             operands = [o.name for o in op.operands]
-            for reg in ("srca", "srcb"):
-                operand = raw.get("unpack", {}).get(reg)
-                if operand is None:
-                    continue
-                if operand not in operands:
-                    sink.error(
-                        doc.mark((*path, "unpack", reg)),
-                        f"unknown operand {operand!r} of op {op_name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(operand, operands)}",
-                        after=after,
-                    )
-                    continue
-                strategy_sem = next((s for s in op.strategies if (s.name or FIXED) == strategy), None)
-                route = strategy_sem.routes[operands.index(operand)] if strategy_sem is not None else Route.DFB
-                if route is not Route.DFB:
-                    sink.error(
-                        doc.mark((*path, "unpack", reg)),
-                        f"operand {operand!r} of op {op_name!r} is routed to {route.value} "
-                        f"in the {strategy} strategy; only dataflow-buffer operands are unpacked",
-                        after=after,
-                    )
+            for key in ("unpack", "unpack_32_bit"):
+                for reg in ("srca", "srcb"):
+                    operand = raw.get(key, {}).get(reg)
+                    if operand is None:
+                        continue
+                    if operand not in operands:
+                        sink.error(
+                            doc.mark((*path, key, reg)),
+                            f"unknown operand {operand!r} of op {op_name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(operand, operands)}",
+                            after=after,
+                        )
+                        continue
+                    strategy_sem = next((s for s in op.strategies if (s.name or FIXED) == strategy), None)
+                    route = strategy_sem.routes[operands.index(operand)] if strategy_sem is not None else Route.DFB
+                    if route is not Route.DFB:
+                        sink.error(
+                            doc.mark((*path, key, reg)),
+                            f"operand {operand!r} of op {op_name!r} is routed to {route.value} "
+                            f"in the {strategy} strategy; only dataflow-buffer operands are unpacked",
+                            after=after,
+                        )
+            wide = raw.get("unpack_32_bit")
             attributes = raw.get("attributes", {})
             kinds = _op_placeholders(op, list(attributes))
             init = r.call((*path, "init"), kinds)
@@ -513,6 +526,7 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                         attributes=tuple((name, tuple(values.items())) for name, values in sorted(attributes.items())),
                         accumulates_in_dst=bool(raw.get("accumulates_in_dst", False)),
                         mark=doc.key_mark(path),
+                        unpack_32_bit=(wide.get("srca"), wide.get("srcb")) if wide is not None else None,
                     )
                 )
     return spellings

@@ -90,12 +90,6 @@ def _for(var: Var, count: int, body: Sequence[Stmt]) -> ir.For:
     return ir.For(var.name, Const(count), tuple(body), generated=True)
 
 
-def _leaves(value: Value) -> list[str]:
-    if isinstance(value, DfbRef):
-        return [value.dfb]
-    return [leaf for arg in value.args for leaf in _leaves(arg)]
-
-
 @dataclass(frozen=True)
 class FirstCompute:
     """The CBs the first computation unpacks and packs, which the hardware start-up configures."""
@@ -214,11 +208,21 @@ class ComputeLowering:
     def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
         return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile
 
-    def reconfig(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> list[Stmt]:
+    def element_bits(self, expr: OpExpr) -> dict[str, int]:
+        """The element width of each dataflow-buffer operand of ``expr``, by operand name."""
+        bits: dict[str, int] = {}
+        for operand, arg in zip(self.semantics(expr).operands, expr.args, strict=False):
+            element = self.ops.vocabulary.element(self.dfbs[arg.dfb].dtype) if isinstance(arg, DfbRef) else None
+            if element is not None:
+                bits[operand.name] = element.bits
+        return bits
+
+    def reconfig(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str], expr: OpExpr) -> list[Stmt]:
         out: list[Stmt] = []
+        srca, srcb = spelling.unpacked(self.element_bits(expr))
         for step, form, operand in (
-            (Step.RECONFIG_SRCA, self.calls.reconfig_srca, spelling.unpack_srca),
-            (Step.RECONFIG_SRCB, self.calls.reconfig_srcb, spelling.unpack_srcb),
+            (Step.RECONFIG_SRCA, self.calls.reconfig_srca, srca),
+            (Step.RECONFIG_SRCB, self.calls.reconfig_srcb, srcb),
         ):
             if operand is not None and operand in names:
                 out.append(self.bind(step, form, {"cb": values[f"{operand}.cb"]}))
@@ -275,7 +279,7 @@ class ComputeLowering:
             values[f"attr.{attr}"] = ir.Symbol(spelled)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling))
-        out.extend(self.reconfig(spelling, values, names))
+        out.extend(self.reconfig(spelling, values, names, value))
         out.append(self.bind(Step.OP, spelling.call, values, routes_given))
         if spelling.uninit is not None:
             uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given)
@@ -311,7 +315,7 @@ class ComputeLowering:
         call = self.bind(Step.OP, spelling.call, values, routes_given)
         return [
             *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling),
-            *self.reconfig(spelling, values, ["lhs", "rhs"]),
+            *self.reconfig(spelling, values, ["lhs", "rhs"], expr),
             _for(INNER, kb, (call,)) if kb > 1 else call,
         ]
 
@@ -340,24 +344,33 @@ class ComputeLowering:
     def remember_first(self, store: Store) -> None:
         if self.first_compute is not None:
             return
-        leaves = _leaves(store.value)
-        matmul = self.is_matmul(store.value)
-        srca = leaves[-1] if matmul and len(leaves) > 1 else (leaves[0] if leaves else store.target)
-        srcb = leaves[0] if matmul else (leaves[1] if len(leaves) > 1 else srca)
-        self.first_compute = FirstCompute(srca, srcb, store.target, self.unpacks_first_operand_to_srcb(store.value))
+        reads = self.unpack_reads(store.value)
+        first = {reg: next((dfb for r, dfb in reads if r == reg), None) for reg in ("srca", "srcb")}
+        srca = first["srca"] or first["srcb"] or store.target
+        # With no SrcB read (copies alone), the start-up names the second CB read, as the
+        # first op's init would.
+        srcb = first["srcb"] or (reads[1][1] if len(reads) > 1 else srca)
+        self.first_compute = FirstCompute(srca, srcb, store.target, bool(reads) and reads[0][0] == "srcb")
 
-    def unpacks_first_operand_to_srcb(self, value: Value) -> bool:
-        """Whether the op computed first reads its first operand through SrcB (matmul's in0)."""
-        while isinstance(value, OpExpr):
-            spelling = self.spelling.spelling(value.op, self.strategy(value)[0])
-            first = next((a for a in value.args if not isinstance(a, DfbRef)), None)
-            if first is None:
-                if spelling is None:
-                    return False
-                operands = [o.name for o in self.semantics(value).operands]
-                return spelling.unpack_srcb is not None and spelling.unpack_srcb == operands[0] and spelling.unpack_srca != operands[0]
-            value = first
-        return False
+    def unpack_reads(self, value: Value) -> list[tuple[str, str]]:
+        """The (source register, DFB) reads of computing ``value``, in program order: the DST
+        operands' computations first, then the op's own unpacking (a DFB alone is a copy,
+        through SrcA)."""
+        if isinstance(value, DfbRef):
+            return [("srca", value.dfb)]
+        spelling = self.spelling.spelling(value.op, self.strategy(value)[0])
+        routes = self.semantics(value).strategies[self.strategy(value)[1]].routes
+        reads: list[tuple[str, str]] = []
+        for arg, route in zip(value.args, routes, strict=False):
+            if route is Route.DST:
+                reads.extend(self.unpack_reads(arg))
+        if spelling is None:
+            return reads
+        srca, srcb = spelling.unpacked(self.element_bits(value))
+        for operand, arg in zip(self.semantics(value).operands, value.args, strict=False):
+            if isinstance(arg, DfbRef) and operand.name in (srca, srcb):
+                reads.append(("srca" if operand.name == srca else "srcb", arg.dfb))
+        return reads
 
     def store(self, store: Store) -> list[Stmt]:
         """A complete compute for one store: acquire, math, pack, release per subblock."""

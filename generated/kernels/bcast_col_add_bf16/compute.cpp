@@ -25,7 +25,9 @@ void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_y = 1;
     constexpr uint32_t cb_out = 16;
-    compute_kernel_hw_startup(cb_x, cb_y, cb_out);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_x, cb_y, cb_out);
+    reconfig_data_format_srcb(cb_x);
+    reconfig_data_format_srca(cb_y);
     add_binary_tile_init();
     pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
@@ -34,10 +36,8 @@ void kernel_main() {
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
         unary_bcast_init<BroadcastType::COL>(cb_x);
-        reconfig_data_format_srca(cb_x);
         unary_bcast<BroadcastType::COL>(cb_x, 0, 0);
         copy_init(cb_y, 0, 0);
-        reconfig_data_format_srca(cb_y);
         copy_tile(cb_y, 0, 1);
         add_binary_tile(0, 1, 0);
         tile_regs_commit();

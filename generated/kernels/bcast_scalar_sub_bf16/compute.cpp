@@ -25,6 +25,8 @@ void kernel_main() {
     constexpr uint32_t cb_y = 1;
     constexpr uint32_t cb_out = 16;
     compute_kernel_hw_startup(cb_y, cb_x, cb_out);
+    reconfig_data_format_srca(cb_y);
+    reconfig_data_format_srcb(cb_x);
     sub_binary_tile_init();
     pack_reconfig_data_format(cb_out);
     for (uint32_t i = 0; i < 2; ++i) {
@@ -33,10 +35,8 @@ void kernel_main() {
         cb_reserve_back(cb_out, 1);
         tile_regs_acquire();
         copy_init(cb_y, 0, 0);
-        reconfig_data_format_srca(cb_y);
         copy_tile(cb_y, 0, 0);
         unary_bcast_init<BroadcastType::SCALAR>(cb_x);
-        reconfig_data_format_srca(cb_x);
         unary_bcast<BroadcastType::SCALAR>(cb_x, 0, 1);
         sub_binary_tile(0, 1, 0);
         tile_regs_commit();

@@ -365,15 +365,26 @@ void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint
 
 void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst) {
     float* d = dst_math(dst, "unary_bcast");
-    const uint8_t* data = read_tile(in, tile, "unary_bcast", true, true);
-    if (g.cfg.fp32_dest_acc_en && g.cbs[in].format != DataFormat::Float32) {
+    // bcast.h@00b0fa3f: a 32-bit input unpacks straight to DST (A2D, through SrcA's
+    // unpacker) "since SrcB is only 19 bits wide"; any other goes through SrcB (B2D).
+    const bool to_dest = cb_checked(in, "unary_bcast").format == DataFormat::Float32;
+    const uint8_t* data = read_tile(in, tile, "unary_bcast", !to_dest, to_dest);
+    if (to_dest && !g.cfg.fp32_dest_acc_en) {
+        fail("protocol", "unary_bcast(cb=" + std::to_string(in) +
+                             "): a 32-bit input unpacks straight to DST, which needs "
+                             "fp32_dest_acc_en (a 16-bit DST cannot hold it)");
+    }
+    if (!to_dest && g.cfg.fp32_dest_acc_en) {
         fail("protocol", "unary_bcast(cb=" + std::to_string(in) +
                              "): a 16-bit input with fp32_dest_acc_en is wrong or hangs on "
                              "Wormhole B0 / Blackhole "
                              "(the broadcast data mover is 16-bit)");
     }
     float x[kTileElems];
-    unpack_src(in, data, x);
+    if (to_dest)
+        decode_tile(g.cbs[in].format, data, x); // all 32 bits, no SrcA/SrcB narrowing
+    else
+        unpack_src(in, data, x);
     for (int r = 0; r < 32; ++r) {
         for (int c = 0; c < 32; ++c) {
             float v = x[tile_index(r, c)];
