@@ -371,6 +371,19 @@ def test_reduce_reads_the_scaler_from_the_first_row_of_each_face(run: Runner) ->
         assert not np.allclose(got, element_00, rtol=1e-3)
 
 
+@pytest.mark.parametrize(("code", "dim"), [(2, "row"), (3, "col"), (4, "scalar")])
+def test_reduce_ignores_the_scaler_outside_the_first_row_of_each_face(run: Runner, code: int, dim: str) -> None:
+    """reduce.h@0112bb1e: only the first row of each scaler face is read, so what the other
+    rows hold (zero as the generated readers write it, or anything) changes nothing."""
+    x = to_bf16(np.random.default_rng(24).standard_normal((32, 32)))
+    clean, _ = _face_row_scaler(25)
+    clean[np.arange(32) % 16 != 0, :] = 0.0
+    noisy = clean.copy()
+    noisy[np.arange(32) % 16 != 0, :] = to_bf16(np.random.default_rng(26).uniform(-4.0, 4.0, size=(30, 32)))
+    outs = [run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code)).outputs["out"] for y in (clean, noisy)]
+    np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"REDUCE_{dim.upper()}")
+
+
 FIDELITIES = ("LoFi", "HiFi2", "HiFi3", "HiFi4")
 
 

@@ -25,11 +25,12 @@ from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import TargetsModel
 from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
-from ttlgen.plan import api_check, l1_accumulation, resolution
+from ttlgen.plan import api_check, l1_accumulation, resolution, scaler_fill
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, used_cbs
 from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
+from ttlgen.plan.scaler_fill import Fill
 from ttlgen.resolver import TranslationError
 
 
@@ -75,6 +76,7 @@ class LoweredKernel:
     dataflow_sources: tuple[str, ...]  # of the reader and writer
     # What each op of the kernel computes (the key of its float64 reference); absent: unknown.
     op_math: tuple[tuple[str, str], ...] = ()
+    fills: tuple[Fill, ...] = ()  # the buffers the reader builds in L1
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ def lower(
     level, calls = api.level, api.spelling
     low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
     compute = low.body(kernel.body)
+    fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
     cbs = []
     for d in kernel.dfbs:
         fmt = spelling.format(d.dtype)
@@ -133,7 +136,7 @@ def lower(
         body = hoist(body, api_check.effects(level, KernelKind.COMPUTE))
     programs = [
         ir.Program(ir.ProgramKind.COMPUTE, (), (), level.compute_entry, body),
-        dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True),
+        dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True, fills=fills),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=False),
     ]
     compute_program, reader, writer = (replace(p, includes=api_check.includes(p, level)) for p in programs)
@@ -166,6 +169,7 @@ def lower(
         sources=tuple(sorted({kernel.source, spelling.source, level.source, *ops.sources})),
         dataflow_sources=tuple(sorted({kernel.source, spelling.source, level.source})),
         op_math=tuple(sorted((op, math) for op in _ops_of(kernel) if (math := spelling.math_of(op)) is not None)),
+        fills=fills,
     )
 
 
