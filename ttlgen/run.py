@@ -50,12 +50,14 @@ from ttlgen.model.project import Project, build_project
 from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.project import ProjectPlan, plan_project
+from ttlgen.plan.scaler_fill import Fill
 from ttlgen.spec.document import SpecDocument
 
 if TYPE_CHECKING:
     from ttlgen.device.calibration import Calibration
 
 TILE = 32
+FACE = TILE // 2  # a tile is 2x2 faces, each row-major (NUMERICS.md "Data layout")
 
 F64 = npt.NDArray[np.float64]
 
@@ -85,19 +87,34 @@ def _bcast(x: F64, attrs: Mapping[str, str]) -> F64:
     return _untiles(t)
 
 
+def _scaler_weights(scaler: F64, reduced: str) -> F64:
+    """[R, C, 32, 32] tiles of the scaler that multiplies each input element: the first row
+    of the scaler face holding the element, at the position of the reduced index within the
+    face (reduce.h@0112bb1e: the scaler is read from the first row of each face)."""
+    s = _tiles(scaler)
+    r, c = np.meshgrid(np.arange(TILE), np.arange(TILE), indexing="ij")
+    face_row0 = (r // FACE) * FACE
+    index = c % FACE if reduced == "cols" else r % FACE
+    weights: F64 = s[:, :, face_row0, (c // FACE) * FACE + index]
+    return weights
+
+
 def _reduce(x: F64, scaler: F64, attrs: Mapping[str, str]) -> F64:
+    if attrs.get("pool") == "max":
+        raise UsageError("no float64 reference for a MAX reduce (the emulator does not run it)")
     t = _tiles(x)
-    s = _tiles(scaler)[0, 0, 0, 0]
+    s = _fit(scaler, x)
     out = np.zeros_like(t)
     dim = attrs["reduce_dim"]
     if dim == "row":
-        out[:, :, :, 0] = t.sum(axis=3) * s
+        out[:, :, :, 0] = (t * _scaler_weights(s, "cols")).sum(axis=3)
     elif dim == "col":
-        out[:, :, 0, :] = t.sum(axis=2) * s
+        out[:, :, 0, :] = (t * _scaler_weights(s, "rows")).sum(axis=2)
     else:
-        # REDUCE_SCALAR reduces columns, then the row of sums, applying the scaler in both
-        # passes (upstream's AVG scaler for it is 1/sqrt(N)).
-        out[:, :, 0, 0] = t.sum(axis=(2, 3)) * s * s
+        # REDUCE_SCALAR reduces the columns, then the row of column sums, applying the
+        # scaler in both passes (upstream's AVG scaler for it is 1/sqrt(N)).
+        columns = (t * _scaler_weights(s, "rows")).sum(axis=2)
+        out[:, :, 0, 0] = (columns * _scaler_weights(s, "cols")[:, :, 0, :]).sum(axis=2)
     return _untiles(out)
 
 
@@ -147,7 +164,9 @@ def _with_attrs(fn: Callable[..., F64]) -> Callable[..., F64]:
 MATH: dict[str, Callable[..., F64]] = {
     "add": _elementwise(_binary(np.add)),
     "sub": _elementwise(_binary(np.subtract)),
+    "rsub": _elementwise(_binary(lambda a, b: b - a)),
     "mul": _elementwise(_binary(np.multiply)),
+    "div": _elementwise(_binary(np.divide)),
     "max": _elementwise(_binary(np.maximum)),
     "min": _elementwise(_binary(np.minimum)),
     "exp": _elementwise(np.exp),
@@ -169,13 +188,22 @@ MATH: dict[str, Callable[..., F64]] = {
 }
 
 
+def filled_block(kernel: Kernel, fill: Fill) -> F64:
+    """The block the reader builds in L1 for ``fill``: zero but the first row of each face."""
+    rows, cols = kernel.dfb(fill.dfb).block
+    block = np.zeros((rows * TILE, cols * TILE))
+    block[::FACE, :] = fill.value
+    return block
+
+
 class _Reference:
     """Executes a kernel body on float64 blocks, as the spec states it."""
 
-    def __init__(self, kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str]) -> None:
+    def __init__(self, kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str], fills: Sequence[Fill] = ()) -> None:
         self.kernel = kernel
         self.inputs = inputs
         self.op_math = op_math
+        self.filled = {f.dfb: filled_block(kernel, f) for f in fills}
         self.outputs = {
             d.name: np.full((d.tensor.shape[0] * TILE, d.tensor.shape[1] * TILE), np.nan)
             for d in kernel.dfbs
@@ -229,7 +257,9 @@ class _Reference:
     def sync(self, action: str, name: str) -> None:
         d = self.kernel.dfb(name)
         if action == "wait":
-            if d.tensor is not None and d.tensor.role == "input":
+            if name in self.filled:
+                self.front[name] = self.filled[name]
+            elif d.tensor is not None and d.tensor.role == "input":
                 rows, cols = self._block(name, self.inputs[name])
                 self.front[name] = self.inputs[name][rows, cols]
                 self.counter[name] += 1
@@ -253,8 +283,8 @@ class _Reference:
                 self.queue[name].append(data)
 
 
-def reference(kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str]) -> dict[str, F64]:
-    ref = _Reference(kernel, inputs, op_math)
+def reference(kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str], fills: Sequence[Fill] = ()) -> dict[str, F64]:
+    ref = _Reference(kernel, inputs, op_math, fills)
     ref.run(kernel.body, {})
     return ref.outputs
 
@@ -440,7 +470,7 @@ def run_lowered(
     rng = np.random.default_rng(seed)
     inputs = dict(inputs) if inputs is not None else make_inputs(kernel, rng)
     try:
-        expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math))
+        expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math), lowered.fills)
     except UsageError as exc:
         return RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, str(exc)), {}, {}
     with tempfile.TemporaryDirectory(prefix="ttlgen-run-") as tmp:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from device_helpers import Runner, load_fixture_program, matmul_program, pcc, set_ct_args
 
-from ttlgen.device import Numerics
+from ttlgen.device import Numerics, ProtocolError
 from ttlgen.device.formats import (
     bfp8_quantize,
     bfp8_values,
@@ -226,25 +226,115 @@ def _bf16_pair(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return to_bf16(rng.standard_normal((32, 32))), to_bf16(rng.standard_normal((32, 32)) * 3)
 
 
+def _rsub(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return y - x
+
+
 @pytest.mark.parametrize(
     ("code", "op", "mode", "other"),
     [
         (17, np.add, "truncate", "nearest_even"),
         (18, np.subtract, "truncate", "nearest_even"),
+        (28, _rsub, "truncate", "nearest_even"),
         (19, np.multiply, "nearest_even", "truncate"),
+        (27, np.divide, "nearest_even", "truncate"),
     ],
 )
 def test_sfpu_binary_results_narrow_into_16_bit_dst_as_upstream_documents(
     run: Runner, code: int, op: Any, mode: str, other: str
 ) -> None:
-    """add/sub_binary_tile store natively (truncate); mul_binary_tile rounds to nearest even
-    (eltwise_binary_sfpu.h@1387d4d6)."""
+    """add/sub/rsub_binary_tile store natively (truncate, DstRoundingMode::Default);
+    mul_binary_tile and div_binary_tile round to nearest even (eltwise_binary_sfpu.h@1387d4d6)."""
     x, y = _bf16_pair(code)
     out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, fp32_dest_acc_en=False))
-    exact = op(x, y).astype(np.float32)  # bf16 operands: the fp32 SFPU result is exact here
+    # The SFPU's fp32 result (exact for add, sub and mul of bf16 operands; the correctly
+    # rounded quotient for div), then narrowed into the 16-bit DST.
+    exact = op(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
     expected = round_mantissa(exact, 7, mode)  # type: ignore[arg-type]
     np.testing.assert_array_equal(out.outputs["out"], expected)
     assert np.any(expected != round_mantissa(exact, 7, other))  # type: ignore[arg-type]
+
+
+# (op, code with DstRoundingMode::Default, code with DstRoundingMode::NearestEven)
+_ROUNDING_MODE_OPS = [(np.add, 17, 29), (np.subtract, 18, 30), (_rsub, 28, 31)]
+_ROUNDING_MODE_IDS = ["add_binary_tile", "sub_binary_tile", "rsub_binary_tile"]
+
+
+@pytest.mark.parametrize(("op", "default", "nearest_even"), _ROUNDING_MODE_OPS, ids=_ROUNDING_MODE_IDS)
+def test_nearest_even_rounding_mode_rounds_sfpu_add_sub_rsub_into_16_bit_dst(
+    run: Runner, op: Any, default: int, nearest_even: int
+) -> None:
+    """eltwise_binary_sfpu.h@1387d4d6: DstRoundingMode::NearestEven is software RNE."""
+    x, y = _bf16_pair(default)
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(nearest_even, fp32_dest_acc_en=False))
+    exact = op(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(out.outputs["out"], round_mantissa(exact, 7, "nearest_even"))
+    assert np.any(out.outputs["out"] != round_mantissa(exact, 7, "truncate"))
+
+
+@pytest.mark.parametrize(("op", "default", "nearest_even"), _ROUNDING_MODE_OPS, ids=_ROUNDING_MODE_IDS)
+def test_dst_rounding_mode_is_ignored_with_fp32_dest(run: Runner, op: Any, default: int, nearest_even: int) -> None:
+    """eltwise_binary_sfpu.h@1387d4d6: the mode is ignored when fp32 dest is on; both modes
+    keep the fp32 result."""
+    x, y = _bf16_pair(default)
+    exact = op(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    assert np.any(exact != round_mantissa(exact, 7, "nearest_even"))  # the fp32 result has bits bf16 lacks
+    for code in (default, nearest_even):
+        out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, fp32_dest_acc_en=True))
+        np.testing.assert_array_equal(out.outputs["out"], exact)
+
+
+def _with_formats(prog: dict[str, Any], formats: dict[int, str]) -> dict[str, Any]:
+    """``prog`` with the CBs of ``formats`` (index -> format) and their buffers in that format."""
+    names = {0: "x", 1: "y", 16: "out"}
+    for cb in prog["cbs"]:
+        if cb["index"] in formats:
+            cb.update(format=formats[cb["index"]], page_size=4096 if formats[cb["index"]] == "Float32" else 2048)
+    for b in prog["buffers"]:
+        index = next(i for i, n in names.items() if n == b["name"])
+        if index in formats:
+            b["format"] = formats[index]
+    return prog
+
+
+def test_bcast_of_a_float32_tile_unpacks_to_dest_keeping_all_32_bits(run: Runner) -> None:
+    """bcast.h@00b0fa3f: 32-bit formats go through unpack-to-dest (A2D), not the 19-bit SrcB."""
+    x = _f32_input()[:, :32].copy()
+    x[:, 0] = 1.0 + 2.0**-12  # below TF32's 10 mantissa bits
+    out = run("tile_ops", {"x": x, "y": x}, program=_tile_ops_program(5, fp32_dest_acc_en=True)).outputs["out"]
+    np.testing.assert_array_equal(out, np.repeat(x[:, :1], 32, axis=1))
+
+
+def test_bcast_of_a_bf16_tile_goes_through_srcb(run: Runner) -> None:
+    """bcast.h@00b0fa3f: non-32-bit formats are broadcast through SrcB (B2D), which holds
+    bf16 exactly; SrcA's format does not matter."""
+    x = to_bf16(np.random.default_rng(30).standard_normal((32, 32)))
+    prog = _with_formats(_tile_ops_program(5, fp32_dest_acc_en=False), {0: "Float16_b", 1: "Float16_b"})
+    out = run("tile_ops", {"x": x, "y": x}, program=prog).outputs["out"]
+    np.testing.assert_array_equal(out, np.repeat(x[:, :1], 32, axis=1))
+
+
+def test_bcast_of_a_bf16_tile_needs_srcb_configured_for_its_format(run: Runner) -> None:
+    """The start-up configured SrcA for x (bf16) and SrcB for y (Float32): a B2D broadcast of
+    x reads SrcB's format."""
+    x = to_bf16(np.random.default_rng(31).standard_normal((32, 32)))
+    prog = _with_formats(_tile_ops_program(5, fp32_dest_acc_en=False), {0: "Float16_b"})
+    with pytest.raises(ProtocolError, match=r"unary_bcast\(cb=0, Float16_b\): SrcB is configured for Float32"):
+        run("tile_ops", {"x": x, "y": x}, program=prog)
+
+
+def test_bcast_of_a_float32_tile_needs_srca_configured_for_its_format(run: Runner) -> None:
+    """An A2D broadcast of y (Float32) unpacks through SrcA's unpacker, configured for x (bf16)."""
+    x = to_bf16(np.random.default_rng(32).standard_normal((32, 32)))
+    prog = _with_formats(_tile_ops_program(43, fp32_dest_acc_en=True), {0: "Float16_b"})
+    with pytest.raises(ProtocolError, match=r"unary_bcast\(cb=1, Float32\): SrcA is configured for Float16_b"):
+        run("tile_ops", {"x": x, "y": x}, program=prog)
+
+
+def test_bcast_of_a_float32_tile_into_a_16_bit_dst_is_a_protocol_error(run: Runner) -> None:
+    x = _f32_input()[:, :32].copy()
+    with pytest.raises(ProtocolError, match=r"unary_bcast\(cb=0\): a 32-bit input unpacks straight to DST"):
+        run("tile_ops", {"x": x, "y": x}, program=_tile_ops_program(5, fp32_dest_acc_en=False))
 
 
 def _face_row_scaler(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -281,17 +371,98 @@ def test_reduce_reads_the_scaler_from_the_first_row_of_each_face(run: Runner) ->
         assert not np.allclose(got, element_00, rtol=1e-3)
 
 
-def test_fpu_add_and_sub_ignore_the_configured_fidelity_but_mul_uses_it(run: Runner) -> None:
-    """eltwise_binary.h@00b0fa3f: add/sub run at LoFi whatever MATH_FIDELITY says (an addition
-    has no multiplier pass); mul_tiles uses MATH_FIDELITY."""
+@pytest.mark.parametrize(("code", "dim"), [(2, "row"), (3, "col"), (4, "scalar")])
+def test_reduce_ignores_the_scaler_outside_the_first_row_of_each_face(run: Runner, code: int, dim: str) -> None:
+    """reduce.h@0112bb1e: only the first row of each scaler face is read, so what the other
+    rows hold (zero as the generated readers write it, or anything) changes nothing."""
+    x = to_bf16(np.random.default_rng(24).standard_normal((32, 32)))
+    clean, _ = _face_row_scaler(25)
+    clean[np.arange(32) % 16 != 0, :] = 0.0
+    noisy = clean.copy()
+    noisy[np.arange(32) % 16 != 0, :] = to_bf16(np.random.default_rng(26).uniform(-4.0, 4.0, size=(30, 32)))
+    outs = [run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code)).outputs["out"] for y in (clean, noisy)]
+    np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"REDUCE_{dim.upper()}")
+
+
+FIDELITIES = ("LoFi", "HiFi2", "HiFi3", "HiFi4")
+
+
+def _broadcast(y: np.ndarray, dim: str | None) -> np.ndarray:
+    """B as an FPU binary broadcasts it (bcast.h@00b0fa3f)."""
+    if dim == "row":
+        return np.repeat(y[:1, :], 32, axis=0)
+    if dim == "col":
+        return np.repeat(y[:, :1], 32, axis=1)
+    if dim == "scalar":
+        return np.full_like(y, y[0, 0])
+    return y
+
+
+# tile_ops code, the op and B's broadcast of each FPU binary form.
+_FPU_ADD_SUB = {
+    "add_tiles": (26, np.add, None),
+    "sub_tiles": (24, np.subtract, None),
+    "add_tiles_bcast_rows": (32, np.add, "row"),
+    "add_tiles_bcast_cols": (33, np.add, "col"),
+    "add_tiles_bcast_scalar": (34, np.add, "scalar"),
+    "sub_tiles_bcast_rows": (35, np.subtract, "row"),
+    "sub_tiles_bcast_cols": (36, np.subtract, "col"),
+    "sub_tiles_bcast_scalar": (37, np.subtract, "scalar"),
+    "any_tiles_bcast<ELWADD, COL>": (41, np.add, "col"),
+}
+_FPU_MUL = {
+    "mul_tiles": (25, None),
+    "mul_tiles_bcast_rows": (38, "row"),
+    "mul_tiles_bcast_cols": (39, "col"),
+    "mul_tiles_bcast_scalar": (40, "scalar"),
+    "any_tiles_bcast<ELWMUL, ROW>": (42, "row"),
+}
+
+
+def _srca_srcb_operands() -> tuple[np.ndarray, np.ndarray]:
+    """Float32 operands that pass SrcA/SrcB unchanged (TF32) and have mantissa bits below the
+    4 (SrcA) and 6 (SrcB) high bits LoFi's multiplier pass sees."""
     rng = np.random.default_rng(23)
-    x = rng.standard_normal((32, 32)).astype(np.float32)
-    y = rng.standard_normal((32, 32)).astype(np.float32)
-    outs = {
-        (code, fid): run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fid)).outputs["out"]
-        for code in (24, 25, 26)
-        for fid in ("LoFi", "HiFi4")
-    }
-    np.testing.assert_array_equal(outs[(26, "LoFi")], outs[(26, "HiFi4")])  # add_tiles
-    np.testing.assert_array_equal(outs[(24, "LoFi")], outs[(24, "HiFi4")])  # sub_tiles
-    assert np.any(outs[(25, "LoFi")] != outs[(25, "HiFi4")])  # mul_tiles
+    x = to_tf32(rng.standard_normal((32, 32)).astype(np.float32), "truncate")
+    y = to_tf32(rng.standard_normal((32, 32)).astype(np.float32), "truncate")
+    assert np.any(round_mantissa(x, 4, "truncate") != x) and np.any(round_mantissa(y, 6, "truncate") != y)
+    return x, y
+
+
+def _fidelity_product(a: np.ndarray, b: np.ndarray, fidelity: str) -> np.ndarray:
+    """SrcA a times SrcB b as the fidelity passes form it (NUMERICS.md "Math fidelity")."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ah, bh = round_mantissa(a, 4, "truncate").astype(np.float64), round_mantissa(b, 6, "truncate").astype(np.float64)
+    product = {
+        "LoFi": ah * bh,
+        "HiFi2": a64 * bh,
+        "HiFi3": a64 * bh + ah * (b64 - bh),
+        "HiFi4": a64 * b64,
+    }[fidelity]
+    return product.astype(np.float32)
+
+
+@pytest.mark.parametrize("fidelity", FIDELITIES)
+@pytest.mark.parametrize("form", list(_FPU_ADD_SUB))
+def test_fpu_add_and_sub_run_at_lofi_whatever_the_configured_fidelity(run: Runner, form: str, fidelity: str) -> None:
+    """eltwise_binary.h@00b0fa3f and any_tiles_bcast (bcast.h@00b0fa3f): add/sub run at LoFi,
+    one pass of the adder over the whole SrcA/SrcB values, so every configured fidelity gives
+    the exact sum; a pass per phase of the configured fidelity would add it again."""
+    code, op, dim = _FPU_ADD_SUB[form]
+    x, y = _srca_srcb_operands()
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fidelity)).outputs["out"]
+    np.testing.assert_array_equal(out, op(x, _broadcast(y, dim)))
+
+
+@pytest.mark.parametrize("fidelity", FIDELITIES)
+@pytest.mark.parametrize("form", list(_FPU_MUL))
+def test_fpu_mul_runs_at_the_configured_fidelity(run: Runner, form: str, fidelity: str) -> None:
+    """mul_tiles and the MUL broadcast forms use MATH_FIDELITY: on the same operands as the add
+    test, each fidelity keeps a different part of the product (LoFi drops the low bits)."""
+    code, dim = _FPU_MUL[form]
+    x, y = _srca_srcb_operands()
+    out = run("tile_ops", {"x": x, "y": y}, program=_tile_ops_program(code, math_fidelity=fidelity)).outputs["out"]
+    b = _broadcast(y, dim)
+    np.testing.assert_array_equal(out, _fidelity_product(x, b, fidelity))
+    if fidelity != "HiFi4":
+        assert np.any(out != _fidelity_product(x, b, "HiFi4"))

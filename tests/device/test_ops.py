@@ -65,8 +65,22 @@ OPS: dict[str, tuple[int, Callable[[F, F], F]]] = {
     "sub_tiles": (24, lambda x, y: x - y),
     "mul_tiles": (25, lambda x, y: x * y),
     "add_tiles": (26, lambda x, y: x + y),
+    "div_binary_tile": (27, lambda x, y: x / y),
+    "rsub_binary_tile": (28, lambda x, y: y - x),
+    "add_tiles_bcast_rows": (32, lambda x, y: x + y[:1, :]),
+    "add_tiles_bcast_cols": (33, lambda x, y: x + y[:, :1]),
+    "add_tiles_bcast_scalar": (34, lambda x, y: x + y[0, 0]),
+    "sub_tiles_bcast_rows": (35, lambda x, y: x - y[:1, :]),
+    "sub_tiles_bcast_cols": (36, lambda x, y: x - y[:, :1]),
+    "sub_tiles_bcast_scalar": (37, lambda x, y: x - y[0, 0]),
+    "mul_tiles_bcast_rows": (38, lambda x, y: x * y[:1, :]),
+    "mul_tiles_bcast_cols": (39, lambda x, y: x * y[:, :1]),
+    "mul_tiles_bcast_scalar": (40, lambda x, y: x * y[0, 0]),
+    "any_tiles_bcast_add_col": (41, lambda x, y: x + y[:, :1]),
+    "any_tiles_bcast_mul_row": (42, lambda x, y: x * y[:1, :]),
 }
 POSITIVE_ONLY = {"log", "sqrt", "rsqrt"}
+NONZERO_Y = {"div_binary_tile"}
 
 
 @pytest.mark.parametrize("name", list(OPS))
@@ -77,6 +91,8 @@ def test_tile_op_matches_numpy(run: Runner, name: str) -> None:
     y = to_bf16(rng.standard_normal((32, 32)))
     if name in POSITIVE_ONLY:
         x = to_bf16(np.abs(x) + 0.25)
+    if name in NONZERO_Y:
+        y = to_bf16(np.copysign(np.abs(y) + 0.25, y))
     if name.startswith("reduce"):
         y = np.full((32, 32), 0.5, dtype=np.float32)
     prog = load_fixture_program("tile_ops")

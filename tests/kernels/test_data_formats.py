@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from kernel_helpers import all_kernels
 
-from tests.conftest import GENERATED, run_cli
+from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen.model.call_forms import ArgKind
 from ttlgen.model.tt_metal_api import State
 from ttlgen.plan import data_formats
@@ -103,12 +103,11 @@ def test_an_op_reading_a_register_loaded_with_another_format_is_a_located_build_
     ), error
 
 
-def test_the_start_up_loads_each_register_with_the_cb_first_read_through_it(spec_copy: Path, tmp_path: Path) -> None:
-    """Spelled to unpack through SrcB, a broadcast's CB goes to SrcB at start-up (in0, reversed)."""
-    _edit(spec_copy, "unary_bcast<{attr.bcast}>({input.cb}, {input.tile}, {dst})\n      unpack: {srca: input}", "unary_bcast<{attr.bcast}>({input.cb}, {input.tile}, {dst})\n      unpack: {srcb: input}")
-    result = run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out")
-    assert result.exit_code == 0, result.stderr
-    body = _body((tmp_path / "out" / "kernels" / "bcast_col_add_bf16" / "compute.cpp").read_text(encoding="utf-8"))
+def test_the_start_up_loads_each_register_with_the_cb_first_read_through_it() -> None:
+    """A 16-bit broadcast is spelled to unpack through SrcB, so its CB goes to SrcB at start-up
+    (in0, reversed), and the copy that follows reads SrcA's."""
+    assert "      unpack: {srcb: input}\n" in (SPECS / "ops" / "tt_metal_spelling.yaml").read_text(encoding="utf-8")
+    body = _body((GENERATED / "kernels" / "bcast_col_add_bf16" / "compute.cpp").read_text(encoding="utf-8"))
     # x is broadcast (through SrcB) first, then y copied (through SrcA).
     assert "compute_kernel_hw_startup<SrcOrder::Reverse>(cb_x, cb_y, cb_out);" in body
     assert not [line for line in body if "reconfig_data_format" in line]

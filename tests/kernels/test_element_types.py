@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_cli
 from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
 from ttlgen.pipeline import load_project, plan_specs
@@ -107,3 +109,40 @@ def test_resolve_rejects_the_same_kernel_as_build(tmp_path: Path) -> None:
     result = run_cli("resolve", description, "--specs", Path(__file__).resolve().parents[2] / "specs")
     assert result.exit_code == 1
     assert "tile_bcast with 'bf16' elements" in result.stderr
+
+
+def _compute_text(lowered: object) -> str:
+    from ttlgen.emit._base import EmitContext
+    from ttlgen.emit._header import finalize
+    from ttlgen.emit._templates import default_templates_dir
+    from ttlgen.emit.kernels import kernel_files
+
+    (compute,) = [f for f in kernel_files(lowered, EmitContext(default_templates_dir())) if f.path.endswith("compute.cpp")]  # type: ignore[arg-type]
+    return finalize(compute).decode("utf-8")
+
+
+def test_a_16_bit_broadcast_is_unpacked_through_srcb(spec_copy: Path) -> None:
+    """bcast.h@00b0fa3f: B2D for non-32-bit formats; the hardware start-up gives x to SrcB."""
+    _write(spec_copy, "bcast_bf16", BCAST_ADD, x="bf16", y="bf16", out="bf16")
+    _, plan = plan_specs(spec_copy)
+    (lowered,) = [k for k in plan.kernels if k.kernel.name == "bcast_bf16"]
+    source = _compute_text(lowered)
+    assert "compute_kernel_hw_startup<SrcOrder::Reverse>(cb_x, cb_y, cb_out);" in source
+    # The start-up loaded SrcB with x's format, so the broadcast needs no reconfiguration.
+    assert "reconfig_data_format" not in source
+
+
+@pytest.mark.device
+def test_a_32_bit_broadcast_is_unpacked_through_srca_and_runs(spec_copy: Path) -> None:
+    """bcast.h@00b0fa3f: a 32-bit input unpacks straight to DST (A2D) through SrcA's unpacker."""
+    from ttlgen.run import run_lowered
+
+    _write(spec_copy, "bcast_f32", BCAST_ADD, x="f32", y="f32", out="f32")
+    project, plan = plan_specs(spec_copy)
+    (lowered,) = [k for k in plan.kernels if k.kernel.name == "bcast_f32"]
+    source = _compute_text(lowered)
+    # x is read through SrcA first (then y's copy, also through SrcA): no SrcB read, no swap.
+    assert "compute_kernel_hw_startup(cb_x, cb_x, cb_out);" in source
+    assert "reconfig_data_format" not in source
+    report, _, _ = run_lowered(lowered, seed=3, api=project.api)
+    assert report.passed, report.error or report.outputs

@@ -1,7 +1,7 @@
 """Print kernel IR programs as C++.
 
 Only C++ syntax is written here (operators, declarations, loops, namespaces, the
-``uint32_t`` integer type); every kernel-API name in the output comes from the specs through
+``uint32_t`` integer type, a ``volatile`` word pointer cast from an address); every kernel-API name in the output comes from the specs through
 the IR (function names, types, enumerators, members and headers from the spelling and API
 specs, the entry point from the API spec). The layout follows
 the repository's ``.clang-format`` (4-space indent, 100 columns, parameters wrapped and
@@ -46,6 +46,8 @@ def expression(expr: Expr, context: int = _LOOSEST, right: bool = False) -> str:
     """``expr`` in C++; parenthesised if it binds looser than its ``context`` allows."""
     if isinstance(expr, ir.Const):
         return str(expr.value)
+    if isinstance(expr, ir.Bits):
+        return f"0x{expr.value:08X}"
     if isinstance(expr, ir.Var):
         return expr.name
     if isinstance(expr, ir.Symbol):
@@ -81,6 +83,8 @@ def type_name(t: ir.CType) -> str:
     if isinstance(t, ir.SpecType):
         args = ", ".join(a.text for a in t.form.template_args)
         return f"{t.form.name}<{args}>" if t.form.template_args else t.form.name
+    if isinstance(t, ir.Words):
+        return f"volatile {type_name(t.word)}*"
     return t.name
 
 
@@ -90,6 +94,8 @@ def _declaration(d: ir.Declare, indent: str) -> list[str]:
     prefix = {ir.Storage.CONSTEXPR: "constexpr ", ir.Storage.CONST: "const ", ir.Storage.MUTABLE: ""}[d.storage]
     head = f"{indent}{prefix}{type_name(d.type)} {d.name} ="
     value = f"{expression(d.value)};"
+    if isinstance(d.type, ir.Words):
+        value = f"reinterpret_cast<{type_name(d.type)}>({expression(d.value)});"
     if len(head) + 1 + len(value) <= COLUMNS:
         return [f"{head} {value}"]
     return [head, f"{indent}{INDENT}{value}"]
@@ -108,6 +114,8 @@ def statements(body: Sequence[ir.Stmt], indent: str) -> list[str]:
             lines.append(f"{indent}{stmt.var} += {expression(stmt.value)};")
         elif isinstance(stmt, ir.Return):
             lines.append(f"{indent}return {expression(stmt.value)};")
+        elif isinstance(stmt, ir.StoreWord):
+            lines.append(f"{indent}{stmt.words}[{expression(stmt.index)}] = {expression(stmt.value)};")
         elif isinstance(stmt, ir.For):
             var, count = stmt.var, expression(stmt.count)
             lines.append(f"{indent}for ({type_name(ir.Scalar.U32)} {var} = 0; {var} < {count}; ++{var}) {{")

@@ -9,7 +9,8 @@ from __future__ import annotations
 # Functions the reader and writer programs define, and the C++ names the printer writes.
 READ_BLOCK = "read_block"
 WRITE_BLOCK = "write_block"
-GENERATED = frozenset([READ_BLOCK, WRITE_BLOCK, "main", "uint32_t"])
+FILL_FACE_ROWS = "fill_face_rows"
+GENERATED = frozenset([READ_BLOCK, WRITE_BLOCK, FILL_FACE_ROWS, "main", "uint32_t"])
 
 
 def cb(dfb: str) -> str:

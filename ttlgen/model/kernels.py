@@ -1,7 +1,8 @@
 """Kernel specs (``ttlgen.kernel/v1``): dataflow buffers and a block-style body.
 
 A kernel declares dataflow buffers (DFBs; an input DFB is fed from a DRAM tensor by the
-reader, an output DFB is drained to one by the writer, others are compute-internal) and
+reader, an output DFB is drained to one by the writer, a ``fill: scaler`` DFB is built in L1
+by the reader as the scaler tile of the op that reads it, others are compute-internal) and
 a body in TT-Lang's block style: ``loop``, ``if`` (on a loop variable), ``wait``/``pop``
 (consumer), ``reserve``/``push`` (producer), ``store`` (overwrite) and ``accumulate``
 (``+=``, packer L1 accumulation). Values are trees of tile ops named in the
@@ -80,6 +81,7 @@ class Dfb:
     tensor: Tensor | None
     mark: Mark
     index_mark: Mark
+    fill: str | None = None  # "scaler": the reader builds the tiles in L1 (no DRAM tensor)
 
     @property
     def block_tiles(self) -> int:
@@ -317,6 +319,11 @@ class _Builder:
             tensor = None
             if "input" in body and "output" in body:
                 self.sink.error(self.mark(*path), "a dataflow buffer is fed from an input tensor or drained to an output tensor, not both")
+            if "fill" in body and ("input" in body or "output" in body):
+                self.sink.error(
+                    self.mark(*path, "fill"),
+                    "a dataflow buffer the reader fills in L1 has no DRAM tensor; drop its input or output, or the fill",
+                )
             for role in ("input", "output"):
                 if role in body:
                     shape = self.shape(body[role]["shape"], (*path, role, "shape"))
@@ -336,7 +343,7 @@ class _Builder:
                 self.sink.error(self.mark(*path, "pages"), f"{pages} pages cannot hold one block of {block[0] * block[1]} tiles")
             self.dfbs[dname] = Dfb(
                 dname, body["index"], body["dtype"], block, pages, tensor,
-                self.doc.key_mark((*self.base, *path)), self.mark(*path, "index"),
+                self.doc.key_mark((*self.base, *path)), self.mark(*path, "index"), body.get("fill"),
             )
 
     def dfb_ref(self, name: str, path: tuple[str | int, ...], breaks: Sequence[Entity] = ()) -> bool:
@@ -383,11 +390,19 @@ class _Builder:
         for attr in op.attributes:
             if expr.attr(attr) is None:
                 self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}", after=after)
-        for key, _ in expr.attrs:
+        for key, value in expr.attrs:
             if key not in op.attributes:
                 self.sink.error(
                     self.mark(*path, "attrs", key),
                     f"op {op.name!r} has no attribute {key!r}; attributes: {', '.join(op.attributes) or 'none'}{did_you_mean(key, op.attributes)}",
+                    after=after,
+                )
+                continue
+            values = op.attribute_values(key)
+            if values is not None and value not in values:
+                self.sink.error(
+                    self.mark(*path, "attrs", key),
+                    f"attribute {key!r} of op {op.name!r} is {value!r}; values: {', '.join(values)}{did_you_mean(value, values)}",
                     after=after,
                 )
         if self.spelling.levels:
@@ -414,6 +429,8 @@ class _Builder:
                     tensor = self.dfbs[n].tensor
                     if tensor is not None and tensor.role == "input" and key in ("reserve", "push"):
                         self.sink.error(self.mark(*where), f"{n!r} is fed from an input tensor by the reader; the compute kernel only waits for and pops it")
+                    if self.dfbs[n].fill is not None and key in ("reserve", "push"):
+                        self.sink.error(self.mark(*where), f"{n!r} is filled by the reader; the compute kernel only waits for and pops it")
                     if tensor is not None and tensor.role == "output" and key in ("wait", "pop"):
                         self.sink.error(self.mark(*where), f"{n!r} is drained to an output tensor by the writer; the compute kernel only reserves and pushes it")
                 out.append(Sync(key, names, mark))
@@ -452,12 +469,13 @@ class _Builder:
                 for name in stmt.dfbs:
                     used.setdefault(name, set()).add(stmt.action)
         for dfb in self.dfbs.values():
-            role = dfb.tensor.role if dfb.tensor is not None else None
-            needed = {"input": ("wait", "pop"), "output": ("reserve", "push")}.get(role or "", _SYNC_ACTIONS)
+            role = dfb.tensor.role if dfb.tensor is not None else ("fill" if dfb.fill is not None else None)
+            needed = {"input": ("wait", "pop"), "fill": ("wait", "pop"), "output": ("reserve", "push")}.get(role or "", _SYNC_ACTIONS)
             missing = [action for action in needed if action not in used.get(dfb.name, set())]
             if missing:
                 fed = {
                     "input": "fed from an input tensor by the reader",
+                    "fill": "filled by the reader",
                     "output": "drained to an output tensor by the writer",
                 }.get(role or "", "neither fed nor drained by the reader or writer (compute both produces and consumes it)")
                 self.sink.error(

@@ -139,6 +139,8 @@ class OpSemantics:
     block_shape: BlockShape
     source: str
     mark: Mark
+    # Attributes that select nothing here (a reduce's pool type), with the values each takes.
+    plain_attributes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def fixed(self) -> bool:
@@ -151,7 +153,11 @@ class OpSemantics:
     @property
     def attributes(self) -> tuple[str, ...]:
         sels = [s for s in (self.primitive, self.full_fp32) if s is not None and s.attribute]
-        return tuple(sorted({s.attribute for s in sels if s.attribute}))
+        return tuple(sorted({s.attribute for s in sels if s.attribute} | {name for name, _ in self.plain_attributes}))
+
+    def attribute_values(self, name: str) -> tuple[str, ...] | None:
+        """The values a plain attribute takes (None: not a plain attribute)."""
+        return next((values for n, values in self.plain_attributes if n == name), None)
 
 
 @dataclass(frozen=True)
@@ -295,6 +301,13 @@ def _family(
     data_flags = [any(s.routes[i] is not Route.NONE for s in strategies) for i in range(len(operands))]
     if any(not a and b for a, b in itertools.pairwise(data_flags)):
         sink.error(doc.mark((*base, "operands")), "operands without tile data (route none in every strategy) must come after all tile-data operands", breaks=ops_of_family)
+    raw_attributes = body.get("attributes", {})
+    assert isinstance(raw_attributes, dict)
+    selecting = {s.attribute for s in (primitive, full_fp32) if s is not None and s.attribute}
+    for name in raw_attributes:
+        if name in selecting:
+            sink.error(doc.key_mark((*base, "attributes", name)), f"attribute {name!r} already selects the family's primitive or full-fp32 kind; its values are listed there")
+    plain = tuple((name, tuple(values)) for name, values in sorted(raw_attributes.items()) if name not in selecting)
     result = body["result"]
     ops = []
     for index, name in enumerate(raw_names):
@@ -312,6 +325,7 @@ def _family(
                 block_shape=BlockShape(body.get("block_shape", BlockShape.ELEMENTWISE.value)),
                 source=doc.source,
                 mark=doc.mark((*base, "names", index)),
+                plain_attributes=plain,
             )
         )
     return ops

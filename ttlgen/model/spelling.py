@@ -4,7 +4,9 @@ One spelling file declares every call the generated kernels make: the compute ke
 kernel-level calls (hardware start-up, data-format reconfiguration, copy, pack, packer L1
 accumulation, the DST register protocol), the circular-buffer calls, the reader and writer
 kernels' calls and DRAM tensor accessor, DST capacity per destination width and sync mode,
-and per op and strategy the init call, call and uninit call. Where tt-metal API levels
+the tile's face layout and each format's encoding (for tiles the reader builds in L1), and
+per op and strategy the init call, call and uninit call, which operands each source
+register unpacks, and the operand read as a scaler tile (a reduce's) with its value. Where tt-metal API levels
 differ (``ttlgen.tt_metal_api`` specs), a call is given per level; the model holds one
 :class:`LevelSpelling` per level. Headers and entry points are the API spec's, not this
 file's.
@@ -27,7 +29,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from ttlgen.errors import DiagnosticSink, Mark, did_you_mean
+from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model.call_forms import (
     CPP_KEYWORDS,
     OP_PLACEHOLDERS,
@@ -52,6 +54,60 @@ __all__ = ["CPP_KEYWORDS", "ArgKind", "CallForm", "FormArg", "FormError", "Liter
 KIND = "ttlgen.op_spelling"
 FIXED = "fixed"
 
+class ScalerKind(enum.Enum):
+    """What a scaler tile holds for an attribute value (the spelling's ``scaler.value``)."""
+
+    ONE = "one"  # 1
+    MEAN = "mean"  # 1/N over the N elements reduced, spread over the passes: N^(-1/passes)
+
+
+@dataclass(frozen=True)
+class TileLayout:
+    """A tile's elements in L1: faces row-major over the tile, each face row-major."""
+
+    rows: int
+    cols: int
+    face_rows: int
+    face_cols: int
+
+    @property
+    def elements(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def faces(self) -> int:
+        return (self.rows // self.face_rows) * (self.cols // self.face_cols)
+
+    def extent(self, dimension: str) -> int:
+        return {"rows": self.rows, "cols": self.cols}[dimension]
+
+
+@dataclass(frozen=True)
+class ScalerSpelling:
+    """An operand the op reads as a scaler tile the reader builds in L1: zero except the
+    first row of each face, which holds the value for the op's attributes."""
+
+    operand: str
+    reduces_by: str  # the attribute whose value says which tile dimensions are reduced
+    reduces: tuple[tuple[str, tuple[str, ...]], ...]  # its value -> dimensions, one pass each
+    value_by: str  # the attribute whose value selects the kind of scaler
+    values: tuple[tuple[str, ScalerKind], ...]
+    mark: Mark
+
+    def value(self, attrs: Mapping[str, str], tile: TileLayout) -> float | None:
+        """The scaler for an op with ``attrs`` (None: an attribute value it does not list)."""
+        dimensions = dict(self.reduces).get(attrs.get(self.reduces_by, ""))
+        kind = dict(self.values).get(attrs.get(self.value_by, ""))
+        if dimensions is None or kind is None:
+            return None
+        if kind is ScalerKind.ONE:
+            return 1.0
+        count = 1
+        for dimension in dimensions:
+            count *= tile.extent(dimension)
+        return float(count ** (-1.0 / len(dimensions)))
+
+
 @dataclass(frozen=True)
 class Spelling:
     """One way to emit an op at one API level: its init call, call and uninit call."""
@@ -66,6 +122,18 @@ class Spelling:
     attributes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # attr -> (value -> spelling)
     accumulates_in_dst: bool
     mark: Mark
+    # The unpacking instead when every operand it names has 32-bit elements (None: the same).
+    unpack_32_bit: tuple[str | None, str | None] | None = None
+    scaler: ScalerSpelling | None = None
+
+    def unpacked(self, element_bits: Mapping[str, int]) -> tuple[str | None, str | None]:
+        """The operands read through (SrcA, SrcB), given the element bits of the operands."""
+        wide = self.unpack_32_bit
+        if wide is not None:
+            named = [operand for operand in wide if operand is not None]
+            if named and all(element_bits.get(operand) == 32 for operand in named):
+                return wide
+        return self.unpack_srca, self.unpack_srcb
 
     def attribute_spelling(self, attr: str, value: str) -> str | None:
         for name, values in self.attributes:
@@ -175,6 +243,7 @@ class Format:
     element: str
     name: str
     tile_bytes: int
+    mantissa_bits: int | None = None  # of a float format the reader may write elements in
 
 
 @dataclass(frozen=True)
@@ -214,6 +283,7 @@ class SpellingModel:
     # The math each op computes, as the emulation spec says its spelled calls compute it
     # (the key of its float64 reference); ops whose calls compute nothing known are absent.
     computes: tuple[tuple[str, str], ...] = ()
+    tile: TileLayout | None = None  # None: the spec states no layout (no tile is built in L1)
 
     def math_of(self, op: str) -> str | None:
         return dict(self.computes).get(op)
@@ -457,6 +527,82 @@ def _op_placeholders(op: OpSemantics, attrs: Sequence[str]) -> dict[str, ArgKind
     return kinds
 
 
+def scaler_entity(op: str) -> Entity:
+    """The spelling of an op's scaler, which the tiles the reader builds for it rely on."""
+    return Entity("scaler of op", op)
+
+
+def _scaler(r: _Reader, op: OpSemantics, path: tuple[str | int, ...], raw: Mapping[str, Any], after: Sequence[Entity]) -> ScalerSpelling | None:
+    """The op's scaler operand: an operand read from a dataflow buffer, and for each of two
+    spelled attributes (every value of it) the dimensions reduced and the kind of scaler."""
+    doc = r.doc
+    sink = _Breaking(r.sink, scaler_entity(op.name))
+    body = raw["scaler"]
+    operands = [o.name for o in op.operands]
+    ok = True
+    if body["operand"] not in operands:
+        sink.error(
+            doc.mark((*path, "operand")),
+            f"unknown operand {body['operand']!r} of op {op.name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(body['operand'], operands)}",
+            after=after,
+        )
+        ok = False
+    elif any(s.routes[operands.index(body["operand"])] is not Route.DFB for s in op.strategies):
+        sink.error(doc.mark((*path, "operand")), f"operand {body['operand']!r} of op {op.name!r} is not read from a dataflow buffer; a scaler tile is", after=after)
+        ok = False
+    spelled = dict(raw.get("attributes", {}))
+    tables: list[tuple[str, dict[str, Any]]] = []
+    for key in ("reduces", "value"):
+        ((attribute, table),) = body[key].items()  # the schema allows exactly one attribute
+        if attribute not in spelled:
+            known = ", ".join(sorted(spelled)) or "none"
+            sink.error(doc.key_mark((*path, key, attribute)), f"{attribute!r} is no attribute spelled for op {op.name!r}; spelled: {known}{did_you_mean(attribute, spelled)}", after=after)
+            ok = False
+        else:
+            missing = [v for v in spelled[attribute] if v not in table]
+            extra = [v for v in table if v not in spelled[attribute]]
+            for value in extra:
+                sink.error(doc.key_mark((*path, key, attribute, value)), f"{attribute}={value!r} is not a spelled value of attribute {attribute!r}; values: {', '.join(spelled[attribute])}", after=after)
+            if missing:
+                sink.error(doc.key_mark((*path, key, attribute)), f"no entry for {attribute}={', '.join(map(repr, missing))}: give every spelled value of {attribute!r}", after=after)
+            ok = ok and not missing and not extra
+        tables.append((attribute, table))
+    if not ok:
+        return None
+    (reduces_by, reduces), (value_by, values) = tables
+    return ScalerSpelling(
+        operand=body["operand"],
+        reduces_by=reduces_by,
+        reduces=tuple((value, tuple(dims)) for value, dims in reduces.items()),
+        value_by=value_by,
+        values=tuple((value, ScalerKind(kind)) for value, kind in values.items()),
+        mark=doc.key_mark(path),
+    )
+
+
+@dataclass(frozen=True)
+class _Breaking:
+    """A sink whose every error also breaks ``entity``."""
+
+    sink: DiagnosticSink
+    entity: Entity
+
+    def error(self, mark: Mark, message: str, after: Sequence[Entity] = ()) -> None:
+        self.sink.error(mark, message, after=after, breaks=[self.entity])
+
+
+def _tile(doc: SpecDocument, sink: DiagnosticSink) -> TileLayout | None:
+    raw = doc.data.get("tile")
+    if raw is None:
+        return None
+    tile = TileLayout(raw["rows"], raw["cols"], raw["face_rows"], raw["face_cols"])
+    for whole, part in (("rows", "face_rows"), ("cols", "face_cols")):
+        if raw[whole] % raw[part]:
+            sink.error(doc.mark(("tile", part)), f"{part} {raw[part]} does not divide the tile's {whole} ({raw[whole]}): faces tile the tile")
+            return None
+    return tile
+
+
 def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
     doc, sink = r.doc, r.sink
     by_name = {op.name: op for op in ops.ops}
@@ -482,26 +628,29 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                     problem = f"{strategy!r} is not a strategy; op {op_name!r} has: {known}{did_you_mean(strategy, map(str, declared))}"
                 sink.error(doc.key_mark(path), problem, after=after)
             operands = [o.name for o in op.operands]
-            for reg in ("srca", "srcb"):
-                operand = raw.get("unpack", {}).get(reg)
-                if operand is None:
-                    continue
-                if operand not in operands:
-                    sink.error(
-                        doc.mark((*path, "unpack", reg)),
-                        f"unknown operand {operand!r} of op {op_name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(operand, operands)}",
-                        after=after,
-                    )
-                    continue
-                strategy_sem = next((s for s in op.strategies if (s.name or FIXED) == strategy), None)
-                route = strategy_sem.routes[operands.index(operand)] if strategy_sem is not None else Route.DFB
-                if route is not Route.DFB:
-                    sink.error(
-                        doc.mark((*path, "unpack", reg)),
-                        f"operand {operand!r} of op {op_name!r} is routed to {route.value} "
-                        f"in the {strategy} strategy; only dataflow-buffer operands are unpacked",
-                        after=after,
-                    )
+            for key in ("unpack", "unpack_32_bit"):
+                for reg in ("srca", "srcb"):
+                    operand = raw.get(key, {}).get(reg)
+                    if operand is None:
+                        continue
+                    if operand not in operands:
+                        sink.error(
+                            doc.mark((*path, key, reg)),
+                            f"unknown operand {operand!r} of op {op_name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(operand, operands)}",
+                            after=after,
+                        )
+                        continue
+                    strategy_sem = next((s for s in op.strategies if (s.name or FIXED) == strategy), None)
+                    route = strategy_sem.routes[operands.index(operand)] if strategy_sem is not None else Route.DFB
+                    if route is not Route.DFB:
+                        sink.error(
+                            doc.mark((*path, key, reg)),
+                            f"operand {operand!r} of op {op_name!r} is routed to {route.value} "
+                            f"in the {strategy} strategy; only dataflow-buffer operands are unpacked",
+                            after=after,
+                        )
+            wide = raw.get("unpack_32_bit")
+            scaler = _scaler(r, op, (*path, "scaler"), raw, after) if "scaler" in raw else None
             attributes = raw.get("attributes", {})
             kinds = _op_placeholders(op, list(attributes))
             init = r.call((*path, "init"), kinds)
@@ -520,6 +669,8 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                         attributes=tuple((name, tuple(values.items())) for name, values in sorted(attributes.items())),
                         accumulates_in_dst=bool(raw.get("accumulates_in_dst", False)),
                         mark=doc.key_mark(path),
+                        unpack_32_bit=(wide.get("srca"), wide.get("srcb")) if wide is not None else None,
+                        scaler=scaler,
                     )
                 )
     return spellings
@@ -549,16 +700,23 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     dataflow = _dataflow_calls(reader)
     spellings = _op_spellings(reader, ops)
     elements = {e.name for e in ops.vocabulary.element_types}
+    tile = _tile(doc, sink)
     formats = []
     for element, raw in sorted(data["formats"].items()):
         if element not in elements:
             sink.error(doc.key_mark(("formats", element)), unknown_name("element type", element, sorted(elements)), after=[VOCABULARY])
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", raw["name"]):  # printed into program.json for a runtime
             sink.error(doc.mark(("formats", element, "name")), f"{raw['name']!r} is not a data format name (a C++ enumerator, letters, digits and _)")
-        formats.append(Format(element, raw["name"], raw["tile_bytes"]))
+        mantissa = raw.get("mantissa_bits")
+        if tile is not None and (raw["tile_bytes"] * 8) % tile.elements:
+            sink.error(doc.mark(("formats", element, "tile_bytes")), f"{raw['tile_bytes']} bytes do not hold the tile's {tile.elements} elements in whole bits each")
+        elif tile is not None and mantissa is not None and mantissa > raw["tile_bytes"] * 8 // tile.elements - 2:
+            bits = raw["tile_bytes"] * 8 // tile.elements
+            sink.error(doc.mark(("formats", element, "mantissa_bits")), f"{mantissa} mantissa bits leave no exponent in a {bits}-bit element (a sign and an exponent take at least 2)")
+        formats.append(Format(element, raw["name"], raw["tile_bytes"], mantissa))
     levels = tuple(
         LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level])) for level in api.level_names
     )
     api_names = frozenset(name for level in api.levels for name in level.names())
     computes = _computes(levels, api, sink)
-    return SpellingModel(data["api"], tuple(formats), tuple(capacities), levels, api_names, doc.source, computes)
+    return SpellingModel(data["api"], tuple(formats), tuple(capacities), levels, api_names, doc.source, computes, tile)

@@ -34,6 +34,13 @@ class Const:
 
 
 @dataclass(frozen=True)
+class Bits:
+    """An integer written as its bits (hexadecimal): a word of packed element values."""
+
+    value: int
+
+
+@dataclass(frozen=True)
 class Var:
     """A variable or named constant of the program (loop variable, CB id, parameter)."""
 
@@ -100,7 +107,7 @@ class Braced:
     items: tuple[Expr, ...]
 
 
-Expr = Const | Var | Symbol | Binary | Compare | CallValue | Member | Braced
+Expr = Const | Bits | Var | Symbol | Binary | Compare | CallValue | Member | Braced
 
 
 def add(lhs: Expr, rhs: Expr) -> Expr:
@@ -269,7 +276,14 @@ class Deduced:
     """The type of the initialiser (a constructed accessor or its compile-time arguments)."""
 
 
-CType = Scalar | SpecType | TypeParam | Deduced
+@dataclass(frozen=True)
+class Words:
+    """A pointer to volatile memory words, declared from an address (an L1 pointer)."""
+
+    word: Scalar
+
+
+CType = Scalar | SpecType | TypeParam | Deduced | Words
 
 
 class Storage(enum.Enum):
@@ -311,6 +325,15 @@ class Return:
 
 
 @dataclass(frozen=True)
+class StoreWord:
+    """``words[index] = value`` through a declared :class:`Words` pointer."""
+
+    words: str
+    index: Expr
+    value: Expr
+
+
+@dataclass(frozen=True)
 class For:
     """``var`` from 0 while below ``count``; ``generated`` loops are the lowering's own."""
 
@@ -329,7 +352,7 @@ class If:
     orelse: tuple[Stmt, ...] = ()
 
 
-Stmt = Call | Declare | Increment | AddTo | Return | For | If
+Stmt = Call | Declare | Increment | AddTo | Return | StoreWord | For | If
 
 
 @dataclass(frozen=True)
@@ -407,7 +430,7 @@ def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
             yield from walk(stmt.orelse)
 
 
-_LEAVES = (Const, Var, Symbol)
+_LEAVES = (Const, Bits, Var, Symbol)
 
 
 def _value_calls(expr: Expr, out: list[Call]) -> None:
@@ -434,6 +457,9 @@ def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
             _value_calls(stmt.condition, out)
             _calls(stmt.then, out)
             _calls(stmt.orelse, out)
+        elif isinstance(stmt, StoreWord):
+            _value_calls(stmt.index, out)
+            _value_calls(stmt.value, out)
         elif isinstance(stmt, Declare | Return | AddTo):
             _value_calls(stmt.value, out)
 
@@ -470,6 +496,9 @@ def uses(body: Sequence[Stmt], name: str) -> bool:
                 return True
         elif isinstance(stmt, AddTo):
             if stmt.var == name or _mentions(stmt.value, name):
+                return True
+        elif isinstance(stmt, StoreWord):
+            if stmt.words == name or _mentions(stmt.index, name) or _mentions(stmt.value, name):
                 return True
         elif _mentions(stmt.value, name):
             return True

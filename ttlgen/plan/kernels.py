@@ -28,11 +28,12 @@ from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import Rule, TargetsModel
 from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
-from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution
+from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution, scaler_fill
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, first_compute, used_cbs
 from ttlgen.plan.lower_dataflow import DataflowHelpers, dataflow_helpers, dataflow_program
+from ttlgen.plan.scaler_fill import Fill
 from ttlgen.resolver import TranslationError
 
 
@@ -85,6 +86,7 @@ class LoweredKernel:
     # The relation rules the kernel's uses matched, which allowed its DST width and unpack
     # set (resolution.relation_rules): the spec nodes behind those facts, for provenance.
     relation_rules: tuple[Rule, ...] = ()
+    fills: tuple[Fill, ...] = ()  # the buffers the reader builds in L1
 
     def deciders(self, attribute: str) -> tuple[Rule, ...]:
         """The model objects that decided the value of ``attribute``, beside the kernel spec."""
@@ -125,6 +127,7 @@ def lower(
     level, calls = api.level, api.spelling
     low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
     compute = low.body(kernel.body)
+    fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
     cbs = []
     for d in kernel.dfbs:
         fmt = spelling.format(d.dtype)
@@ -159,7 +162,7 @@ def lower(
         body = data_formats.drop_redundant(body, loads, format_of)
     programs = [
         ir.Program(ir.ProgramKind.COMPUTE, (), (), level.compute_entry, body),
-        dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True),
+        dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True, fills=fills),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=False),
     ]
     compute_program, reader, writer = (replace(p, includes=api_check.includes(p, level)) for p in programs)
@@ -196,6 +199,7 @@ def lower(
         sources=tuple(sorted({kernel.source, spelling.source, level.source, *ops.sources})),
         dataflow_sources=tuple(sorted({kernel.source, spelling.source, level.source})),
         op_math=tuple(sorted((op, math) for op in _ops_of(kernel) if (math := spelling.math_of(op)) is not None)),
+        fills=fills,
     )
 
 

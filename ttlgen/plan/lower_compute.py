@@ -239,11 +239,22 @@ class ComputeLowering:
     def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
         return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile
 
-    def unpacked(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str]) -> tuple[tuple[State, Expr], ...]:
-        """The CB each source register of the op's call reads (its ``unpack`` spelling)."""
+    def element_bits(self, expr: OpExpr) -> dict[str, int]:
+        """The element width of each dataflow-buffer operand of ``expr``, by operand name."""
+        bits: dict[str, int] = {}
+        for operand, arg in zip(self.semantics(expr).operands, expr.args, strict=False):
+            element = self.ops.vocabulary.element(self.dfbs[arg.dfb].dtype) if isinstance(arg, DfbRef) else None
+            if element is not None:
+                bits[operand.name] = element.bits
+        return bits
+
+    def unpacked(self, spelling: Spelling, values: Mapping[str, Expr], names: Sequence[str], expr: OpExpr) -> tuple[tuple[State, Expr], ...]:
+        """The CB each source register of the op's call reads (its ``unpack`` spelling, for
+        the element widths of ``expr``'s operands)."""
+        srca, srcb = spelling.unpacked(self.element_bits(expr))
         return tuple(
             (state, values[f"{operand}.cb"])
-            for state, operand in ((State.SRCA_FORMAT, spelling.unpack_srca), (State.SRCB_FORMAT, spelling.unpack_srcb))
+            for state, operand in ((State.SRCA_FORMAT, srca), (State.SRCB_FORMAT, srcb))
             if operand is not None and operand in names
         )
 
@@ -305,7 +316,7 @@ class ComputeLowering:
                 raise Abort
             values[f"attr.{attr}"] = ir.Symbol(spelled)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        needs = self.unpacked(spelling, values, names)
+        needs = self.unpacked(spelling, values, names, value)
         out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)))
         out.append(replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs))
         if spelling.uninit is not None:
@@ -339,7 +350,7 @@ class ComputeLowering:
             "pack": pack_cb,
         }
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        needs = self.unpacked(spelling, values, ["lhs", "rhs"])
+        needs = self.unpacked(spelling, values, ["lhs", "rhs"], expr)
         call = replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs)
         return [
             *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)),

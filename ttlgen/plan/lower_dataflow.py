@@ -25,8 +25,9 @@ from ttlgen.model.kernels import Dfb, If, Kernel, Loop, Statement, Sync
 from ttlgen.model.spelling import ArgKind, BracedAccessor, CbCalls, DataflowCalls, GeneratorField
 from ttlgen.model.tt_metal_api import EntryPoint
 from ttlgen.plan import kernel_ir as ir
-from ttlgen.plan.kernel_ir import Binary, BinaryOp, CallValue, Const, Expr, Step, Stmt, Var
+from ttlgen.plan.kernel_ir import Binary, BinaryOp, Bits, CallValue, Const, Expr, Step, Stmt, Var
 from ttlgen.plan.lower_compute import condition
+from ttlgen.plan.scaler_fill import Fill
 
 U32 = ir.Scalar.U32
 ADDRESS_GENERATOR = ir.TypeParam("AddrGen")
@@ -84,6 +85,30 @@ def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
     return ir.Function(kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK, None, params, body)
 
 
+def fill_face_rows(df: DataflowCalls, cbs: CbCalls) -> ir.Function:
+    """``fill_face_rows``: a block of tiles built in L1 (a reduce scaler, :mod:`ttlgen.plan.
+    scaler_fill`): every word zero, then the first row of each face set to ``word``."""
+    v = Var
+    cb: dict[str, Expr] = {"cb": v("cb")}
+    words = "words"
+    tile_start, face_start = Binary(BinaryOp.MUL, v("t"), v("tile_words")), Binary(BinaryOp.MUL, v("f"), v("face_words"))
+    at = Binary(BinaryOp.ADD, Binary(BinaryOp.ADD, tile_start, face_start), v("w"))
+    body: tuple[Stmt, ...] = (
+        ir.bind(Step.CB_RESERVE_BACK, cbs.reserve_back, {**cb, "tiles": v("tiles")}),
+        ir.Declare(words, ir.Words(U32), CallValue(ir.bind(Step.WRITE_PTR, df.write_ptr, cb)), ir.Storage.MUTABLE),
+        ir.For("w", Binary(BinaryOp.MUL, v("tiles"), v("tile_words")), (ir.StoreWord(words, v("w"), Const(0)),), generated=False),
+        ir.For(
+            "t",
+            v("tiles"),
+            (ir.For("f", v("faces"), (ir.For("w", v("row_words"), (ir.StoreWord(words, at, v("word")),), generated=False),), generated=False),),
+            generated=False,
+        ),
+        ir.bind(Step.CB_PUSH_BACK, cbs.push_back, {**cb, "tiles": v("tiles")}),
+    )
+    params = tuple(ir.Param(name, U32) for name in ("cb", "tiles", "tile_words", "faces", "face_words", "row_words", "word"))
+    return ir.Function(kernel_names.FILL_FACE_ROWS, None, params, body)
+
+
 def _accessor(df: DataflowCalls, dfb: Dfb, arg: int, previous_args: str | None) -> list[Stmt]:
     """The declarations that build the accessor of ``dfb``'s tensor (runtime argument ``arg``)."""
     cb = Var(kernel_names.cb(dfb.name))
@@ -117,7 +142,17 @@ def _accessor(df: DataflowCalls, dfb: Dfb, arg: int, previous_args: str | None) 
     ]
 
 
-def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: Mapping[str, int]) -> list[Stmt]:
+def _fill(dfb: Dfb, fill: Fill) -> ir.Call:
+    sizes = (dfb.block_tiles, fill.tile_words, fill.faces, fill.face_words, fill.row_words)
+    return ir.helper(
+        kernel_names.FILL_FACE_ROWS,
+        (ArgKind.CB, Var(kernel_names.cb(dfb.name))),
+        *((ArgKind.COUNT, Const(n)) for n in sizes),
+        (ArgKind.LITERAL, Bits(fill.word)),
+    )
+
+
+def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: Mapping[str, int], fills: Mapping[str, Fill]) -> list[Stmt]:
     out: list[Stmt] = []
     for stmt in stmts:
         if isinstance(stmt, Sync):
@@ -125,6 +160,9 @@ def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: M
                 continue
             for name in stmt.dfbs:
                 dfb = kernel.dfb(name)
+                if reading and name in fills:
+                    out.append(_fill(dfb, fills[name]))
+                    continue
                 if dfb.tensor is None or dfb.tensor.role != ("input" if reading else "output"):
                     continue
                 tr, tc = dfb.tensor.shape
@@ -141,11 +179,11 @@ def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: M
                 )
                 out.append(ir.Increment(count))
         elif isinstance(stmt, Loop):
-            inner = _mirror(kernel, stmt.body, reading, {**counts, stmt.var: stmt.count})
+            inner = _mirror(kernel, stmt.body, reading, {**counts, stmt.var: stmt.count}, fills)
             if inner:
                 out.append(ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False))
         elif isinstance(stmt, If):
-            then, orelse = _mirror(kernel, stmt.then, reading, counts), _mirror(kernel, stmt.orelse, reading, counts)
+            then, orelse = _mirror(kernel, stmt.then, reading, counts, fills), _mirror(kernel, stmt.orelse, reading, counts, fills)
             if then or orelse:
                 out.append(ir.If(condition(stmt.var, counts[stmt.var], stmt.condition), tuple(then), tuple(orelse)))
     return out
@@ -157,14 +195,18 @@ class DataflowHelpers:
 
     reader: tuple[ir.Function, ...]
     writer: tuple[ir.Function, ...]
+    fill: ir.Function  # a reader with buffers it fills in L1 defines it too
 
 
 def dataflow_helpers(df: DataflowCalls, cbs: CbCalls) -> DataflowHelpers:
-    return DataflowHelpers((move_block(df, cbs, reading=True),), (move_block(df, cbs, reading=False),))
+    return DataflowHelpers((move_block(df, cbs, reading=True),), (move_block(df, cbs, reading=False),), fill_face_rows(df, cbs))
 
 
-def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers, entry: EntryPoint, reading: bool) -> ir.Program:
-    """The reader (``reading``) or writer program of ``kernel``; includes are added by the caller."""
+def dataflow_program(
+    kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers, entry: EntryPoint, reading: bool, fills: Sequence[Fill] = ()
+) -> ir.Program:
+    """The reader (``reading``) or writer program of ``kernel``, the reader building the tiles
+    of ``fills`` in L1; includes are added by the caller."""
     role = "input" if reading else "output"
     setup: list[Stmt] = []
     tensors = [d for d in kernel.dfbs if d.tensor is not None and d.tensor.role == role]
@@ -174,12 +216,16 @@ def dataflow_program(kernel: Kernel, df: DataflowCalls, helpers: DataflowHelpers
         setup.extend(_accessor(df, dfb, arg, previous))
         previous = kernel_names.accessor_args(dfb.name)
         setup.append(ir.Declare(kernel_names.blocks_moved(dfb.name), U32, Const(0), ir.Storage.MUTABLE))
-    body = _mirror(kernel, kernel.body, reading, {})
+    filled = {f.dfb: f for f in fills} if reading else {}
+    for name in filled:
+        setup.append(ir.Declare(kernel_names.cb(name), U32, Const(kernel.dfb(name).index), ir.Storage.CONSTEXPR))
+    body = _mirror(kernel, kernel.body, reading, {}, filled)
     constructed = not isinstance(df.accessor, BracedAccessor)
+    functions = helpers.reader if reading else helpers.writer
     return ir.Program(
         ir.ProgramKind.READER if reading else ir.ProgramKind.WRITER,
         (),
-        helpers.reader if reading else helpers.writer,
+        (*functions, helpers.fill) if filled else functions,
         entry,
         (*setup, *body),  # every loop is the kernel spec's: nothing to simplify
         tuple(dfb.name for dfb in tensors),

@@ -27,6 +27,7 @@ enum class BroadcastType { NONE, ROW, COL, SCALAR };
 using ttlemu::types::DataFormat;
 enum class DstRoundingMode { Default, NearestEven };
 enum class EltwiseBinaryReuseDestType { NONE, DEST_TO_SRCA, DEST_TO_SRCB };
+enum EltwiseBinaryType { ELWMUL, ELWADD, ELWSUB };
 enum class InputClamping { None = 0, ClampToNegative = 1 };
 using ttlemu::types::InterleavedAddrGenFast;
 enum PoolType { SUM, AVG, MAX };

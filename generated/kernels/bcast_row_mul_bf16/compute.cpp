@@ -23,7 +23,7 @@ void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_y = 1;
     constexpr uint32_t cb_out = 16;
-    compute_kernel_hw_startup(cb_x, cb_x, cb_out);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_x, cb_y, cb_out);
     mul_binary_tile_init();
     for (uint32_t i = 0; i < 2; ++i) {
         cb_wait_front(cb_x, 1);

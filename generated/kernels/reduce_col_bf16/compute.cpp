@@ -9,7 +9,7 @@
 //   specs/ops/vocabulary.yaml
 //   specs/tt_metal/current.yaml
 
-// reduce_col_bf16: Column sums of each bf16 tile (row 0 of the result), scaled by a ones scaler
+// reduce_col_bf16: Column sums of each bf16 tile (row 0 of the result), weighted by the SUM scaler
 // tile.
 // Plan: 32-bit DST, double_buffered sync (4 tiles).
 #include "api/compute/cb_api.h"

@@ -9,7 +9,7 @@
 //   specs/ops/vocabulary.yaml
 //   specs/tt_metal/current.yaml
 
-// reduce_row_bf16: Row sums of each bf16 tile (column 0 of the result), scaled by a ones scaler
+// reduce_row_bf16: Row sums of each bf16 tile (column 0 of the result), weighted by the SUM scaler
 // tile.
 // Plan: 16-bit DST, double_buffered sync (8 tiles).
 #include "api/compute/cb_api.h"

@@ -30,18 +30,30 @@ void read_block(uint32_t cb, const AddrGen& gen, uint32_t block, uint32_t block_
     cb_push_back(cb, block_rows * block_cols);
 }
 
+void fill_face_rows(uint32_t cb, uint32_t tiles, uint32_t tile_words, uint32_t faces,
+                    uint32_t face_words, uint32_t row_words, uint32_t word) {
+    cb_reserve_back(cb, tiles);
+    volatile uint32_t* words = reinterpret_cast<volatile uint32_t*>(get_write_ptr(cb));
+    for (uint32_t w = 0; w < tiles * tile_words; ++w) {
+        words[w] = 0;
+    }
+    for (uint32_t t = 0; t < tiles; ++t) {
+        for (uint32_t f = 0; f < faces; ++f) {
+            for (uint32_t w = 0; w < row_words; ++w) {
+                words[t * tile_words + f * face_words + w] = word;
+            }
+        }
+    }
+    cb_push_back(cb, tiles);
+}
+
 void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr auto x_args = TensorAccessorArgs<0>();
     const auto x = TensorAccessor(x_args, get_arg_val<uint32_t>(0), get_tile_size(cb_x));
     uint32_t n_x = 0;
     constexpr uint32_t cb_scaler = 2;
-    constexpr auto scaler_args = TensorAccessorArgs<x_args.next_compile_time_args_offset()>();
-    const auto scaler =
-        TensorAccessor(scaler_args, get_arg_val<uint32_t>(1), get_tile_size(cb_scaler));
-    uint32_t n_scaler = 0;
-    read_block(cb_scaler, scaler, n_scaler, 1, 1, 1, 1);
-    ++n_scaler;
+    fill_face_rows(cb_scaler, 1, 512, 4, 128, 8, 0x3F803F80);
     for (uint32_t i = 0; i < 4; ++i) {
         read_block(cb_x, x, n_x, 1, 1, 2, 2);
         ++n_x;

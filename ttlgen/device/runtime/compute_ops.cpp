@@ -48,6 +48,26 @@ void check_unpack_format(int configured, uint32_t cb, const char* call, const ch
     }
 }
 
+// The fidelity an FPU eltwise op runs at: mul at the configured MATH_FIDELITY, add and sub
+// at LoFi whatever it says (eltwise_binary.h@00b0fa3f; any_tiles_bcast, bcast.h@00b0fa3f).
+int eltwise_fidelity(compute::Fpu2 op) {
+    return op == compute::Fpu2::Mul ? g.cfg.math_fidelity : kLoFi;
+}
+
+// The FPU issues an eltwise instruction once per phase of its fidelity, and the phases'
+// results accumulate in DST: that is how HiFi-N sums mul's partial products (fidelity_mul).
+// The adder sees whole SrcA/SrcB values, so an add or sub issued in LoFi's one phase is
+// the exact sum (a second phase would add it again).
+float fpu_eltwise(compute::Fpu2 op, float a, float b, int fidelity) {
+    if (op == compute::Fpu2::Mul)
+        return fidelity_mul(a, b, fidelity);
+    const float once = op == compute::Fpu2::Add ? a + b : a - b;
+    float r = once;
+    for (int phase = 1; phase < fidelity_phases(fidelity); ++phase)
+        r += once;
+    return r;
+}
+
 } // namespace
 
 std::string dst_state() {
@@ -221,21 +241,26 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst) {
 }
 
 void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
-                uint32_t dst) {
+                uint32_t dst, int bcast) {
     const char* call = op == Fpu2::Add ? "add_tiles" : op == Fpu2::Sub ? "sub_tiles" : "mul_tiles";
     float* d = dst_math(dst, call);
     float a[kTileElems], b[kTileElems];
     unpack_src(cb_a, read_tile(cb_a, tile_a, call, true, true), a);
     unpack_src(cb_b, read_tile(cb_b, tile_b, call, true, false), b);
     const bool acc = g.binary_acc_to_dest && op != Fpu2::Mul;
-    const int fid = g.cfg.math_fidelity;
-    for (int i = 0; i < kTileElems; ++i) {
-        float r = op == Fpu2::Add   ? a[i] + b[i]
-                  : op == Fpu2::Sub ? a[i] - b[i]
-                                    : fidelity_mul(a[i], b[i], fid);
-        if (acc)
-            r += d[i];
-        d[i] = store_fpu(r);
+    const int fid = eltwise_fidelity(op);
+    for (int r = 0; r < 32; ++r) {
+        for (int c = 0; c < 32; ++c) {
+            const int i = tile_index(r, c);
+            const float bv = bcast == 1   ? b[tile_index(0, c)]
+                             : bcast == 2 ? b[tile_index(r, 0)]
+                             : bcast == 3 ? b[0]
+                                          : b[i];
+            float v = fpu_eltwise(op, a[i], bv, fid);
+            if (acc)
+                v += d[i];
+            d[i] = store_fpu(v);
+        }
     }
 }
 
@@ -245,10 +270,14 @@ void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst) {
         d[i] = store_sfpu(math::sfpu_unary::evaluate(op, d[i]));
 }
 
-void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
+void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool nearest_even) {
     const float* a = dst_math(dst0, "sfpu binary op");
     const float* b = dst_math(dst1, "sfpu binary op");
     float* o = dst_math(dst_out, "sfpu binary op");
+    // mul and div round to nearest even in software before their store
+    // (eltwise_binary_sfpu.h@1387d4d6), as add/sub/rsub do when the kernel asks
+    // DstRoundingMode::NearestEven; the rest store natively (sfpu_dst16_rounding).
+    const bool rne = nearest_even || op == Sfpu2::Mul || op == Sfpu2::Div;
     for (int i = 0; i < kTileElems; ++i) {
         float r = 0.0f;
         switch (op) {
@@ -258,8 +287,14 @@ void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
         case Sfpu2::Sub:
             r = a[i] - b[i];
             break;
+        case Sfpu2::Rsub:
+            r = b[i] - a[i];
+            break;
         case Sfpu2::Mul:
             r = a[i] * b[i];
+            break;
+        case Sfpu2::Div:
+            r = a[i] / b[i];
             break;
         case Sfpu2::Max:
             r = std::fmax(a[i], b[i]);
@@ -268,9 +303,7 @@ void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
             r = std::fmin(a[i], b[i]);
             break;
         }
-        // mul_binary_tile rounds to nearest even in software before its store;
-        // the others store natively (sfpu_dst16_rounding).
-        o[i] = op == Sfpu2::Mul ? store_sfpu_rne(r) : store_sfpu(r);
+        o[i] = rne ? store_sfpu_rne(r) : store_sfpu(r);
     }
 }
 
@@ -332,15 +365,26 @@ void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint
 
 void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst) {
     float* d = dst_math(dst, "unary_bcast");
-    const uint8_t* data = read_tile(in, tile, "unary_bcast", true, true);
-    if (g.cfg.fp32_dest_acc_en && g.cbs[in].format != DataFormat::Float32) {
+    // bcast.h@00b0fa3f: a 32-bit input unpacks straight to DST (A2D, through SrcA's
+    // unpacker) "since SrcB is only 19 bits wide"; any other goes through SrcB (B2D).
+    const bool to_dest = cb_checked(in, "unary_bcast").format == DataFormat::Float32;
+    const uint8_t* data = read_tile(in, tile, "unary_bcast", !to_dest, to_dest);
+    if (to_dest && !g.cfg.fp32_dest_acc_en) {
+        fail("protocol", "unary_bcast(cb=" + std::to_string(in) +
+                             "): a 32-bit input unpacks straight to DST, which needs "
+                             "fp32_dest_acc_en (a 16-bit DST cannot hold it)");
+    }
+    if (!to_dest && g.cfg.fp32_dest_acc_en) {
         fail("protocol", "unary_bcast(cb=" + std::to_string(in) +
                              "): a 16-bit input with fp32_dest_acc_en is wrong or hangs on "
                              "Wormhole B0 / Blackhole "
                              "(the broadcast data mover is 16-bit)");
     }
     float x[kTileElems];
-    unpack_src(in, data, x);
+    if (to_dest)
+        decode_tile(g.cbs[in].format, data, x); // all 32 bits, no SrcA/SrcB narrowing
+    else
+        unpack_src(in, data, x);
     for (int r = 0; r < 32; ++r) {
         for (int c = 0; c < 32; ++c) {
             float v = x[tile_index(r, c)];

@@ -23,6 +23,13 @@ inline float hi_bits(float x, int bits) {
     return round_mantissa(x, bits, Rounding::Truncate);
 }
 
+// MathFidelity as the compute config encodes it (0 LoFi, 2 HiFi2, 3 HiFi3, 4 HiFi4) and
+// the number of multiplier passes (phases) each runs.
+constexpr int kLoFi = 0;
+inline int fidelity_phases(int fidelity) {
+    return fidelity < 1 ? 1 : fidelity;
+}
+
 // SrcA * SrcB as the fidelity passes compute it: LoFi = hiA*hiB, HiFi2 adds
 // loA*hiB, HiFi3 adds hiA*loB, HiFi4 adds loA*loB (all bits).
 inline float fidelity_mul(float a, float b, int fidelity) {

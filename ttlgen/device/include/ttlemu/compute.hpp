@@ -16,7 +16,7 @@
 
 namespace ttlemu::compute {
 enum class Fpu2 { Add, Sub, Mul };
-enum class Sfpu2 { Add, Sub, Mul, Max, Min };
+enum class Sfpu2 { Add, Sub, Rsub, Mul, Div, Max, Min };
 
 void regs_acquire();
 void regs_commit();
@@ -29,10 +29,13 @@ void reconfig_srcb(uint32_t cb);
 void reconfig_pack(uint32_t cb);
 void set_binary_acc(bool acc_to_dest);
 void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst);
+// `bcast`: B's broadcast (0 none, 1 row 0, 2 column 0, 3 element (0, 0)).
 void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
-                uint32_t dst);
+                uint32_t dst, int bcast = 0);
 void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst);
-void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out);
+// `nearest_even`: the kernel asked DstRoundingMode::NearestEven (add, sub, rsub); mul and
+// div round to nearest even whatever it says.
+void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool nearest_even = false);
 void fill(uint32_t dst, float value);
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
             bool transpose, uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim);
@@ -53,7 +56,9 @@ constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
 namespace ttlemu::math::sfpu_binary {
 constexpr compute::Sfpu2 add = compute::Sfpu2::Add;
 constexpr compute::Sfpu2 sub = compute::Sfpu2::Sub;
+constexpr compute::Sfpu2 rsub = compute::Sfpu2::Rsub;
 constexpr compute::Sfpu2 mul = compute::Sfpu2::Mul;
+constexpr compute::Sfpu2 div = compute::Sfpu2::Div;
 constexpr compute::Sfpu2 max = compute::Sfpu2::Max;
 constexpr compute::Sfpu2 min = compute::Sfpu2::Min;
 } // namespace ttlemu::math::sfpu_binary
@@ -77,6 +82,13 @@ inline void reconfig_sources(uint32_t icb0, uint32_t icb1, SrcOrder order) {
     const bool reverse = order == SrcOrder::Reverse;
     reconfig_sources(reverse ? icb1 : icb0, reverse ? icb0 : icb1);
 }
+// The SFPU binaries that take a DstRoundingMode (eltwise_binary_sfpu.h@1387d4d6): Default
+// stores natively, NearestEven rounds in software first; neither matters with a 32-bit DST.
+template <typename DstRoundingMode>
+inline void sfpu_binary(compute::Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out,
+                        DstRoundingMode mode) {
+    compute::sfpu_binary(op, dst0, dst1, dst_out, mode == DstRoundingMode::NearestEven);
+}
 inline void release_dst() {
     compute::regs_commit();
     compute::regs_wait();
@@ -99,12 +111,32 @@ inline void copy_block(uint32_t cb, uint32_t first_tile, uint32_t first_dst, uin
         compute::copy_tile(cb, first_tile + i, first_dst + i);
 }
 template <typename BroadcastType>
+inline int bcast_code(BroadcastType type) {
+    return type == BroadcastType::ROW      ? 1
+           : type == BroadcastType::COL    ? 2
+           : type == BroadcastType::SCALAR ? 3
+                                           : 0;
+}
+template <typename BroadcastType>
 inline void bcast(BroadcastType type, uint32_t icb, uint32_t tile, uint32_t dst) {
-    const int code = type == BroadcastType::ROW      ? 1
-                     : type == BroadcastType::COL    ? 2
-                     : type == BroadcastType::SCALAR ? 3
-                                                 : 0;
-    compute::bcast(code, icb, tile, dst);
+    compute::bcast(bcast_code(type), icb, tile, dst);
+}
+// An FPU binary whose B operand is broadcast (bcast.h@00b0fa3f).
+template <typename BroadcastType>
+inline void fpu_binary(compute::Fpu2 op, BroadcastType dim, uint32_t icb0, uint32_t icb1,
+                       uint32_t itile0, uint32_t itile1, uint32_t idst, uint32_t bcast_row_idx) {
+    if (bcast_row_idx != 0)
+        unsupported("tiles_bcast_rows", "broadcasting a row other than row 0 is not emulated");
+    compute::fpu_binary(op, icb0, icb1, itile0, itile1, idst, bcast_code(dim));
+}
+template <typename EltwiseBinaryType, typename BroadcastType>
+inline void any_tiles_bcast(EltwiseBinaryType op, BroadcastType dim, uint32_t icb0, uint32_t icb1,
+                            uint32_t itile0, uint32_t itile1, uint32_t idst,
+                            uint32_t bcast_row_idx) {
+    const compute::Fpu2 fpu = op == EltwiseBinaryType::ELWMUL   ? compute::Fpu2::Mul
+                              : op == EltwiseBinaryType::ELWSUB ? compute::Fpu2::Sub
+                                                                : compute::Fpu2::Add;
+    fpu_binary(fpu, dim, icb0, icb1, itile0, itile1, idst, bcast_row_idx);
 }
 template <typename PoolType>
 inline void reduce_init(PoolType pool) {

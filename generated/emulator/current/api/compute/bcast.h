@@ -32,5 +32,71 @@ inline void unary_bcast_uninit(uint32_t /*icb*/) {
     ttlemu::api::no_op();
 }
 
+template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
+inline void bcast_init(uint32_t /*icb0*/, uint32_t /*icb1*/) {
+    ttlemu::compute::set_binary_acc(false);
+}
+
+template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
+inline void any_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                            uint32_t idst, uint32_t bcast_row_idx = 0) {
+    ttlemu::api::any_tiles_bcast(tBcastOp, tBcastDim, icb0, icb1, itile0, itile1, idst,
+                                 bcast_row_idx);
+}
+
+inline void add_tiles_bcast_rows(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                 uint32_t idst, uint32_t bcast_row_idx = 0) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::add, BroadcastType::ROW, icb0, icb1, itile0,
+                            itile1, idst, bcast_row_idx);
+}
+
+inline void add_tiles_bcast_cols(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                 uint32_t idst) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::add, BroadcastType::COL, icb0, icb1, itile0,
+                            itile1, idst, 0);
+}
+
+inline void add_tiles_bcast_scalar(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                   uint32_t idst) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::add, BroadcastType::SCALAR, icb0, icb1,
+                            itile0, itile1, idst, 0);
+}
+
+inline void sub_tiles_bcast_rows(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                 uint32_t idst, uint32_t bcast_row_idx = 0) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::sub, BroadcastType::ROW, icb0, icb1, itile0,
+                            itile1, idst, bcast_row_idx);
+}
+
+inline void sub_tiles_bcast_cols(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                 uint32_t idst) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::sub, BroadcastType::COL, icb0, icb1, itile0,
+                            itile1, idst, 0);
+}
+
+inline void sub_tiles_bcast_scalar(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                   uint32_t idst) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::sub, BroadcastType::SCALAR, icb0, icb1,
+                            itile0, itile1, idst, 0);
+}
+
+inline void mul_tiles_bcast_rows(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                 uint32_t idst, uint32_t bcast_row_idx = 0) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::mul, BroadcastType::ROW, icb0, icb1, itile0,
+                            itile1, idst, bcast_row_idx);
+}
+
+inline void mul_tiles_bcast_cols(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                 uint32_t idst) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::mul, BroadcastType::COL, icb0, icb1, itile0,
+                            itile1, idst, 0);
+}
+
+inline void mul_tiles_bcast_scalar(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
+                                   uint32_t idst) {
+    ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::mul, BroadcastType::SCALAR, icb0, icb1,
+                            itile0, itile1, idst, 0);
+}
+
 } // namespace ckernel
 using namespace ckernel;

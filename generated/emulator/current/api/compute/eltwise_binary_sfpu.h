@@ -12,13 +12,20 @@ namespace ckernel {
 template <DstRoundingMode dst_rounding_mode = DstRoundingMode::Default,
           bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void add_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
-    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::add, idst0, idst1, odst);
+    ttlemu::api::sfpu_binary(ttlemu::math::sfpu_binary::add, idst0, idst1, odst, dst_rounding_mode);
 }
 
 template <DstRoundingMode dst_rounding_mode = DstRoundingMode::Default,
           bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sub_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
-    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::sub, idst0, idst1, odst);
+    ttlemu::api::sfpu_binary(ttlemu::math::sfpu_binary::sub, idst0, idst1, odst, dst_rounding_mode);
+}
+
+template <DstRoundingMode dst_rounding_mode = DstRoundingMode::Default,
+          bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+inline void rsub_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
+    ttlemu::api::sfpu_binary(ttlemu::math::sfpu_binary::rsub, idst0, idst1, odst,
+                             dst_rounding_mode);
 }
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
@@ -27,7 +34,9 @@ inline void mul_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
 }
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void div_binary_tile(uint32_t /*idst0*/, uint32_t /*idst1*/, uint32_t /*odst*/);
+inline void div_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
+    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::div, idst0, idst1, odst);
+}
 
 inline void add_binary_tile_init() {
     ttlemu::api::no_op();
@@ -37,11 +46,17 @@ inline void sub_binary_tile_init() {
     ttlemu::api::no_op();
 }
 
+inline void rsub_binary_tile_init() {
+    ttlemu::api::no_op();
+}
+
 inline void mul_binary_tile_init() {
     ttlemu::api::no_op();
 }
 
-void div_binary_tile_init();
+inline void div_binary_tile_init() {
+    ttlemu::api::no_op();
+}
 
 } // namespace ckernel
 using namespace ckernel;
