@@ -10,7 +10,8 @@ import pytest
 from tests.conftest import SPECS
 from ttlgen.errors import SpecErrors
 from ttlgen.spec import parse_cache
-from ttlgen.spec.load import load_file, load_specs, source_name, spec_files
+from ttlgen.spec.files import source_name, spec_files
+from ttlgen.spec.load import load_file, load_specs
 
 
 @pytest.fixture

@@ -101,7 +101,7 @@ def _known_tree(specs: Path, templates: Path | None, no_cache: bool) -> tuple[st
     """(fingerprint, recorded hashes or None on a miss), or None when caching is off."""
     from ttlgen import cache, tree_cache
     from ttlgen.emit._templates import default_templates_dir
-    from ttlgen.spec.load import spec_files
+    from ttlgen.spec.files import spec_files
 
     spec_files(specs)  # a missing spec directory is a usage error either way
     if no_cache or not cache.enabled():

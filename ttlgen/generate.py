@@ -16,7 +16,7 @@ from ttlgen.errors import UsageError
 from ttlgen.model.project import Project
 from ttlgen.pipeline import plan_specs
 from ttlgen.plan.project import ProjectPlan
-from ttlgen.spec.load import source_name, spec_files
+from ttlgen.spec.files import source_name, spec_files
 
 
 @dataclass(frozen=True)

@@ -49,14 +49,8 @@ from ttlgen.resolver import (
 )
 from ttlgen.resolver import Diagnostic as ResolverDiagnostic
 from ttlgen.spec.document import Positions, SpecDocument
-from ttlgen.spec.load import (
-    SPEC_SUFFIXES,
-    display_path,
-    identify,
-    load_specs,
-    parse_text,
-    read_text,
-)
+from ttlgen.spec.files import SPEC_SUFFIXES, display_path
+from ttlgen.spec.load import identify, load_specs, parse_text, read_text
 from ttlgen.validate.documents import validate_documents
 
 STRATEGY_ATTR = "strategy"

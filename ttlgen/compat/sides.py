@@ -27,7 +27,7 @@ from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.provenance.origins import node_path
 from ttlgen.spec.document import SpecDocument
-from ttlgen.spec.load import display_path
+from ttlgen.spec.files import display_path
 
 T = TypeVar("T")
 
