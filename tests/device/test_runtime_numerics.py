@@ -33,3 +33,15 @@ def test_vector_fpu_accumulation_matches_scalar_reference_bit_for_bit(tmp_path: 
     )
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"
+
+
+@pytest.mark.device
+def test_vector_bf16_operand_unpack_matches_scalar_unpack_bit_for_bit(tmp_path: Path) -> None:
+    exe = tmp_path / "bf16_unpack_check"
+    source = FIXTURES / "_cpp" / "bf16_unpack_check.cpp"
+    subprocess.run(
+        [CXX, *CXXFLAGS, f"-I{RUNTIME_DIR}", str(source), str(RUNTIME_DIR / "fpu_matmul.cpp"), "-o", str(exe)],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "0"

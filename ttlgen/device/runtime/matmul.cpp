@@ -26,24 +26,8 @@ Operand a_ops[kMaxBlock], b_ops[kMaxBlock];
 // if asked). bf16 tiles, the common case, are decoded straight into place. Returns
 // whether every value is finite (the vector accumulation paths need that).
 bool unpack_row_major(uint32_t cb, const uint8_t* data, float* rm, bool transpose) {
-    if (!transpose && g.cbs[cb].format == DataFormat::Float16_b) {
-        const uint16_t* h = reinterpret_cast<const uint16_t*>(data);
-        uint16_t special = 0;
-        for (int r = 0; r < 32; ++r) {
-            const uint16_t* f0 = h + tile_index(r, 0);
-            const uint16_t* f1 = h + tile_index(r, 16);
-            float* row = rm + r * 32;
-            for (int c = 0; c < 16; ++c) {
-                row[c] = bf16_value(f0[c]);
-                special |= static_cast<uint16_t>((f0[c] & 0x7f80u) == 0x7f80u);
-            }
-            for (int c = 0; c < 16; ++c) {
-                row[16 + c] = bf16_value(f1[c]);
-                special |= static_cast<uint16_t>((f1[c] & 0x7f80u) == 0x7f80u);
-            }
-        }
-        return special == 0;
-    }
+    if (!transpose && g.cbs[cb].format == DataFormat::Float16_b)
+        return bf16_row_major(reinterpret_cast<const uint16_t*>(data), rm);
     float faces[kTileElems];
     unpack_src(cb, data, faces);
     for (int r = 0; r < 32; ++r)

@@ -3,8 +3,10 @@
 // (DST, packer flags) is touched by the compute thread alone.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,14 @@ struct EmuError : std::runtime_error {
 struct Abort {};
 
 [[noreturn]] void fail(const char* kind, const std::string& msg);
+
+// Fills `bytes` (a multiple of 4) with the quiet-NaN pattern of fresh memory
+// (NUMERICS.md "Memory poisoning"): 0x7FC1 per bf16, 0x7FC17FC1 per fp32.
+inline void poison_fill(uint8_t* p, size_t bytes) {
+    constexpr uint32_t kPoisonWord = 0x7FC17FC1u;
+    for (size_t i = 0; i + 4 <= bytes; i += 4)
+        std::memcpy(p + i, &kPoisonWord, 4);
+}
 
 struct CbState {
     bool configured = false;
@@ -109,6 +119,9 @@ struct Emu {
     std::condition_variable cv; // the main thread waits here for the kernels to finish
     std::atomic<bool> aborted{false}; // also polled without the lock
     int sleepers = 0; // kernels asleep: pushes and pops look for whom to wake only then
+    // When the last kernel finished (kernel_finished): the end of the timed run, so
+    // that the main thread's wake-up and the joins are not counted as kernel time.
+    std::chrono::steady_clock::time_point finished_at;
     std::string err_kind, err_msg;
     std::vector<std::string> warnings;
     uint8_t* l1 = nullptr;
