@@ -128,8 +128,9 @@ __attribute__((target("avx2,fma"))) inline __m256 round256(__m256 x) {
         u += half;
     else if (kMode == Rounding::NearestEven)
         u += (half - 1u) + ((u >> kDrop) & 1u);
-    // The mask as a floating-point AND: its result feeds the next FMA, and on
-    // Zen 3 an integer-domain AND there costs a cycle of bypass delay per step.
+    // The mask as a floating-point AND (the same bits): its result feeds the next
+    // FMA, and with the integer-domain AND the whole tile ran 1.5x slower on the
+    // Zen 3 host (measured; data crossing between the two domains costs a cycle).
     return _mm256_and_ps((__m256)u, (__m256)(u8v{} + mask));
 }
 
@@ -150,10 +151,11 @@ __attribute__((target("avx2,fma"))) inline bool rows_finite_avx2(const float* d,
 }
 
 // One 8-wide column strip of kRows output rows: kRows accumulators. The TF32
-// rounding's integer add and mask lengthen each accumulator's dependency chain to
-// about twice the FMA latency, so the more independent chains the better: 11 (with
-// the operand, its broadcast and the two rounding constants, the 16 AVX2
-// registers) for a single-pass step, 8 where HiFi3's second operand needs two more.
+// rounding's integer add and mask double each accumulator's dependency chain (8
+// cycles a step against the FMA's 4, measured), more than 8 chains hide: 11 for a
+// single-pass step (with B's row, A's broadcast value and the two
+// rounding constants, 15 of the 16 AVX2 registers; 8 chains ran 1.1x slower, 12
+// no faster), 8 where HiFi3's second operands take two more registers.
 template <Rounding kMode, bool kDst16, bool kHiFi3, int kRows>
 __attribute__((target("avx2,fma"))) inline void strip_avx2(const MatmulOperands& op, float* d,
                                                            int i0, int j0) {
@@ -259,7 +261,8 @@ __attribute__((target("avx2"))) bool bf16_row_major_avx2(const uint16_t* tile, f
             const __m256i x =
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tile + tile_index(r, c0)));
             special = _mm256_or_si256(special, _mm256_cmpeq_epi16(_mm256_and_si256(x, exp), exp));
-            const __m256i lo = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(x)), 16);
+            const __m256i lo =
+                _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(x)), 16);
             const __m256i hi =
                 _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(x, 1)), 16);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(rm + r * 32 + c0), lo);
