@@ -213,9 +213,7 @@ void cb_reserve_back(uint32_t cb, uint32_t pages) {
     }
     if (g.cfg.poison_reserve) {
         // Hardware leaves stale data in a fresh reservation; NaN makes reading or
-        // accumulating into it before the first write visible in the output. Filled
-        // in place: a buffer allocated on first use would be the reader thread's
-        // first malloc, which creates its arena (about 50 us inside the timed run).
+        // accumulating into it before the first write visible in the output.
         for (uint32_t p = c.reserved; p < pages; ++p)
             poison_fill(c.page(c.wr_page + p), c.page_size);
     }
