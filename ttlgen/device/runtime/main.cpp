@@ -258,11 +258,14 @@ int main(int argc, char** argv) {
     // counted as kernel time.
     std::memset(static_cast<void*>(&g.dst.regs), 0, sizeof g.dst.regs);
     matmul_prefault();
-    // The kernels start together once all three threads exist; kernel time counts
-    // from there (thread creation is process start-up, not kernel work) to the last
-    // kernel's end (g.finished_at; waking this thread and the joins are not kernel work).
+    // The kernels start together once all three threads have run up to the start
+    // line; kernel time counts from there (creating a thread and its first time on a
+    // core are process start-up, not kernel work) to the last kernel's end
+    // (g.finished_at; waking this thread and the joins are not kernel work).
+    std::atomic<int> ready{0};
     std::atomic<bool> go{false};
-    auto start = [&go](int k, void (*body)()) {
+    auto start = [&ready, &go](int k, void (*body)()) {
+        ready.fetch_add(1, std::memory_order_release);
         while (!go.load(std::memory_order_acquire))
             std::this_thread::yield();
         run_kernel(k, body);
@@ -270,6 +273,8 @@ int main(int argc, char** argv) {
     std::thread reader(start, 0, ttlemu_reader_main);
     std::thread compute(start, 1, ttlemu_compute::compute_main);
     std::thread writer(start, 2, ttlemu_writer_main);
+    while (ready.load(std::memory_order_acquire) < 3)
+        std::this_thread::yield();
     const auto t0 = std::chrono::steady_clock::now();
     go.store(true, std::memory_order_release);
 
