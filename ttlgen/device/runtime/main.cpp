@@ -2,6 +2,8 @@
 // (ttlgen/device/harness.py, format in PROGRAM_JSON.md "Run file"), maps L1 and
 // DRAM below 4 GiB, runs reader, compute and writer as threads and writes a
 // result file. Any failure becomes a result record, never a crash or a hang.
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "state.hpp"
+#include "tile_pool.hpp"
 
 void ttlemu_reader_main();
 void ttlemu_writer_main();
@@ -189,6 +192,41 @@ void setup_memory() {
     }
 }
 
+// Where the threads start: compute on the main thread's CPU, which main leaves to
+// sleep, and reader, writer and the matmul helper (tile_pool.hpp) on another. Each
+// kernel thread is then free to move. Left to itself the scheduler started compute
+// and the reader on the same core in 9 runs of 10 on the 2-core machine and did not
+// separate them within a run, which also left the helper no core of its own.
+struct Placement {
+    cpu_set_t allowed;
+    int compute = -1; // -1: no hint (one CPU allowed)
+    int other = -1;
+};
+
+Placement placement() {
+    Placement p;
+    CPU_ZERO(&p.allowed);
+    if (sched_getaffinity(0, sizeof p.allowed, &p.allowed) != 0)
+        return p;
+    const int here = sched_getcpu();
+    for (int c = 0; c < CPU_SETSIZE && p.other < 0; ++c) {
+        if (c != here && CPU_ISSET(c, &p.allowed))
+            p.other = c;
+    }
+    if (p.other >= 0 && here >= 0 && CPU_ISSET(here, &p.allowed))
+        p.compute = here;
+    else
+        p.other = -1;
+    return p;
+}
+
+void pin_self(int cpu) {
+    cpu_set_t home;
+    CPU_ZERO(&home);
+    CPU_SET(cpu, &home);
+    pthread_setaffinity_np(pthread_self(), sizeof home, &home);
+}
+
 template <typename F>
 void run_kernel(int k, F body) {
     t_self = &g.kernels[k];
@@ -258,16 +296,22 @@ int main(int argc, char** argv) {
     // counted as kernel time.
     std::memset(static_cast<void*>(&g.dst.regs), 0, sizeof g.dst.regs);
     matmul_prefault();
+    const Placement where = placement();
+    tile_pool_start(where.other);
     // The kernels start together once all three threads have run up to the start
     // line; kernel time counts from there (creating a thread and its first time on a
     // core are process start-up, not kernel work) to the last kernel's end
     // (g.finished_at; waking this thread and the joins are not kernel work).
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
-    auto start = [&ready, &go](int k, void (*body)()) {
+    auto start = [&ready, &go, &where](int k, void (*body)()) {
+        if (where.compute >= 0)
+            pin_self(k == 1 ? where.compute : where.other);
         ready.fetch_add(1, std::memory_order_release);
         while (!go.load(std::memory_order_acquire))
             std::this_thread::yield();
+        if (where.compute >= 0)
+            pthread_setaffinity_np(pthread_self(), sizeof where.allowed, &where.allowed);
         run_kernel(k, body);
     };
     std::thread reader(start, 0, ttlemu_reader_main);
@@ -311,6 +355,7 @@ int main(int argc, char** argv) {
     reader.join();
     compute.join();
     writer.join();
+    tile_pool_stop();
     const double ns = std::chrono::duration<double, std::nano>(g.finished_at - t0).count();
     if (g.err_kind.empty())
         leftover_warnings();
