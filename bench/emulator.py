@@ -3,11 +3,23 @@
 An 8x8-tile output (256x256) at K = 8, 32, 128 tiles, run with the matmul
 fixture kernel (matmul_block, 2x4 subblocks accumulating K in a 16-bit DST,
 bf16 operands, HiFi4, the calibrated numerics of NUMERICS.md). Emulator time is
-the kernels' wall time inside the emulator process (median of several runs);
-compile time and process start-up are excluded. Both medians and minima are
-printed: on a shared machine the multi-threaded NumPy timing is the noisier of
-the two, and the minima compare the two at their best. With --accuracy it also
-times the default `ttlgen accuracy` table (warm: kernels already compiled).
+the kernels' wall time inside the emulator process (RunResult.kernel_seconds:
+from the moment the three kernel threads have started to the end of the last one;
+median of several runs); compile time and process start-up are excluded. Both medians and
+minima are printed: on a shared machine the multi-threaded NumPy timing is the
+noisier of the two, and the minima compare the two at their best. With --accuracy
+it also times the default `ttlgen accuracy` table (warm: kernels already compiled).
+
+Kernel time used to include work that is not the kernels': a new thread's wait
+for its first time on a core (the clock started when the threads were created,
+and on the shared 2-core machine a reader was seen to start 270 us later), the
+main thread's wake-up and the joins after the last kernel had finished (about
+40 us), the lazy binding of the first call of each shared-library function (164
+of them, some in the kernels' run) and the reader thread's malloc arena, created
+by the first cb_reserve_back's poison buffer (about 50 us). The clock now starts
+once every kernel thread has run, the run ends when the last kernel finishes,
+symbols are bound at start-up (-z now) and the poisoning allocates nothing, so
+those are process start-up, as thread creation already was.
 Usage: python bench/emulator.py [--repeats N] [--accuracy]
 """
 

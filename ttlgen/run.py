@@ -743,6 +743,6 @@ def accuracy_command(
         stdout.write(line + "\n")
     if calibration is not None:
         stdout.write(f"\nhardware rows: {calibration.source}\n")
-        stdout.write("  " + "; ".join(f"{k}: {v}" for k, v in calibration.conditions) + "\n")
+        stdout.write("  " + calibration.conditions_text() + "\n")
         stdout.write("  x = emulated / hardware (1-pcc x: ratio of 1 - PCC)\n")
     return ExitCode.OK

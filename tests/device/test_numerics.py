@@ -11,6 +11,7 @@ from device_helpers import Runner, load_fixture_program, matmul_program, pcc, se
 
 from ttlgen.device import Numerics, ProtocolError
 from ttlgen.device.formats import (
+    POISON_BYTES,
     bfp8_quantize,
     bfp8_values,
     round_mantissa,
@@ -180,6 +181,20 @@ def test_outputs_are_poisoned_not_zeroed(run: Runner) -> None:
     result = run("copy", {"x": x}, program=prog)
     assert np.all(np.isnan(result.outputs["out"][:, 32:]))
     assert any("CB 16 ended with 1 pushed pages never popped" in w for w in result.warnings)
+
+
+def test_a_fresh_cb_reservation_holds_the_poison_pattern(run: Runner) -> None:
+    x = to_bf16(np.random.default_rng(5).standard_normal((32, 32)))
+    out = run("reserve_unwritten", {"x": x}).outputs["out"]
+    np.testing.assert_array_equal(out[:, :32], x)
+    poison = int.from_bytes(POISON_BYTES, "little") << 16  # a bf16 value as float32 bits
+    assert np.all(out[:, 32:].view(np.uint32) == poison)
+
+
+def test_without_reserve_poisoning_a_reservation_keeps_its_pages_stale_data(run: Runner) -> None:
+    x = to_bf16(np.random.default_rng(5).standard_normal((32, 32)))
+    out = run("reserve_unwritten", {"x": x}, numerics=Numerics(poison_reserve=False)).outputs["out"]
+    np.testing.assert_array_equal(out[:, 32:], x)
 
 
 @pytest.mark.parametrize("precise", [False, True])

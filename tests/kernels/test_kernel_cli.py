@@ -128,6 +128,13 @@ def test_accuracy_hardware_json_carries_hardware_rows_and_ratios() -> None:
     assert by_key[("dst_roundtrip", 1)]["hardware"] is None and by_key[("fp32_dest", 4)]["ratio"] is None
 
 
+def test_accuracy_hardware_json_keeps_the_types_of_the_measurement_conditions() -> None:
+    result = run_cli("accuracy", "--k", "1", "--block", "2", "--hardware", "--json", "--specs", SPECS)
+    assert result.exit_code == 0, result.stderr
+    conditions = json.loads(result.stdout)["hardware"]["conditions"]
+    assert conditions["fp32_dest_acc_en"] is False and conditions["math_fidelity"] == "HiFi4"
+
+
 def test_accuracy_hardware_table_prints_hardware_columns_and_source() -> None:
     result = run_cli("accuracy", "--k", "16", "--block", "2", "--hardware", "--specs", SPECS)
     assert result.exit_code == 0, result.stderr

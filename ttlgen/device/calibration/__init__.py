@@ -40,11 +40,19 @@ class HardwareRow:
         return 1.0 - self.pcc
 
 
+#: A measurement condition's value, a JSON scalar kept as the data file types it.
+ConditionValue = str | int | float | bool
+
+
 @dataclass(frozen=True)
 class Calibration:
     source: str
-    conditions: tuple[tuple[str, str], ...]
+    conditions: tuple[tuple[str, ConditionValue], ...]
     rows: tuple[HardwareRow, ...]
+
+    def conditions_text(self) -> str:
+        """The conditions on one line, each value spelled as in the data file (``false``)."""
+        return "; ".join(f"{k}: {v if isinstance(v, str) else json.dumps(v)}" for k, v in self.conditions)
 
     def row(self, method: str, k: int, block: int) -> HardwareRow | None:
         for r in self.rows:
@@ -98,6 +106,11 @@ def load_calibration(path: Path = DATA_FILE) -> Calibration:
     conditions = data.get("conditions", {})
     if not isinstance(conditions, dict):
         raise CalibrationError(f"{path}: conditions: expected an object")
+    for key, value in conditions.items():
+        if not isinstance(value, str | int | float | bool):
+            raise CalibrationError(
+                f"{path}: conditions.{key}: expected a string, number or boolean, got {value!r}"
+            )
     rows: list[HardwareRow] = []
     raw_rows = data.get("rows")
     if not isinstance(raw_rows, list) or not raw_rows:
@@ -121,8 +134,6 @@ def load_calibration(path: Path = DATA_FILE) -> Calibration:
         rows.append(row)
     return Calibration(
         source=source,
-        conditions=tuple(
-            (str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in conditions.items()
-        ),
+        conditions=tuple(conditions.items()),
         rows=tuple(rows),
     )

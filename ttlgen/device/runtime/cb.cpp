@@ -3,10 +3,8 @@
 // no blocked kernel's condition holds: with every CB change made under one
 // mutex, that state can never change again, so it is reported at once.
 #include <chrono>
-#include <cstring>
 #include <sstream>
 #include <thread>
-#include <vector>
 
 #include "state.hpp"
 
@@ -163,6 +161,7 @@ void block_until(std::unique_lock<std::mutex>& lk, const char* call, uint32_t cb
 void kernel_finished() {
     std::lock_guard<std::mutex> lk(g.mu);
     t_self->state = KState::Done;
+    g.finished_at = std::chrono::steady_clock::now();
     if (deadlocked())
         report_deadlock();
     wake_satisfied(false);
@@ -215,16 +214,8 @@ void cb_reserve_back(uint32_t cb, uint32_t pages) {
     if (g.cfg.poison_reserve) {
         // Hardware leaves stale data in a fresh reservation; NaN makes reading or
         // accumulating into it before the first write visible in the output.
-        static const std::vector<uint8_t> poison = [] {
-            std::vector<uint8_t> v(4096);
-            for (size_t b = 0; b < v.size(); b += 2) {
-                v[b] = 0xC1;
-                v[b + 1] = 0x7F;
-            }
-            return v;
-        }();
         for (uint32_t p = c.reserved; p < pages; ++p)
-            std::memcpy(c.page(c.wr_page + p), poison.data(), c.page_size);
+            poison_fill(c.page(c.wr_page + p), c.page_size);
     }
     if (pages > c.reserved)
         c.reserved = pages;

@@ -63,4 +63,11 @@ enum class Isa { Scalar, Avx2, Avx512 };
 Isa best_isa();
 void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f);
 
+// A bf16 tile (face layout, as in L1) decoded into row-major fp32 values (exact), as
+// matmul's operands are kept; returns whether every value is finite. The vector path
+// (AVX2, used from Isa::Avx2 up) gives the scalar one's values and answer.
+bool bf16_row_major(const uint16_t* tile, float* rm);
+bool bf16_row_major_scalar(const uint16_t* tile, float* rm);
+bool bf16_row_major_isa(Isa isa, const uint16_t* tile, float* rm);
+
 } // namespace ttlemu

@@ -1,11 +1,12 @@
 // matmul_tile: the FPU's TF32 accumulation chain over one 32x32 tile, in a scalar
 // reference and two vector paths (AVX2+FMA, AVX-512) chosen at run time. The vector
-// paths keep the running sums of eight output rows in registers across the whole K
-// loop (AVX-512: 16 vectors, both column halves; AVX2: 8 vectors, an 8-column strip)
-// and round them with integer adds and masks. Those give the same bits as
-// round_mantissa for every value a finite input can produce (finite values, Inf, and
-// the default NaN of x86 arithmetic); operands with NaN or Inf take the scalar path,
-// and so do the rows of a DST tile that hold one.
+// paths keep the running sums of several output rows in registers across the whole K
+// loop (AVX-512: 16 vectors, both column halves of eight rows; AVX2: 11 vectors, an
+// 8-column strip of 11 rows) and round them with integer adds and masks. Those give
+// the same bits as round_mantissa for every value a finite input can produce (finite
+// values, Inf, and the default NaN of x86 arithmetic); operands with NaN or Inf take
+// the scalar path, and so do the rows of a DST tile that hold one. Also the bf16
+// operand unpack into row-major order, scalar and AVX2.
 #include <immintrin.h>
 
 #include <cstring>
@@ -39,15 +40,6 @@ __attribute__((noinline)) void rows_scalar(const MatmulOperands& op, float* d, c
 
 constexpr int kTf32Drop = 23 - kTf32Mantissa;
 constexpr int kBf16Drop = 23 - kBf16Mantissa;
-
-// No NaN or Inf in rows [i0, i1) of DST tile d.
-bool rows_finite(const float* d, int i0, int i1) {
-    for (int i = i0; i < i1; ++i) {
-        if (!all_finite(d + tile_index(i, 0), 16) || !all_finite(d + tile_index(i, 16), 16))
-            return false;
-    }
-    return true;
-}
 
 // ---------------------------------------------------------------- AVX-512
 
@@ -136,53 +128,88 @@ __attribute__((target("avx2,fma"))) inline __m256 round256(__m256 x) {
         u += half;
     else if (kMode == Rounding::NearestEven)
         u += (half - 1u) + ((u >> kDrop) & 1u);
-    return (__m256)(u & mask);
+    // The mask as a floating-point AND (the same bits): its result feeds the next
+    // FMA, and with the integer-domain AND the whole tile ran 1.5x slower on the
+    // Zen 3 host (measured; data crossing between the two domains costs a cycle).
+    return _mm256_and_ps((__m256)u, (__m256)(u8v{} + mask));
 }
 
-// One 8-wide column strip of eight output rows at a time: 8 accumulators, few
-// enough for the 16 AVX2 registers.
+// No NaN or Inf in rows [i0, i0 + kRows) of DST tile d: the exponent field of no
+// element is all ones.
+template <int kRows>
+__attribute__((target("avx2,fma"))) inline bool rows_finite_avx2(const float* d, int i0) {
+    u8v special = {};
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+        for (int j0 = 0; j0 < 32; j0 += 8) {
+            const u8v u = (u8v)_mm256_loadu_ps(d + tile_index(i0 + r, j0));
+            special |= (u8v)((u & kExpMask) == kExpMask);
+        }
+    }
+    return _mm256_testz_si256((__m256i)special, (__m256i)special) != 0;
+}
+
+// One 8-wide column strip of kRows output rows: kRows accumulators. The TF32
+// rounding's integer add and mask double each accumulator's dependency chain (8
+// cycles a step against the FMA's 4, measured), more than 8 chains hide: 11 for a
+// single-pass step (with B's row, A's broadcast value and the two
+// rounding constants, 15 of the 16 AVX2 registers; 8 chains ran 1.1x slower, 12
+// no faster), 8 where HiFi3's second operands take two more registers.
+template <Rounding kMode, bool kDst16, bool kHiFi3, int kRows>
+__attribute__((target("avx2,fma"))) inline void strip_avx2(const MatmulOperands& op, float* d,
+                                                           int i0, int j0) {
+    __m256 c[kRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r)
+        c[r] = _mm256_loadu_ps(d + tile_index(i0 + r, j0));
+    const float* a = op.a + i0 * 32;
+    const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
+    for (int k = 0; k < 32; ++k) {
+        const __m256 b0 = _mm256_loadu_ps(op.b + k * 32 + j0);
+        __m256 bx0 = b0;
+        if (kHiFi3)
+            bx0 = _mm256_loadu_ps(op.bx + k * 32 + j0);
+#pragma GCC unroll 16
+        for (int r = 0; r < kRows; ++r) {
+            c[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r * 32 + k), b0, c[r]);
+            if (kHiFi3)
+                c[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(ax + r * 32 + k), bx0, c[r]);
+            if (kDst16)
+                c[r] = round256<kMode, kTf32Drop>(c[r]);
+        }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+        if (kDst16)
+            c[r] = round256<kMode, kBf16Drop>(c[r]);
+        _mm256_storeu_ps(d + tile_index(i0 + r, j0), c[r]);
+    }
+}
+
+// Rows [i0, i0 + kRows): the four strips, or the scalar reference if DST holds a
+// NaN or Inf there.
+template <Rounding kMode, bool kDst16, bool kHiFi3, int kRows>
+__attribute__((target("avx2,fma"))) inline void rows_avx2(const MatmulOperands& op, float* d,
+                                                          const FpuAccum& f, int i0) {
+    if (!rows_finite_avx2<kRows>(d, i0)) {
+        rows_scalar(op, d, f, i0, i0 + kRows);
+        return;
+    }
+    for (int j0 = 0; j0 < 32; j0 += 8)
+        strip_avx2<kMode, kDst16, kHiFi3, kRows>(op, d, i0, j0);
+}
+
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 __attribute__((target("avx2,fma"))) void tile_avx2(const MatmulOperands& op, float* d,
                                                    const FpuAccum& f) {
-    bool scalar[4];
-    for (int g = 0; g < 4; ++g)
-        scalar[g] = !rows_finite(d, 8 * g, 8 * g + 8);
-    for (int j0 = 0; j0 < 32; j0 += 8) {
-        for (int i0 = 0; i0 < 32; i0 += 8) {
-            if (scalar[i0 / 8])
-                continue;
-            __m256 c[8];
-#pragma GCC unroll 8
-            for (int r = 0; r < 8; ++r)
-                c[r] = _mm256_loadu_ps(d + tile_index(i0 + r, j0));
-            const float* a = op.a + i0 * 32;
-            const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
-            for (int k = 0; k < 32; ++k) {
-                const __m256 b0 = _mm256_loadu_ps(op.b + k * 32 + j0);
-                __m256 bx0 = b0;
-                if (kHiFi3)
-                    bx0 = _mm256_loadu_ps(op.bx + k * 32 + j0);
-#pragma GCC unroll 8
-                for (int r = 0; r < 8; ++r) {
-                    c[r] = _mm256_fmadd_ps(_mm256_set1_ps(a[r * 32 + k]), b0, c[r]);
-                    if (kHiFi3)
-                        c[r] = _mm256_fmadd_ps(_mm256_set1_ps(ax[r * 32 + k]), bx0, c[r]);
-                    if (kDst16)
-                        c[r] = round256<kMode, kTf32Drop>(c[r]);
-                }
-            }
-#pragma GCC unroll 8
-            for (int r = 0; r < 8; ++r) {
-                if (kDst16)
-                    c[r] = round256<kMode, kBf16Drop>(c[r]);
-                _mm256_storeu_ps(d + tile_index(i0 + r, j0), c[r]);
-            }
-        }
-    }
-    // Row groups holding NaN or Inf in DST go through the scalar reference.
-    for (int g = 0; g < 4; ++g) {
-        if (scalar[g])
-            rows_scalar(op, d, f, 8 * g, 8 * g + 8);
+    if (kHiFi3) {
+        for (int i0 = 0; i0 < 32; i0 += 8)
+            rows_avx2<kMode, kDst16, kHiFi3, 8>(op, d, f, i0);
+    } else {
+        rows_avx2<kMode, kDst16, kHiFi3, 11>(op, d, f, 0);
+        rows_avx2<kMode, kDst16, kHiFi3, 11>(op, d, f, 11);
+        rows_avx2<kMode, kDst16, kHiFi3, 10>(op, d, f, 22);
     }
 }
 
@@ -221,6 +248,30 @@ struct Avx2 {
     }
 };
 
+// ---------------------------------------------------------------- bf16 unpack
+
+// One face row (16 values) per 256-bit load: widened to 32 bits and shifted into
+// the high half, and its exponent fields compared with all ones.
+__attribute__((target("avx2"))) bool bf16_row_major_avx2(const uint16_t* tile, float* rm) {
+    const __m256i exp = _mm256_set1_epi16(0x7f80);
+    __m256i special = _mm256_setzero_si256();
+    for (int r = 0; r < 32; ++r) {
+#pragma GCC unroll 2
+        for (int c0 = 0; c0 < 32; c0 += 16) {
+            const __m256i x =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tile + tile_index(r, c0)));
+            special = _mm256_or_si256(special, _mm256_cmpeq_epi16(_mm256_and_si256(x, exp), exp));
+            const __m256i lo =
+                _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(x)), 16);
+            const __m256i hi =
+                _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(x, 1)), 16);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(rm + r * 32 + c0), lo);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(rm + r * 32 + c0 + 8), hi);
+        }
+    }
+    return _mm256_testz_si256(special, special) != 0;
+}
+
 } // namespace
 
 void matmul_tile_scalar(const MatmulOperands& op, float* d, const FpuAccum& f) {
@@ -248,6 +299,26 @@ void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum
 
 void matmul_tile(const MatmulOperands& op, float* d, const FpuAccum& f) {
     matmul_tile_isa(op.finite ? best_isa() : Isa::Scalar, op, d, f);
+}
+
+bool bf16_row_major_scalar(const uint16_t* tile, float* rm) {
+    uint16_t special = 0;
+    for (int r = 0; r < 32; ++r) {
+        for (int c = 0; c < 32; ++c) {
+            const uint16_t h = tile[tile_index(r, c)];
+            rm[r * 32 + c] = bf16_value(h);
+            special |= static_cast<uint16_t>((h & 0x7f80u) == 0x7f80u);
+        }
+    }
+    return special == 0;
+}
+
+bool bf16_row_major_isa(Isa isa, const uint16_t* tile, float* rm) {
+    return isa == Isa::Scalar ? bf16_row_major_scalar(tile, rm) : bf16_row_major_avx2(tile, rm);
+}
+
+bool bf16_row_major(const uint16_t* tile, float* rm) {
+    return bf16_row_major_isa(best_isa(), tile, rm);
 }
 
 } // namespace ttlemu

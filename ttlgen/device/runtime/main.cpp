@@ -2,6 +2,8 @@
 // (ttlgen/device/harness.py, format in PROGRAM_JSON.md "Run file"), maps L1 and
 // DRAM below 4 GiB, runs reader, compute and writer as threads and writes a
 // result file. Any failure becomes a result record, never a crash or a hang.
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "state.hpp"
+#include "tile_pool.hpp"
 
 void ttlemu_reader_main();
 void ttlemu_writer_main();
@@ -168,10 +171,7 @@ void setup_memory() {
     if (!g.l1)
         throw std::runtime_error("cannot map emulated L1 at 0x20000000");
     // Fresh L1 holds stale garbage on hardware; NaN makes its use visible.
-    for (size_t b = 0; b + 1 < l1_map; b += 2) {
-        g.l1[b] = 0xC1;
-        g.l1[b + 1] = 0x7F;
-    }
+    poison_fill(g.l1, l1_map);
     size_t off = 0;
     for (CbState& c : g.cbs) {
         if (!c.configured)
@@ -190,6 +190,41 @@ void setup_memory() {
     if (!img.read(reinterpret_cast<char*>(g.dram), static_cast<std::streamsize>(g.cfg.dram_size))) {
         throw std::runtime_error("cannot read DRAM image " + g.cfg.dram_in);
     }
+}
+
+// Where the threads start: compute on the main thread's CPU, which main leaves to
+// sleep, and reader, writer and the matmul helper (tile_pool.hpp) on another. Each
+// kernel thread is then free to move. Left to itself the scheduler started compute
+// and the reader on the same core in 9 runs of 10 on the 2-core machine and did not
+// separate them within a run, which also left the helper no core of its own.
+struct Placement {
+    cpu_set_t allowed;
+    int compute = -1; // -1: no hint (one CPU allowed)
+    int other = -1;
+};
+
+Placement placement() {
+    Placement p;
+    CPU_ZERO(&p.allowed);
+    if (sched_getaffinity(0, sizeof p.allowed, &p.allowed) != 0)
+        return p;
+    const int here = sched_getcpu();
+    for (int c = 0; c < CPU_SETSIZE && p.other < 0; ++c) {
+        if (c != here && CPU_ISSET(c, &p.allowed))
+            p.other = c;
+    }
+    if (p.other >= 0 && here >= 0 && CPU_ISSET(here, &p.allowed))
+        p.compute = here;
+    else
+        p.other = -1;
+    return p;
+}
+
+void pin_self(int cpu) {
+    cpu_set_t home;
+    CPU_ZERO(&home);
+    CPU_SET(cpu, &home);
+    pthread_setaffinity_np(pthread_self(), sizeof home, &home);
 }
 
 template <typename F>
@@ -261,17 +296,29 @@ int main(int argc, char** argv) {
     // counted as kernel time.
     std::memset(static_cast<void*>(&g.dst.regs), 0, sizeof g.dst.regs);
     matmul_prefault();
-    // The kernels start together once all three threads exist; kernel time counts
-    // from there (thread creation is process start-up, not kernel work).
+    const Placement where = placement();
+    tile_pool_start(where.other);
+    // The kernels start together once all three threads have run up to the start
+    // line; kernel time counts from there (creating a thread and its first time on a
+    // core are process start-up, not kernel work) to the last kernel's end
+    // (g.finished_at; waking this thread and the joins are not kernel work).
+    std::atomic<int> ready{0};
     std::atomic<bool> go{false};
-    auto start = [&go](int k, void (*body)()) {
+    auto start = [&ready, &go, &where](int k, void (*body)()) {
+        if (where.compute >= 0)
+            pin_self(k == 1 ? where.compute : where.other);
+        ready.fetch_add(1, std::memory_order_release);
         while (!go.load(std::memory_order_acquire))
             std::this_thread::yield();
+        if (where.compute >= 0)
+            pthread_setaffinity_np(pthread_self(), sizeof where.allowed, &where.allowed);
         run_kernel(k, body);
     };
     std::thread reader(start, 0, ttlemu_reader_main);
     std::thread compute(start, 1, ttlemu_compute::compute_main);
     std::thread writer(start, 2, ttlemu_writer_main);
+    while (ready.load(std::memory_order_acquire) < 3)
+        std::this_thread::yield();
     const auto t0 = std::chrono::steady_clock::now();
     go.store(true, std::memory_order_release);
 
@@ -308,8 +355,8 @@ int main(int argc, char** argv) {
     reader.join();
     compute.join();
     writer.join();
-    const double ns =
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    tile_pool_stop();
+    const double ns = std::chrono::duration<double, std::nano>(g.finished_at - t0).count();
     if (g.err_kind.empty())
         leftover_warnings();
     std::ofstream out(g.cfg.dram_out, std::ios::binary);

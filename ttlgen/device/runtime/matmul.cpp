@@ -1,10 +1,12 @@
 // FPU matmul into DST. Operands are unpacked once per call into row-major
 // arrays already narrowed to what the multiplier sees for the configured
-// fidelity; fpu_matmul.cpp accumulates them into DST (fpu.hpp, NUMERICS.md).
+// fidelity; fpu_matmul.cpp accumulates them into DST (fpu.hpp, NUMERICS.md), the
+// call's tiles shared with the helper thread of tile_pool.hpp.
 #include <sstream>
 
 #include "dst.hpp"
 #include "fpu.hpp"
+#include "tile_pool.hpp"
 #include "ttlemu/compute.hpp"
 #include "unpack.hpp"
 
@@ -13,6 +15,8 @@ namespace ttlemu {
 namespace {
 
 constexpr int kMaxBlock = 16;
+static_assert(kMaxSharedTiles >= sizeof(DstState::regs[0]) / sizeof(DstState::regs[0][0]),
+              "a matmul call's tiles all lie in one half of DST");
 
 struct Operand {
     float main[kTileElems];  // row-major, the bits every fidelity pass uses
@@ -26,24 +30,8 @@ Operand a_ops[kMaxBlock], b_ops[kMaxBlock];
 // if asked). bf16 tiles, the common case, are decoded straight into place. Returns
 // whether every value is finite (the vector accumulation paths need that).
 bool unpack_row_major(uint32_t cb, const uint8_t* data, float* rm, bool transpose) {
-    if (!transpose && g.cbs[cb].format == DataFormat::Float16_b) {
-        const uint16_t* h = reinterpret_cast<const uint16_t*>(data);
-        uint16_t special = 0;
-        for (int r = 0; r < 32; ++r) {
-            const uint16_t* f0 = h + tile_index(r, 0);
-            const uint16_t* f1 = h + tile_index(r, 16);
-            float* row = rm + r * 32;
-            for (int c = 0; c < 16; ++c) {
-                row[c] = bf16_value(f0[c]);
-                special |= static_cast<uint16_t>((f0[c] & 0x7f80u) == 0x7f80u);
-            }
-            for (int c = 0; c < 16; ++c) {
-                row[16 + c] = bf16_value(f1[c]);
-                special |= static_cast<uint16_t>((f1[c] & 0x7f80u) == 0x7f80u);
-            }
-        }
-        return special == 0;
-    }
+    if (!transpose && g.cbs[cb].format == DataFormat::Float16_b)
+        return bf16_row_major(reinterpret_cast<const uint16_t*>(data), rm);
     float faces[kTileElems];
     unpack_src(cb, data, faces);
     for (int r = 0; r < 32; ++r)
@@ -105,17 +93,20 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
                                    transpose);
         prepare_in1(b_ops[c], fid);
     }
+    // check_dst_range bounds rt_dim * ct_dim by DST's capacity (16 tiles at most).
     float* half = g.dst.regs[g.dst.math_half][0];
-    const FpuAccum f = fpu_accum();
+    MatmulOperands ops[kMaxSharedTiles];
+    float* tiles[kMaxSharedTiles];
+    int n = 0;
     for (uint32_t r = 0; r < rt_dim; ++r) {
-        for (uint32_t c = 0; c < ct_dim; ++c) {
-            float* d = half + static_cast<size_t>(dst + r * ct_dim + c) * kTileElems;
-            const MatmulOperands op{a_ops[r].main, b_ops[c].main,
-                                    fid == 3 ? a_ops[r].extra : nullptr,
-                                    fid == 3 ? b_ops[c].extra : nullptr, finite};
-            matmul_tile(op, d, f);
+        for (uint32_t c = 0; c < ct_dim; ++c, ++n) {
+            tiles[n] = half + static_cast<size_t>(dst + r * ct_dim + c) * kTileElems;
+            ops[n] =
+                MatmulOperands{a_ops[r].main, b_ops[c].main, fid == 3 ? a_ops[r].extra : nullptr,
+                               fid == 3 ? b_ops[c].extra : nullptr, finite};
         }
     }
+    matmul_tiles_shared(ops, tiles, n, fpu_accum());
 }
 
 } // namespace compute

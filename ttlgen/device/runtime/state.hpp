@@ -3,8 +3,10 @@
 // (DST, packer flags) is touched by the compute thread alone.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,30 @@ struct EmuError : std::runtime_error {
 struct Abort {};
 
 [[noreturn]] void fail(const char* kind, const std::string& msg);
+
+// A page of the quiet-NaN pattern fresh memory is filled with (NUMERICS.md "Memory
+// poisoning"): 0x7FC1 per bf16, 0x7FC17FC1 per fp32. A constant, so that filling
+// needs no buffer built on first use (in the reader, its first malloc would create
+// the thread's arena, about 50 us inside the timed run) and is a plain memcpy (a
+// store loop was 80% of the reader's instructions).
+struct PoisonPage {
+    uint8_t bytes[4096];
+};
+constexpr PoisonPage make_poison_page() {
+    PoisonPage page{};
+    for (size_t b = 0; b < sizeof page.bytes; b += 2) {
+        page.bytes[b] = 0xC1;
+        page.bytes[b + 1] = 0x7F;
+    }
+    return page;
+}
+inline constexpr PoisonPage kPoisonPage = make_poison_page();
+
+inline void poison_fill(uint8_t* p, size_t bytes) {
+    constexpr size_t kPage = sizeof kPoisonPage.bytes;
+    for (size_t off = 0; off < bytes; off += kPage)
+        std::memcpy(p + off, kPoisonPage.bytes, bytes - off < kPage ? bytes - off : kPage);
+}
 
 struct CbState {
     bool configured = false;
@@ -109,6 +135,9 @@ struct Emu {
     std::condition_variable cv; // the main thread waits here for the kernels to finish
     std::atomic<bool> aborted{false}; // also polled without the lock
     int sleepers = 0; // kernels asleep: pushes and pops look for whom to wake only then
+    // When the last kernel finished (kernel_finished): the end of the timed run, so
+    // that the main thread's wake-up and the joins are not counted as kernel time.
+    std::chrono::steady_clock::time_point finished_at;
     std::string err_kind, err_msg;
     std::vector<std::string> warnings;
     uint8_t* l1 = nullptr;
