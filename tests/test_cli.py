@@ -51,3 +51,24 @@ def test_user_errors_print_no_traceback_in_a_real_process(tmp_path: Path) -> Non
     assert result.stderr.startswith("specs/x.yaml:1:7: spec: unknown spec kind 'nope'")
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_build_runs_without_the_cycle_collector_and_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from tests.conftest import SPECS
+    from ttlgen import generate
+
+    seen: list[bool] = []
+    real = generate.generate
+
+    def recording(*args: object, **kwargs: object) -> generate.GeneratedTree:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generate, "generate", recording)
+    assert gc.isenabled()
+    result = run_cli("build", "--specs", SPECS, "--out", tmp_path / "out", "--no-cache")
+    assert result.exit_code == 0, result.stderr
+    assert seen == [False]
+    assert gc.isenabled()
