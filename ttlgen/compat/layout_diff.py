@@ -177,6 +177,24 @@ class LayoutDiff:
             Impact.SOURCE, kind, subject, f"renamed to {new_name!r} ({place} unchanged)", self.old_side.node(old), self.new_side.node(new)
         )
 
+    def renamed_in_place(
+        self, noun: str, subject: str, span: str, reserved: tuple[bool, bool], new_name: str,
+        old_names: Sequence[str], old: Mark, new: Mark,
+    ) -> None:
+        """A field or region at the same bytes under another name. Reserving it removes it
+        from the wire; renaming a reserved one only takes away its generated names."""
+        was_reserved, now_reserved = reserved
+        if not was_reserved and now_reserved:
+            self.of_node(Impact.WIRE, f"{noun}-removed", subject, f"now reserved as {new_name!r} ({span})", old, new)
+        elif was_reserved:
+            use = " and put in use" if not now_reserved else ""
+            self.of_node(
+                Impact.SOURCE, f"{noun}-renamed", subject,
+                f"reserved {noun} renamed to {new_name!r}{use} ({span} unchanged): {_gone(old_names)}", old, new,
+            )
+        else:
+            self.renamed(f"{noun}-renamed", subject, old, new, new_name, span)
+
     # -- the layout -------------------------------------------------------------------
     def run(self) -> list[Change]:
         old, new = self.old, self.new
@@ -391,18 +409,10 @@ class LayoutDiff:
 
     def struct_field_renamed(self, os: Struct, s: Struct, of: StructField, nf: StructField) -> None:
         """A field at the same bytes under another name: its generated names are gone."""
-        subject = f"field {of.name!r} of struct {s.name!r}"
-        span = _bytes(of.offset, of.size)
-        if not of.reserved and nf.reserved:
-            self.of_node(Impact.WIRE, "field-removed", subject, f"now reserved as {nf.name!r} ({span})", of.mark, nf.mark)
-        elif of.reserved:
-            use = " and put in use" if not nf.reserved else ""
-            self.of_node(
-                Impact.SOURCE, "field-renamed", subject,
-                f"reserved field renamed to {nf.name!r}{use} ({span} unchanged): {_gone(_field_names(os, of))}", of.mark, nf.mark,
-            )
-        else:
-            self.renamed("field-renamed", subject, of.mark, nf.mark, nf.name, span)
+        self.renamed_in_place(
+            "field", f"field {of.name!r} of struct {s.name!r}", _bytes(of.offset, of.size),
+            (of.reserved, nf.reserved), nf.name, _field_names(os, of), of.mark, nf.mark,
+        )
         self.field_contents(s, of, nf)
 
     def field_contents(self, s: Struct, of: StructField, nf: StructField) -> None:
@@ -507,17 +517,10 @@ class LayoutDiff:
             self.added("region-added", f"region {nr.name!r} of block {n.name!r}", nr.mark, f"{what} in {where} {_span(nr)}")
 
     def region_renamed(self, b: Block, o: Region, n: Region) -> None:
-        subject = f"region {o.name!r} of block {b.name!r}"
-        if not o.reserved and n.reserved:
-            self.of_node(Impact.WIRE, "region-removed", subject, f"now reserved as {n.name!r} ({_span(o)})", o.mark, n.mark)
-        elif o.reserved:
-            use = " and put in use" if not n.reserved else ""
-            self.of_node(
-                Impact.SOURCE, "region-renamed", subject,
-                f"reserved region renamed to {n.name!r}{use} ({_span(o)} unchanged): {_gone(_region_names(o))}", o.mark, n.mark,
-            )
-        else:
-            self.renamed("region-renamed", subject, o.mark, n.mark, n.name or "", _span(o))
+        self.renamed_in_place(
+            "region", f"region {o.name!r} of block {b.name!r}", _span(o),
+            (o.reserved, n.reserved), n.name or "", _region_names(o), o.mark, n.mark,
+        )
         self.region_contents(b, o, n)
 
     def region(self, b: Block, o: Region, n: Region) -> None:
