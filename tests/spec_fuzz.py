@@ -676,14 +676,17 @@ class Judge:
 
 
 def _compile(out: Path, rel: str) -> str | None:
-    from ttlgen.device.program import load_program
+    from ttlgen.device.program import ProgramError, load_program
 
     warnings = ["-Wall", "-Wextra", "-Werror", "-fsyntax-only"]
     if rel.startswith("kernels/"):
         # Against the kernel-API headers the same build wrote for the kernel's API level, as
         # the emulator compiles it (tests/kernels/test_api_levels.py does the same).
         kernel_dir = (out / rel).parent
-        prog = load_program(kernel_dir)
+        try:
+            prog = load_program(kernel_dir)
+        except ProgramError as exc:  # a build that writes a program no runtime takes is a hole
+            return f"program.json beside it is not a valid program: {exc}"
         spec = next(k for k in prog.kernels.values() if k.source == Path(rel).name)
         args = spec.emulated_compile_time_args()
         defines = ["-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(map(str, args))] if args else []

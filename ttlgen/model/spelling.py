@@ -699,7 +699,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     cb = _cb_calls(reader)
     dataflow = _dataflow_calls(reader)
     spellings = _op_spellings(reader, ops)
-    elements = {e.name for e in ops.vocabulary.element_types}
+    elements = {e.name: e for e in ops.vocabulary.element_types}
     tile = _tile(doc, sink)
     formats = []
     for element, raw in sorted(data["formats"].items()):
@@ -708,7 +708,18 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", raw["name"]):  # printed into program.json for a runtime
             sink.error(doc.mark(("formats", element, "name")), f"{raw['name']!r} is not a data format name (a C++ enumerator, letters, digits and _)")
         mantissa = raw.get("mantissa_bits")
-        if tile is not None and (raw["tile_bytes"] * 8) % tile.elements:
+        vocabulary = elements.get(element)
+        if tile is not None and vocabulary is not None and raw["tile_bytes"] * 8 != tile.elements * vocabulary.bits:
+            # The element's width is the vocabulary's fact; a page of another size makes
+            # every CB of this format disagree with the runtime's tile size.
+            expected = tile.elements * vocabulary.bits // 8
+            sink.error(
+                doc.mark(("formats", element, "tile_bytes")),
+                f"{raw['tile_bytes']} bytes are not one {tile.rows}x{tile.cols} tile of {element} "
+                f"({tile.elements} elements of {vocabulary.bits} bits, {vocabulary.mark}): expected {expected}",
+                after=[VOCABULARY],
+            )
+        elif tile is not None and (raw["tile_bytes"] * 8) % tile.elements:
             sink.error(doc.mark(("formats", element, "tile_bytes")), f"{raw['tile_bytes']} bytes do not hold the tile's {tile.elements} elements in whole bits each")
         elif tile is not None and mantissa is not None and mantissa > raw["tile_bytes"] * 8 // tile.elements - 2:
             bits = raw["tile_bytes"] * 8 // tile.elements
