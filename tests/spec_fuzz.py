@@ -691,6 +691,10 @@ def _compile(out: Path, rel: str) -> str | None:
         args = spec.emulated_compile_time_args()
         defines = ["-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(map(str, args))] if args else []
         api_dir = out / "emulator" / prog.kernel_api
+        if not api_dir.is_dir():
+            # The emulation spec is optional (a tree for hardware needs no emulator headers):
+            # without it, the kernel is held to the committed tree's headers of its level.
+            api_dir = GENERATED / "emulator" / prog.kernel_api
         command = ["g++", "-std=c++17", *warnings, f"-I{api_dir}", f"-I{DEVICE_INCLUDE}", *defines, str(out / rel)]
     elif rel.startswith("emulator/"):
         # An emulator kernel-API header, included as kernels include it at its level.
