@@ -243,6 +243,7 @@ class Format:
     element: str
     name: str
     tile_bytes: int
+    element_bits: int  # the vocabulary's width of the element (tile_bytes holds one tile of them)
     mantissa_bits: int | None = None  # of a float format the reader may write elements in
 
 
@@ -709,22 +710,23 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
             sink.error(doc.mark(("formats", element, "name")), f"{raw['name']!r} is not a data format name (a C++ enumerator, letters, digits and _)")
         mantissa = raw.get("mantissa_bits")
         vocabulary = elements.get(element)
-        if tile is not None and vocabulary is not None and raw["tile_bytes"] * 8 != tile.elements * vocabulary.bits:
-            # The element's width is the vocabulary's fact; a page of another size makes
-            # every CB of this format disagree with the runtime's tile size.
-            expected = tile.elements * vocabulary.bits // 8
-            sink.error(
-                doc.mark(("formats", element, "tile_bytes")),
-                f"{raw['tile_bytes']} bytes are not one {tile.rows}x{tile.cols} tile of {element} "
-                f"({tile.elements} elements of {vocabulary.bits} bits, {vocabulary.mark}): expected {expected}",
-                after=[VOCABULARY],
-            )
-        elif tile is not None and (raw["tile_bytes"] * 8) % tile.elements:
-            sink.error(doc.mark(("formats", element, "tile_bytes")), f"{raw['tile_bytes']} bytes do not hold the tile's {tile.elements} elements in whole bits each")
-        elif tile is not None and mantissa is not None and mantissa > raw["tile_bytes"] * 8 // tile.elements - 2:
-            bits = raw["tile_bytes"] * 8 // tile.elements
-            sink.error(doc.mark(("formats", element, "mantissa_bits")), f"{mantissa} mantissa bits leave no exponent in a {bits}-bit element (a sign and an exponent take at least 2)")
-        formats.append(Format(element, raw["name"], raw["tile_bytes"], mantissa))
+        if tile is not None and vocabulary is not None:
+            if raw["tile_bytes"] * 8 != tile.elements * vocabulary.bits:
+                # The element's width is the vocabulary's fact; a page of another size makes
+                # every CB of this format disagree with the runtime's tile size.
+                expected = tile.elements * vocabulary.bits // 8
+                sink.error(
+                    doc.mark(("formats", element, "tile_bytes")),
+                    f"{raw['tile_bytes']} bytes are not one {tile.rows}x{tile.cols} tile of {element} "
+                    f"({tile.elements} elements of {vocabulary.bits} bits, {vocabulary.mark}): expected {expected}",
+                    after=[VOCABULARY],
+                )
+            elif mantissa is not None and mantissa > vocabulary.bits - 2:
+                sink.error(
+                    doc.mark(("formats", element, "mantissa_bits")),
+                    f"{mantissa} mantissa bits leave no exponent in a {vocabulary.bits}-bit element (a sign and an exponent take at least 2)",
+                )
+        formats.append(Format(element, raw["name"], raw["tile_bytes"], vocabulary.bits if vocabulary else 0, mantissa))
     levels = tuple(
         LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level])) for level in api.level_names
     )

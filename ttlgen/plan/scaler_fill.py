@@ -136,9 +136,7 @@ def _fill(name: str, dtype: str, value: float, tile: TileLayout, spelling: Spell
     if fmt is None or fmt.mantissa_bits is None:
         sink.error(mark, f"the reader cannot write {dtype!r} elements: {spelling.source} gives its format no mantissa_bits")
         return None
-    if fmt.tile_bytes * 8 % tile.elements or fmt.mantissa_bits > fmt.tile_bytes * 8 // tile.elements - 2:
-        return None  # the spelling spec's error says why
-    element_bits = fmt.tile_bytes * 8 // tile.elements
+    element_bits = fmt.element_bits
     per_word = WORD_BITS // element_bits if WORD_BITS % element_bits == 0 else 0
     if per_word == 0 or tile.face_cols % per_word:
         sink.error(mark, f"the reader writes 32-bit words: {element_bits}-bit elements do not fill a face row of {tile.face_cols} in whole words")
