@@ -36,6 +36,7 @@ from ttlgen.model.targets import (
 from ttlgen.plan import element_types
 from ttlgen.plan.resolution import Resolver
 from ttlgen.plan.summary import show_value
+from ttlgen.provenance.origins import entry_path
 
 # Fields that say where or why, not what: a change of them changes no capability.
 _NOT_SEMANTIC = frozenset(
@@ -219,7 +220,7 @@ class Capabilities:
 
     def _entry(self, mark: Mark) -> list[tuple[str, KeyPath]]:
         """The spec entry a model object is declared in (an op's family, a kernel)."""
-        return [(mark.file, mark.path[:2])]
+        return [(mark.file, entry_path(mark.path))]
 
     def _target_nodes(self, t: Target) -> tuple[list[tuple[str, KeyPath]], list[tuple[str, KeyPath]]]:
         """The nodes a target's facts other than its relation tables come from (its own

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ttlgen.compat.changes import Location
-from ttlgen.errors import Diagnostic, KeyPath, Mark, SpecErrors
+from ttlgen.errors import KeyPath, Mark, SpecErrors
 from ttlgen.model.project import Project, build_project
 from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan, plan_project
@@ -67,12 +67,9 @@ class SideSpecErrors(SpecErrors):
     """The spec errors of one side, introduced by which side it is, with each file shown
     from the current directory."""
 
-    def __init__(self, side: str, errors: SpecErrors, paths: SpecPaths | None = None) -> None:
+    def __init__(self, side: str, errors: SpecErrors, paths: SpecPaths) -> None:
         self.side = side
-        diagnostics: tuple[Diagnostic, ...] = errors.diagnostics
-        if paths is not None:
-            diagnostics = paths.relocated(diagnostics)
-        super().__init__(diagnostics)
+        super().__init__(paths.relocated(errors.diagnostics))
 
     def render(self) -> str:
         return f"the specs {self.side} do not load:\n" + super().render()

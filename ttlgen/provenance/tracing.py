@@ -273,7 +273,7 @@ def _each(sources: LineSources) -> PerLine:
 
 class Tracer:
     def __init__(
-        self, index: ModelIndex, templates_dir: Path, kernels: Sequence[LoweredKernel] = (), headers: Headers | None = None
+        self, index: ModelIndex, templates_dir: Path, kernels: Sequence[LoweredKernel], headers: Headers
     ) -> None:
         self.index = index
         self.templates_dir = templates_dir
@@ -282,7 +282,7 @@ class Tracer:
         self.events: list[_Event] = []
         self.texts: dict[str, PerLine] = {}  # printed texts with the sources of each line (kernel code, C++ tables)
         self._kernels = tuple(kernels)
-        self._headers: Headers = headers or {}
+        self._headers = headers
         self._kernel_texts: dict[int, list[tuple[PrintedProgram, dict[str, PerLine]]]] = {}
         self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}

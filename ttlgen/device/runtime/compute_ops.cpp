@@ -48,6 +48,15 @@ void check_unpack_format(int configured, uint32_t cb, const char* call, const ch
     }
 }
 
+// The element of a tile (face layout) that a broadcast of `type` (BroadcastType: 0 NONE,
+// 1 ROW, 2 COL, 3 SCALAR) puts at row r, column c.
+int bcast_index(int type, int r, int c) {
+    return type == 1   ? tile_index(0, c)
+           : type == 2 ? tile_index(r, 0)
+           : type == 3 ? 0
+                       : tile_index(r, c);
+}
+
 // The fidelity an FPU eltwise op runs at: mul at the configured MATH_FIDELITY, add and sub
 // at LoFi whatever it says (eltwise_binary.h@00b0fa3f; any_tiles_bcast, bcast.h@00b0fa3f).
 int eltwise_fidelity(compute::Fpu2 op) {
@@ -252,11 +261,7 @@ void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t
     for (int r = 0; r < 32; ++r) {
         for (int c = 0; c < 32; ++c) {
             const int i = tile_index(r, c);
-            const float bv = bcast == 1   ? b[tile_index(0, c)]
-                             : bcast == 2 ? b[tile_index(r, 0)]
-                             : bcast == 3 ? b[0]
-                                          : b[i];
-            float v = fpu_eltwise(op, a[i], bv, fid);
+            float v = fpu_eltwise(op, a[i], b[bcast_index(bcast, r, c)], fid);
             if (acc)
                 v += d[i];
             d[i] = store_fpu(v);
@@ -387,14 +392,7 @@ void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst) {
         unpack_src(in, data, x);
     for (int r = 0; r < 32; ++r) {
         for (int c = 0; c < 32; ++c) {
-            float v = x[tile_index(r, c)];
-            if (type == 1)
-                v = x[tile_index(0, c)]; // ROW
-            else if (type == 2)
-                v = x[tile_index(r, 0)]; // COL
-            else if (type == 3)
-                v = x[0]; // SCALAR
-            d[tile_index(r, c)] = store_fpu(v);
+            d[tile_index(r, c)] = store_fpu(x[bcast_index(type, r, c)]);
         }
     }
 }
