@@ -136,16 +136,11 @@ def render_sourced(item: Item, indent: int, prefix: str = "", suffix: str = "", 
     return out
 
 
-def declaration(head: str, item: Item) -> list[str]:
-    """``head item;`` at namespace scope: ``constexpr WidthTable kX{...};``. When even the
-    opening line is too long, the declarator moves to the next line, indented once, and
-    the items with it."""
-    return [line for line, _ in declaration_sourced(head, item)]
-
-
 def declaration_sourced(head: str, item: Item, origin: object = None) -> list[Line]:
-    """:func:`declaration`, each line with the record it prints (``origin`` for the
-    declaration's own lines)."""
+    """``head item;`` at namespace scope (``constexpr WidthTable kX{...};``), each line with
+    the record it prints (``origin`` for the declaration's own lines). When even the opening
+    line is too long, the declarator moves to the next line, indented once, and the items
+    with it."""
     lines = render_sourced(item, 0, head, ";", origin)
     if len(lines[0][0]) <= COLUMNS or len(lines) == 1:
         return lines

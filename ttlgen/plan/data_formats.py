@@ -32,7 +32,6 @@ Loads = Callable[[ir.Call], Mapping[State, ir.Expr | None]]
 FormatOf = Callable[[ir.Expr], str | None]
 
 FORMAT_REGISTERS = {State.SRCA_FORMAT: "SrcA", State.SRCB_FORMAT: "SrcB", State.PACK_FORMAT: "the packer"}
-RECONFIGS = frozenset([ir.Step.RECONFIG_SRCA, ir.Step.RECONFIG_SRCB, ir.Step.RECONFIG_PACK])
 SOURCES = frozenset([State.SRCA_FORMAT, State.SRCB_FORMAT])
 
 
@@ -130,7 +129,7 @@ def drop_redundant(body: tuple[ir.Stmt, ...], loads: Loads, format_of: FormatOf)
     walk: _Walk
 
     def keep(call: ir.Call, state: Formats) -> bool:
-        if call.step not in RECONFIGS:
+        if call.step not in ir.RECONFIGS:
             return True
         loaded = walk.loads(call)
         return not loaded or not all(

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from ttlgen.plan import kernel_ir as ir
 
 INITS = frozenset([ir.Step.HW_INIT, ir.Step.OP_INIT, ir.Step.COPY_INIT, ir.Step.OP_UNINIT])
-RECONFIGS = frozenset([ir.Step.RECONFIG_SRCA, ir.Step.RECONFIG_SRCB, ir.Step.RECONFIG_PACK])
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ def _value(expr: ir.Expr, env: Mapping[str, int]) -> int:
 def _run(body: Sequence[ir.Stmt], env: dict[str, int], counts: dict[str, int], depth: int = 0) -> None:
     for stmt in body:
         if isinstance(stmt, ir.Call):
-            key = "inits" if stmt.step in INITS else "reconfigs" if stmt.step in RECONFIGS else "tiles" if stmt.step is ir.Step.PACK else None
+            key = "inits" if stmt.step in INITS else "reconfigs" if stmt.step in ir.RECONFIGS else "tiles" if stmt.step is ir.Step.PACK else None
             if key is not None:
                 counts[key] += 1
                 if depth and key != "tiles":
