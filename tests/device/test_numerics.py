@@ -15,6 +15,7 @@ from ttlgen.device.formats import (
     bfp8_quantize,
     bfp8_values,
     round_mantissa,
+    tile_bytes,
     tilize,
     to_bf16,
     to_bfp8,
@@ -101,7 +102,7 @@ def _copy_program(unpack_to_dest: bool, out_format: str = "Float32") -> dict[str
     )
     for cb in prog["cbs"]:
         if cb["index"] == 16:
-            cb.update(format=out_format, page_size=4096 if out_format == "Float32" else 2048)
+            cb.update(format=out_format, page_size=tile_bytes(out_format))
     for b in prog["buffers"]:
         if b["name"] == "out":
             b["format"] = out_format
@@ -304,7 +305,7 @@ def _with_formats(prog: dict[str, Any], formats: dict[int, str]) -> dict[str, An
     names = {0: "x", 1: "y", 16: "out"}
     for cb in prog["cbs"]:
         if cb["index"] in formats:
-            cb.update(format=formats[cb["index"]], page_size=4096 if formats[cb["index"]] == "Float32" else 2048)
+            cb.update(format=formats[cb["index"]], page_size=tile_bytes(formats[cb["index"]]))
     for b in prog["buffers"]:
         index = next(i for i, n in names.items() if n == b["name"])
         if index in formats:

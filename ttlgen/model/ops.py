@@ -95,6 +95,11 @@ class Selection:
         return (self.fixed,) if self.fixed is not None else tuple(v for _, v in self.values)
 
 
+def selecting_attributes(*selections: Selection | None) -> set[str]:
+    """The op attributes whose values select a name in these selections."""
+    return {s.attribute for s in selections if s is not None and s.attribute}
+
+
 @dataclass(frozen=True)
 class Operand:
     """An operand of an op family."""
@@ -152,8 +157,7 @@ class OpSemantics:
 
     @property
     def attributes(self) -> tuple[str, ...]:
-        sels = [s for s in (self.primitive, self.full_fp32) if s is not None and s.attribute]
-        return tuple(sorted({s.attribute for s in sels if s.attribute} | {name for name, _ in self.plain_attributes}))
+        return tuple(sorted(selecting_attributes(self.primitive, self.full_fp32) | {name for name, _ in self.plain_attributes}))
 
     def attribute_values(self, name: str) -> tuple[str, ...] | None:
         """The values a plain attribute takes (None: not a plain attribute)."""
@@ -303,7 +307,7 @@ def _family(
         sink.error(doc.mark((*base, "operands")), "operands without tile data (route none in every strategy) must come after all tile-data operands", breaks=ops_of_family)
     raw_attributes = body.get("attributes", {})
     assert isinstance(raw_attributes, dict)
-    selecting = {s.attribute for s in (primitive, full_fp32) if s is not None and s.attribute}
+    selecting = selecting_attributes(primitive, full_fp32)
     for name in raw_attributes:
         if name in selecting:
             sink.error(doc.key_mark((*base, "attributes", name)), f"attribute {name!r} already selects the family's primitive or full-fp32 kind; its values are listed there")

@@ -105,6 +105,11 @@ class SourceSwap:
     mark: Mark = field(compare=False)
 
 
+def changed_states(configures: frozenset[State]) -> frozenset[State]:
+    """The states a call that configures these changes: hardware stands for all of them."""
+    return frozenset(State) if State.HARDWARE in configures else configures
+
+
 @dataclass(frozen=True)
 class FunctionForm:
     """One declared overload of an API function, in the header that declares it."""
@@ -126,7 +131,7 @@ class FunctionForm:
 
     def sets(self) -> frozenset[State]:
         """The states the call changes (hardware stands for all of them)."""
-        return frozenset(State) if State.HARDWARE in self.configures else self.configures
+        return changed_states(self.configures)
 
     def loads(self, template_args: Sequence[str | None]) -> tuple[tuple[State, int], ...] | None:
         """For a call with these template arguments (each one's text, None for a computed
@@ -407,14 +412,22 @@ class ApiLevel:
             for param, text in zip(signature.template, template_args, strict=False)
         )
 
+    def enumerator_choices(self, param: TemplateParam) -> list[str]:
+        """How a template argument of ``param`` may be written: its enum's enumerators, scoped
+        as the enum is (none when the parameter is no enum)."""
+        kind = self.type(param.type.name) if param.type is not None else None
+        if kind is None:
+            return []
+        scope = f"{kind.name}::" if kind.scoped else ""
+        return [f"{scope}{e.name}" for e in kind.enumerators or ()]
+
     def _template_mismatch(self, form: FunctionForm, template_args: Sequence[str | None]) -> str:
         for param, text in zip(form.signature.template, template_args, strict=False):
             if text is None or self.template_arg_fits(param, text):
                 continue
             kind = self.type(param.type.name) if param.type is not None else None
             if kind is not None and kind.enumerators is not None:
-                scope = f"{kind.name}::" if kind.scoped else ""
-                valid = ", ".join(f"{scope}{e.name}" for e in kind.enumerators)
+                valid = ", ".join(self.enumerator_choices(param))
                 return f"template argument {text!r} of {form.name!r} is not a {kind.name} ({param.name}); valid: {valid}"
             what = "a type" if param.type is None else f"a {param.type.text}"
             return f"template argument {text!r} of {form.name!r} is not {what} ({param.name})"
@@ -656,7 +669,7 @@ class _LevelReader:
     ) -> tuple[tuple[State, str], ...]:
         """Which parameter's CB each data-format register the form configures is loaded from."""
         raw: Mapping[str, str] = entry.get("formats", {})
-        sets = frozenset(State) if State.HARDWARE in configures else configures
+        sets = changed_states(configures)
         params = {p.name: p for p in sig.params if p.name is not None}
         found = []
         for state_name, param in raw.items():
@@ -768,9 +781,7 @@ def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
             continue
         param = next(t for t in form.signature.template if t.name == form.swap.parameter)
         if not level.template_arg_fits(param, form.swap.value):
-            kind = level.type(param.type.name) if param.type is not None else None
-            scope = f"{kind.name}::" if kind is not None and kind.scoped else ""
-            valid = [f"{scope}{e.name}" for e in kind.enumerators or ()] if kind is not None else []
+            valid = level.enumerator_choices(param)
             hint = f"{did_you_mean(form.swap.value, valid)}; valid: {', '.join(valid)}" if valid else ""
             sink.error(form.swap.mark, f"{form.swap.value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
 
