@@ -13,7 +13,6 @@ cause. When none does alone, they are reported together.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any
 
 from ttlgen.compat.changes import Area, Cause, Change, Impact, Location, PlanChange
 from ttlgen.compat.sides import Side
-from ttlgen.compat.spec_nodes import changed_at
+from ttlgen.compat.spec_nodes import align, changed_at
 from ttlgen.errors import DiagnosticSink, KeyPath, Mark
 from ttlgen.model.kernels import DfbRef, Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics, OpsModel
@@ -183,16 +182,15 @@ def relation_change(old: RelationTable | None, new: RelationTable | None) -> tup
         return f"table {old.origin} -> {new.origin}", old.mark, new.mark
     before, after = [semantic(r) for r in old.rules], [semantic(r) for r in new.rules]
     found: list[tuple[str, Mark, Mark]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(paired):
-            o, n = old.rules[i1 + k], new.rules[j1 + k]
-            number = f"rule {i1 + k + 1}" if i1 == j1 else f"rule {i1 + k + 1} (now {j1 + k + 1})"
+    for i, j in align(before, after):
+        if i is not None and j is not None:
+            o, n = old.rules[i], new.rules[j]
+            number = f"rule {i + 1}" if i == j else f"rule {i + 1} (now {j + 1})"
             found.append((f"{number}: {_rule(o)} -> {_rule(n)}", o.mark, n.mark))
-        found += [(f"rule {i + 1} removed: {_rule(old.rules[i])}", old.rules[i].mark, _rules_of(old.rules[i])) for i in range(i1 + paired, i2)]
-        found += [(f"rule {j + 1} added: {_rule(new.rules[j])}", _rules_of(new.rules[j]), new.rules[j].mark) for j in range(j1 + paired, j2)]
+        elif i is not None:
+            found.append((f"rule {i + 1} removed: {_rule(old.rules[i])}", old.rules[i].mark, _rules_of(old.rules[i])))
+        elif j is not None:
+            found.append((f"rule {j + 1} added: {_rule(new.rules[j])}", _rules_of(new.rules[j]), new.rules[j].mark))
     assert found, "two tables that differ differ in a rule"
     return "; ".join(what for what, _, _ in found), found[0][1], found[0][2]
 

@@ -12,12 +12,11 @@ entry.
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.compat.sides import Side
+from ttlgen.compat.spec_nodes import align, canonical
 from ttlgen.errors import KeyPath, format_key_path
 
 
@@ -75,10 +74,6 @@ class ChangedEntries:
     new: EntryIndex
 
 
-def _canonical(value: object) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 def _names(items: Sequence[object]) -> list[str] | None:
     names = [item.get("name") for item in items if isinstance(item, dict)]
     if len(names) != len(items) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
@@ -104,16 +99,12 @@ def _list_items(file: str, key: str, before: list[object], after: list[object]) 
             elif before[i] != after[j]:
                 yield entry, "changed", (key, i), (key, j)
         return
-    matcher = difflib.SequenceMatcher(None, [_canonical(v) for v in before], [_canonical(v) for v in after], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(paired):
-            yield SpecEntry(file, key, i1 + k), "changed", (key, i1 + k), (key, j1 + k)
-        for i in range(i1 + paired, i2):
+    for i, j in align([canonical(v) for v in before], [canonical(v) for v in after]):
+        if i is not None and j is not None:
+            yield SpecEntry(file, key, i), "changed", (key, i), (key, j)
+        elif i is not None:
             yield SpecEntry(file, key, i), "removed", (key, i), None
-        for j in range(j1 + paired, j2):
+        elif j is not None:
             yield SpecEntry(file, key, j), "added", None, (key, j)
 
 

@@ -33,8 +33,25 @@ def _at(data: object, path: KeyPath) -> tuple[bool, object]:
     return True, data
 
 
-def _canonical(value: object) -> str:
+def canonical(value: object) -> str:
+    """A spec value as comparable text (mappings in key order)."""
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def align(before: Sequence[object], after: Sequence[object]) -> Iterator[tuple[int | None, int | None]]:
+    """Two lists of comparable items aligned by content, as (index before, index after) for
+    every item that differs: both for an item changed in place, one for an item removed or
+    added. So removing the first item is that item removed, not every item changed."""
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        for k in range(paired):
+            yield i1 + k, j1 + k
+        for i in range(i1 + paired, i2):
+            yield i, None
+        for j in range(j1 + paired, j2):
+            yield None, j
 
 
 def differing(old: object, new: object, path: KeyPath = (), new_path: KeyPath | None = None) -> Iterator[Differ]:
@@ -56,17 +73,11 @@ def differing(old: object, new: object, path: KeyPath = (), new_path: KeyPath | 
                 yield from differing(old[key], new[key], (*path, key), (*at_new, key))
         return
     if isinstance(old, list) and isinstance(new, list):
-        matcher = difflib.SequenceMatcher(None, [_canonical(v) for v in old], [_canonical(v) for v in new], autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                continue
-            paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-            for k in range(paired):
-                yield from differing(old[i1 + k], new[j1 + k], (*path, i1 + k), (*at_new, j1 + k))
-            for i in range(i1 + paired, i2):
-                yield (*path, i), None
-            for j in range(j1 + paired, j2):
-                yield None, (*at_new, j)
+        for i, j in align([canonical(v) for v in old], [canonical(v) for v in new]):
+            if i is not None and j is not None:
+                yield from differing(old[i], new[j], (*path, i), (*at_new, j))
+            else:
+                yield ((*path, i) if i is not None else None), ((*at_new, j) if j is not None else None)
         return
     yield path, at_new
 
