@@ -97,7 +97,7 @@ void check_dst_range(uint32_t first, uint32_t count, const char* call) {
     }
 }
 
-float* dst_math(uint32_t index, const char* call) {
+void dst_math_check(uint32_t index, const char* call) {
     if (g.dst.math_half < 0) {
         std::ostringstream m;
         m << call << "(dst=" << index << "): math uses DST without tile_regs_acquire ("
@@ -105,6 +105,11 @@ float* dst_math(uint32_t index, const char* call) {
         fail("protocol", m.str());
     }
     check_dst_range(index, 1, call);
+}
+
+float* dst_math(uint32_t index, const char* call) {
+    dst_math_check(index, call);
+    matmul_flush();
     return g.dst.regs[g.dst.math_half][index];
 }
 
@@ -154,6 +159,7 @@ void unpack_src(uint32_t cb, const uint8_t* data, float* out) {
 
 // Called when the compute kernel returns normally.
 void check_compute_end() {
+    matmul_flush();
     if (g.l1_acc) {
         fail("protocol",
              "pack_reconfig_l1_acc: L1 accumulation left enabled at the end of the compute kernel "
@@ -184,6 +190,8 @@ void regs_commit() {
     DstState& d = g.dst;
     if (d.math_half < 0)
         fail("protocol", "tile_regs_commit without tile_regs_acquire (" + dst_state() + ")");
+    // The packer reads what math committed.
+    matmul_flush();
     d.committed[d.n_committed++] = d.math_half;
     d.math_half = -1;
 }

@@ -9,9 +9,15 @@
 namespace ttlemu {
 
 std::string dst_state();
-// DST tile `index` of the half math holds; checks acquire and capacity.
+// DST tile `index` of the half math holds, with every recorded matmul landed in it
+// (matmul_flush); checks acquire and capacity.
 float* dst_math(uint32_t index, const char* call);
+// The checks of dst_math alone (a matmul records work rather than reading DST).
+void dst_math_check(uint32_t index, const char* call);
 void check_dst_range(uint32_t first, uint32_t count, const char* call);
+// Lands the matmul calls recorded since the last flush in DST (matmul.cpp). Anything
+// that reads or writes DST other than a matmul calls this first.
+void matmul_flush();
 
 // FPU results reach a 16-bit DST through TF32 and then bf16 rounding.
 inline float store_fpu(float v) {

@@ -63,6 +63,21 @@ enum class Isa { Scalar, Avx2, Avx512 };
 Isa best_isa();
 void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f);
 
+// A tile's output rows are independent accumulations: the vector paths take them in
+// groups (one register block each), n groups, group g being rows [begin[g], begin[g+1]).
+// Work can be split by group as finely as by tile, with the same bits.
+constexpr int kMaxRowGroups = 4;
+struct RowGroups {
+    int n;
+    int begin[kMaxRowGroups + 1];
+};
+RowGroups row_groups(Isa isa, bool hifi3);
+// Group g of matmul_tile_isa(isa, ...) / of matmul_tile (the groups of best_isa(); the
+// scalar reference over the same rows when op.finite is false). matmul_tile is its
+// groups in turn.
+void matmul_group_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f, int g);
+void matmul_group(const MatmulOperands& op, float* d, const FpuAccum& f, int g);
+
 // A bf16 tile (face layout, as in L1) decoded into row-major fp32 values (exact), as
 // matmul's operands are kept; returns whether every value is finite. The vector path
 // (AVX2, used from Isa::Avx2 up) gives the scalar one's values and answer.

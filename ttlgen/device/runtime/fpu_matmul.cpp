@@ -1,8 +1,9 @@
 // matmul_tile: the FPU's TF32 accumulation chain over one 32x32 tile, in a scalar
 // reference and two vector paths (AVX2+FMA, AVX-512) chosen at run time. The vector
 // paths keep the running sums of several output rows in registers across the whole K
-// loop (AVX-512: 16 vectors, both column halves of eight rows; AVX2: 11 vectors, an
-// 8-column strip of 11 rows) and round them with integer adds and masks. Those give
+// loop (AVX-512: 16 vectors, both column halves of eight rows; AVX2: 12 vectors, three
+// whole rows, or 8 vectors, an 8-column strip of eight rows, for HiFi3) and round them
+// with integer adds and masks. Those give
 // the same bits as round_mantissa for every value a finite input can produce (finite
 // values, Inf, and the default NaN of x86 arithmetic); operands with NaN or Inf take
 // the scalar path, and so do the rows of a DST tile that hold one. Also the bf16
@@ -61,11 +62,13 @@ __attribute__((target("avx512f"))) inline __m512 round512(__m512 x) {
     return (__m512)(u & mask);
 }
 
-// Eight output rows at a time: 16 accumulators (two 16-wide halves per row).
+// Eight output rows (group g: rows 8g..8g+7): 16 accumulators (two 16-wide halves
+// per row).
 template <Rounding kMode, bool kDst16, bool kHiFi3>
-__attribute__((target("avx512f"))) void tile_avx512(const MatmulOperands& op, float* d,
-                                                    const FpuAccum& f) {
-    for (int i0 = 0; i0 < 32; i0 += 8) {
+__attribute__((target("avx512f"))) void group_avx512(const MatmulOperands& op, float* d,
+                                                     const FpuAccum& f, int g) {
+    {
+        const int i0 = 8 * g;
         __m512 lo[8], hi[8];
         u16v special = {};
 #pragma GCC unroll 8
@@ -77,7 +80,7 @@ __attribute__((target("avx512f"))) void tile_avx512(const MatmulOperands& op, fl
         }
         if (_mm512_test_epi32_mask((__m512i)special, (__m512i)special) != 0) {
             rows_scalar(op, d, f, i0, i0 + 8);
-            continue;
+            return;
         }
         const float* a = op.a + i0 * 32;
         const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
@@ -150,31 +153,27 @@ __attribute__((target("avx2,fma"))) inline bool rows_finite_avx2(const float* d,
     return _mm256_testz_si256((__m256i)special, (__m256i)special) != 0;
 }
 
-// One 8-wide column strip of kRows output rows: kRows accumulators. The TF32
-// rounding's integer add and mask double each accumulator's dependency chain (8
-// cycles a step against the FMA's 4, measured), more than 8 chains hide: 11 for a
-// single-pass step (with B's row, A's broadcast value and the two
-// rounding constants, 15 of the 16 AVX2 registers; 8 chains ran 1.1x slower, 12
-// no faster), 8 where HiFi3's second operands take two more registers.
-template <Rounding kMode, bool kDst16, bool kHiFi3, int kRows>
-__attribute__((target("avx2,fma"))) inline void strip_avx2(const MatmulOperands& op, float* d,
-                                                           int i0, int j0) {
+// HiFi3's two passes: one 8-wide column strip of kRows output rows, kRows
+// accumulators. The TF32 rounding's integer add and mask double each accumulator's
+// dependency chain (8 cycles a step against the FMA's 4, measured), more than 8
+// chains hide; with B's and Bx's rows, A's and Ax's broadcast values and the two
+// rounding constants, 8 is what the 16 AVX2 registers leave.
+template <Rounding kMode, bool kDst16, int kRows>
+__attribute__((target("avx2,fma"))) inline void strip_hifi3_avx2(const MatmulOperands& op,
+                                                                 float* d, int i0, int j0) {
     __m256 c[kRows];
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r)
         c[r] = _mm256_loadu_ps(d + tile_index(i0 + r, j0));
     const float* a = op.a + i0 * 32;
-    const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
+    const float* ax = op.ax + i0 * 32;
     for (int k = 0; k < 32; ++k) {
         const __m256 b0 = _mm256_loadu_ps(op.b + k * 32 + j0);
-        __m256 bx0 = b0;
-        if (kHiFi3)
-            bx0 = _mm256_loadu_ps(op.bx + k * 32 + j0);
+        const __m256 bx0 = _mm256_loadu_ps(op.bx + k * 32 + j0);
 #pragma GCC unroll 16
         for (int r = 0; r < kRows; ++r) {
             c[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r * 32 + k), b0, c[r]);
-            if (kHiFi3)
-                c[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(ax + r * 32 + k), bx0, c[r]);
+            c[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(ax + r * 32 + k), bx0, c[r]);
             if (kDst16)
                 c[r] = round256<kMode, kTf32Drop>(c[r]);
         }
@@ -187,38 +186,92 @@ __attribute__((target("avx2,fma"))) inline void strip_avx2(const MatmulOperands&
     }
 }
 
-// Rows [i0, i0 + kRows): the four strips, or the scalar reference if DST holds a
-// NaN or Inf there.
-template <Rounding kMode, bool kDst16, bool kHiFi3, int kRows>
-__attribute__((target("avx2,fma"))) inline void rows_avx2(const MatmulOperands& op, float* d,
-                                                          const FpuAccum& f, int i0) {
-    if (!rows_finite_avx2<kRows>(d, i0)) {
-        rows_scalar(op, d, f, i0, i0 + kRows);
-        return;
+// One pass: kRows whole output rows (all four 8-wide strips), 4 * kRows accumulators,
+// so that each broadcast of an A value feeds four FMAs. With three rows, twelve
+// accumulators, B's row segments (GCC folds three of them into the FMAs' memory
+// operands), A's broadcast value and the two rounding constants fill the 16
+// registers. Measured on the Zen 3 host against one strip of 11 rows (a broadcast
+// per FMA, eleven chains): 1.05-1.12x faster; four rows need spills.
+template <Rounding kMode, bool kDst16, int kRows>
+__attribute__((target("avx2,fma"))) inline void block_avx2(const MatmulOperands& op, float* d,
+                                                           int i0) {
+    __m256 c[kRows][4];
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 4
+        for (int s = 0; s < 4; ++s)
+            c[r][s] = _mm256_loadu_ps(d + tile_index(i0 + r, 8 * s));
+    const float* a = op.a + i0 * 32;
+    for (int k = 0; k < 32; ++k) {
+        __m256 b[4];
+#pragma GCC unroll 4
+        for (int s = 0; s < 4; ++s)
+            b[s] = _mm256_loadu_ps(op.b + k * 32 + 8 * s);
+#pragma GCC unroll 4
+        for (int r = 0; r < kRows; ++r) {
+            const __m256 av = _mm256_broadcast_ss(a + r * 32 + k);
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; ++s) {
+                c[r][s] = _mm256_fmadd_ps(av, b[s], c[r][s]);
+                if (kDst16)
+                    c[r][s] = round256<kMode, kTf32Drop>(c[r][s]);
+            }
+        }
     }
-    for (int j0 = 0; j0 < 32; j0 += 8)
-        strip_avx2<kMode, kDst16, kHiFi3, kRows>(op, d, i0, j0);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+        for (int s = 0; s < 4; ++s) {
+            if (kDst16)
+                c[r][s] = round256<kMode, kBf16Drop>(c[r][s]);
+            _mm256_storeu_ps(d + tile_index(i0 + r, 8 * s), c[r][s]);
+        }
+    }
 }
 
+// Row group g of row_groups(Isa::Avx2, kHiFi3), or the scalar reference over it if
+// DST holds a NaN or Inf there.
 template <Rounding kMode, bool kDst16, bool kHiFi3>
-__attribute__((target("avx2,fma"))) void tile_avx2(const MatmulOperands& op, float* d,
-                                                   const FpuAccum& f) {
+__attribute__((target("avx2,fma"))) void group_avx2(const MatmulOperands& op, float* d,
+                                                    const FpuAccum& f, int g) {
     if (kHiFi3) {
-        for (int i0 = 0; i0 < 32; i0 += 8)
-            rows_avx2<kMode, kDst16, kHiFi3, 8>(op, d, f, i0);
+        const int i0 = 8 * g;
+        if (!rows_finite_avx2<8>(d, i0)) {
+            rows_scalar(op, d, f, i0, i0 + 8);
+            return;
+        }
+        for (int j0 = 0; j0 < 32; j0 += 8)
+            strip_hifi3_avx2<kMode, kDst16, 8>(op, d, i0, j0);
+    } else if (g < 2) {
+        // 11 rows: three blocks of three and one of two.
+        const int i0 = 11 * g;
+        if (!rows_finite_avx2<11>(d, i0)) {
+            rows_scalar(op, d, f, i0, i0 + 11);
+            return;
+        }
+        block_avx2<kMode, kDst16, 3>(op, d, i0);
+        block_avx2<kMode, kDst16, 3>(op, d, i0 + 3);
+        block_avx2<kMode, kDst16, 3>(op, d, i0 + 6);
+        block_avx2<kMode, kDst16, 2>(op, d, i0 + 9);
     } else {
-        rows_avx2<kMode, kDst16, kHiFi3, 11>(op, d, f, 0);
-        rows_avx2<kMode, kDst16, kHiFi3, 11>(op, d, f, 11);
-        rows_avx2<kMode, kDst16, kHiFi3, 10>(op, d, f, 22);
+        // Rows 22-31: two blocks of three and two of two.
+        if (!rows_finite_avx2<10>(d, 22)) {
+            rows_scalar(op, d, f, 22, 32);
+            return;
+        }
+        block_avx2<kMode, kDst16, 3>(op, d, 22);
+        block_avx2<kMode, kDst16, 3>(op, d, 25);
+        block_avx2<kMode, kDst16, 2>(op, d, 28);
+        block_avx2<kMode, kDst16, 2>(op, d, 30);
     }
 }
 
 // ---------------------------------------------------------------- dispatch
 
-using TileFn = void (*)(const MatmulOperands&, float*, const FpuAccum&);
+using GroupFn = void (*)(const MatmulOperands&, float*, const FpuAccum&, int);
 
 template <template <Rounding, bool, bool> class K>
-TileFn pick(const FpuAccum& f, bool hifi3) {
+GroupFn pick(const FpuAccum& f, bool hifi3) {
     if (!f.dst16)
         return hifi3 ? K<Rounding::TiesAway, false, true>::fn
                      : K<Rounding::TiesAway, false, false>::fn;
@@ -237,16 +290,19 @@ TileFn pick(const FpuAccum& f, bool hifi3) {
 
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 struct Avx512 {
-    static void fn(const MatmulOperands& op, float* d, const FpuAccum& f) {
-        tile_avx512<kMode, kDst16, kHiFi3>(op, d, f);
+    static void fn(const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
+        group_avx512<kMode, kDst16, kHiFi3>(op, d, f, g);
     }
 };
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 struct Avx2 {
-    static void fn(const MatmulOperands& op, float* d, const FpuAccum& f) {
-        tile_avx2<kMode, kDst16, kHiFi3>(op, d, f);
+    static void fn(const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
+        group_avx2<kMode, kDst16, kHiFi3>(op, d, f, g);
     }
 };
+
+constexpr RowGroups kEights{4, {0, 8, 16, 24, 32}};
+constexpr RowGroups kElevens{3, {0, 11, 22, 32, 32}};
 
 // ---------------------------------------------------------------- bf16 unpack
 
@@ -286,19 +342,42 @@ Isa best_isa() {
     return isa;
 }
 
-void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f) {
+RowGroups row_groups(Isa isa, bool hifi3) {
+    return isa == Isa::Avx2 && !hifi3 ? kElevens : kEights;
+}
+
+void matmul_group_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
     const bool hifi3 = op.ax != nullptr;
     if (isa == Isa::Avx512) {
-        pick<Avx512>(f, hifi3)(op, d, f);
+        pick<Avx512>(f, hifi3)(op, d, f, g);
     } else if (isa == Isa::Avx2) {
-        pick<Avx2>(f, hifi3)(op, d, f);
+        pick<Avx2>(f, hifi3)(op, d, f, g);
     } else {
-        matmul_tile_scalar(op, d, f);
+        const RowGroups rows = row_groups(Isa::Scalar, hifi3);
+        rows_scalar(op, d, f, rows.begin[g], rows.begin[g + 1]);
+    }
+}
+
+void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f) {
+    const int n = row_groups(isa, op.ax != nullptr).n;
+    for (int g = 0; g < n; ++g)
+        matmul_group_isa(isa, op, d, f, g);
+}
+
+void matmul_group(const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
+    if (op.finite) {
+        matmul_group_isa(best_isa(), op, d, f, g);
+    } else {
+        // The scalar reference over the rows the vector path's group g would cover.
+        const RowGroups rows = row_groups(best_isa(), op.ax != nullptr);
+        rows_scalar(op, d, f, rows.begin[g], rows.begin[g + 1]);
     }
 }
 
 void matmul_tile(const MatmulOperands& op, float* d, const FpuAccum& f) {
-    matmul_tile_isa(op.finite ? best_isa() : Isa::Scalar, op, d, f);
+    const int n = row_groups(best_isa(), op.ax != nullptr).n;
+    for (int g = 0; g < n; ++g)
+        matmul_group(op, d, f, g);
 }
 
 bool bf16_row_major_scalar(const uint16_t* tile, float* rm) {

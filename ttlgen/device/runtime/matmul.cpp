@@ -1,8 +1,16 @@
-// FPU matmul into DST. Operands are unpacked once per call into row-major
-// arrays already narrowed to what the multiplier sees for the configured
-// fidelity; fpu_matmul.cpp accumulates them into DST (fpu.hpp, NUMERICS.md), the
-// call's tiles shared with the helper thread of tile_pool.hpp.
+// FPU matmul into DST. Operands are unpacked at the call into row-major arrays
+// already narrowed to what the multiplier sees for the configured fidelity; the
+// accumulation itself (fpu_matmul.cpp: fpu.hpp, NUMERICS.md) is deferred. A call
+// only records, per DST tile, which operands it adds; the recorded chains land in
+// DST when something next touches it (matmul_flush: any other math on DST, the
+// commit that hands DST to the packer, the end of the compute kernel), each tile's
+// calls in program order. The chains of different tiles, and the row groups of one
+// tile, are independent, so they are split between the compute thread and the
+// helper thread of tile_pool.hpp: one hand-over per flush (a subblock's whole K
+// loop) rather than per call, which is what let the helper keep up (per call it took
+// 20-45% of the tiles at K = 8, for want of time to notice each call).
 #include <sstream>
+#include <vector>
 
 #include "dst.hpp"
 #include "fpu.hpp"
@@ -15,16 +23,44 @@ namespace ttlemu {
 namespace {
 
 constexpr int kMaxBlock = 16;
-static_assert(kMaxSharedTiles >= sizeof(DstState::regs[0]) / sizeof(DstState::regs[0][0]),
-              "a matmul call's tiles all lie in one half of DST");
+constexpr int kDstTiles = sizeof(DstState::regs[0]) / sizeof(DstState::regs[0][0]);
+// Operand tiles the recorded calls may hold before they are flushed: a bf16 K = 32
+// subblock of 2x4 tiles (6 operands a call) lands at once; 1.5 MiB, touched at start-up.
+constexpr int kBatchOperands = 192;
+static_assert(kBatchOperands >= 2 * kMaxBlock, "a call's operands (rt_dim + ct_dim) fit a batch");
 
 struct Operand {
     float main[kTileElems];  // row-major, the bits every fidelity pass uses
     float extra[kTileElems]; // row-major, the HiFi3 cross term's operand
 };
 
-// Unpacked operands of one call (one compute thread per process).
-Operand a_ops[kMaxBlock], b_ops[kMaxBlock];
+// The calls recorded since the last flush (one compute thread per process). Operands
+// are never moved once unpacked: chains point into `operands`.
+struct Batch {
+    Operand operands[kBatchOperands];
+    int used = 0;
+    // chains[t]: the operands of every recorded call on DST tile t of `half`, in order.
+    std::vector<MatmulOperands> chains[kDstTiles];
+    float* half = nullptr;
+    FpuAccum f;
+    bool hifi3 = false;
+    // The flush's work units: (tile, row group) pairs.
+    struct Unit {
+        int tile;
+        int group;
+    };
+    std::vector<Unit> units;
+};
+
+Batch batch;
+
+void run_unit(const void* ctx, int index) {
+    const Batch& b = *static_cast<const Batch*>(ctx);
+    const Batch::Unit u = b.units[index];
+    float* d = b.half + static_cast<size_t>(u.tile) * kTileElems;
+    for (const MatmulOperands& op : b.chains[u.tile])
+        matmul_group(op, d, b.f, u.group);
+}
 
 // A tile of CB `cb` unpacked as unpack_src does, in row-major order (transposed
 // if asked). bf16 tiles, the common case, are decoded straight into place. Returns
@@ -60,11 +96,32 @@ void prepare_in1(Operand& op, int fid) {
         std::memcpy(op.main, op.extra, sizeof op.main);
 }
 
+void flush_batch() {
+    if (batch.used == 0)
+        return;
+    const int groups = row_groups(best_isa(), batch.hifi3).n;
+    batch.units.clear();
+    for (int t = 0; t < kDstTiles; ++t)
+        if (!batch.chains[t].empty())
+            for (int g = 0; g < groups; ++g)
+                batch.units.push_back(Batch::Unit{t, g});
+    run_shared(run_unit, &batch, static_cast<int>(batch.units.size()));
+    for (std::vector<MatmulOperands>& chain : batch.chains)
+        chain.clear();
+    batch.used = 0;
+}
+
 } // namespace
 
+void matmul_flush() {
+    flush_batch();
+}
+
 void matmul_prefault() {
-    std::memset(static_cast<void*>(a_ops), 0, sizeof a_ops);
-    std::memset(static_cast<void*>(b_ops), 0, sizeof b_ops);
+    std::memset(static_cast<void*>(batch.operands), 0, sizeof batch.operands);
+    for (std::vector<MatmulOperands>& chain : batch.chains)
+        chain.reserve(kBatchOperands);
+    batch.units.reserve(static_cast<size_t>(kDstTiles) * kMaxRowGroups);
 }
 
 namespace compute {
@@ -77,9 +134,19 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
         m << call << ": block " << rt_dim << "x" << ct_dim << " tiles is outside 1..16";
         fail("protocol", m.str());
     }
-    dst_math(dst, call);
+    dst_math_check(dst, call);
     check_dst_range(dst, ct_dim * rt_dim, call);
     const int fid = g.cfg.math_fidelity;
+    const FpuAccum f = fpu_accum();
+    float* half = g.dst.regs[g.dst.math_half][0];
+    // A batch holds calls of one configuration on one DST half (a commit flushes
+    // before the half changes hands).
+    if (batch.used + static_cast<int>(rt_dim + ct_dim) > kBatchOperands ||
+        (batch.used > 0 && (batch.half != half || batch.f.dst16 != f.dst16 ||
+                            batch.f.mode != f.mode || batch.hifi3 != (fid == 3))))
+        flush_batch();
+    Operand* a_ops = batch.operands + batch.used;
+    Operand* b_ops = a_ops + rt_dim;
     // Truncating to the multiplier's bits keeps NaN and Inf non-finite, so the
     // unpacked values tell whether the vector accumulation paths apply.
     bool finite = true;
@@ -93,20 +160,18 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
                                    transpose);
         prepare_in1(b_ops[c], fid);
     }
-    // check_dst_range bounds rt_dim * ct_dim by DST's capacity (16 tiles at most).
-    float* half = g.dst.regs[g.dst.math_half][0];
-    MatmulOperands ops[kMaxSharedTiles];
-    float* tiles[kMaxSharedTiles];
-    int n = 0;
+    batch.used += static_cast<int>(rt_dim + ct_dim);
+    batch.half = half;
+    batch.f = f;
+    batch.hifi3 = fid == 3;
+    // check_dst_range bounds dst + rt_dim * ct_dim by DST's capacity.
     for (uint32_t r = 0; r < rt_dim; ++r) {
-        for (uint32_t c = 0; c < ct_dim; ++c, ++n) {
-            tiles[n] = half + static_cast<size_t>(dst + r * ct_dim + c) * kTileElems;
-            ops[n] =
+        for (uint32_t c = 0; c < ct_dim; ++c) {
+            batch.chains[dst + r * ct_dim + c].push_back(
                 MatmulOperands{a_ops[r].main, b_ops[c].main, fid == 3 ? a_ops[r].extra : nullptr,
-                               fid == 3 ? b_ops[c].extra : nullptr, finite};
+                               fid == 3 ? b_ops[c].extra : nullptr, finite});
         }
     }
-    matmul_tiles_shared(ops, tiles, n, fpu_accum());
 }
 
 } // namespace compute

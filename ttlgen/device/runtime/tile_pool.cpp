@@ -1,15 +1,15 @@
 // The helper thread of tile_pool.hpp. A call is published under the pool's mutex
-// (the caller's operands and DST tiles, and a new generation number); the tiles are
-// then claimed one at a time from an atomic word holding the generation and the next
-// unclaimed index, so a helper still holding an older call can never claim a tile of
-// a newer one, and every tile is claimed exactly once.
+// (its work function and data, and a new generation number); the units are then
+// claimed one at a time from an atomic word holding the generation and the next
+// unclaimed index, so a helper still holding an older call can never claim a unit of
+// a newer one, and every unit is claimed exactly once.
 #include "tile_pool.hpp"
 
 #include <immintrin.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -21,18 +21,17 @@ namespace ttlemu {
 namespace {
 
 // How long an idle helper polls for the next call before it sleeps: a kernel's
-// matmul calls follow each other within microseconds, and waking a sleeping helper
-// costs the caller a futex call and the helper the start of the call.
+// shared calls follow each other within tens of microseconds, and waking a sleeping
+// helper costs the caller a futex call and the helper the start of the call.
 constexpr int kHelperPollUs = 200;
-// How long the caller busy-waits for the helper's last tile (one tile takes a few
+// How long the caller busy-waits for the helper's last unit (one takes a few
 // microseconds) before it yields the core, in case the helper is waiting for it.
 constexpr int kCallerSpinUs = 10;
 
 struct Job {
-    MatmulOperands ops[kMaxSharedTiles];
-    float* tiles[kMaxSharedTiles];
+    WorkUnit work = nullptr;
+    const void* ctx = nullptr;
     int n = 0;
-    FpuAccum f;
 };
 
 struct Pool {
@@ -44,17 +43,17 @@ struct Pool {
     bool asleep = false;
     bool stop = false;
     // Polled without the lock: the last generation published (or a stop), the claim
-    // word (generation << 32 | next unclaimed tile) and the tiles finished.
+    // word (generation << 32 | next unclaimed unit) and the units finished.
     std::atomic<uint32_t> published{0};
     std::atomic<uint64_t> claim{0};
     std::atomic<int> done{0};
-    std::atomic<long> helper_tiles{0};
+    std::atomic<long> helper_units{0};
 };
 
 Pool pool;
 
-// The next tile of call `generation` (of n tiles), or -1 when none is left.
-int claim_tile(uint32_t generation, int n) {
+// The next unit of call `generation` (of n units), or -1 when none is left.
+int claim_unit(uint32_t generation, int n) {
     uint64_t word = pool.claim.load(std::memory_order_acquire);
     for (;;) {
         if (static_cast<uint32_t>(word >> 32) != generation)
@@ -69,10 +68,10 @@ int claim_tile(uint32_t generation, int n) {
 }
 
 void run_claimed(const Job& job, uint32_t generation, bool helper) {
-    for (int i = claim_tile(generation, job.n); i >= 0; i = claim_tile(generation, job.n)) {
-        matmul_tile(job.ops[i], job.tiles[i], job.f);
+    for (int i = claim_unit(generation, job.n); i >= 0; i = claim_unit(generation, job.n)) {
+        job.work(job.ctx, i);
         if (helper)
-            pool.helper_tiles.fetch_add(1, std::memory_order_relaxed);
+            pool.helper_units.fetch_add(1, std::memory_order_relaxed);
         pool.done.fetch_add(1, std::memory_order_release);
     }
 }
@@ -135,20 +134,17 @@ void tile_pool_stop() {
     pool.thread.join();
 }
 
-void matmul_tiles_shared(const MatmulOperands* ops, float* const* tiles, int n, const FpuAccum& f) {
+void run_shared(WorkUnit work, const void* ctx, int n) {
     if (n < 2 || !pool.thread.joinable()) {
         for (int i = 0; i < n; ++i)
-            matmul_tile(ops[i], tiles[i], f);
+            work(ctx, i);
         return;
     }
     uint32_t generation = 0;
     bool wake = false;
     {
         std::lock_guard<std::mutex> lk(pool.mu);
-        std::copy(ops, ops + n, pool.job.ops);
-        std::copy(tiles, tiles + n, pool.job.tiles);
-        pool.job.n = n;
-        pool.job.f = f;
+        pool.job = Job{work, ctx, n};
         generation = ++pool.generation;
         pool.done.store(0, std::memory_order_relaxed);
         pool.claim.store(static_cast<uint64_t>(generation) << 32, std::memory_order_release);
@@ -167,8 +163,8 @@ void matmul_tiles_shared(const MatmulOperands* ops, float* const* tiles, int n, 
     }
 }
 
-long tile_pool_helper_tiles() {
-    return pool.helper_tiles.load(std::memory_order_relaxed);
+long tile_pool_helper_units() {
+    return pool.helper_units.load(std::memory_order_relaxed);
 }
 
 } // namespace ttlemu
