@@ -6,12 +6,12 @@
 #include "tile_pool.hpp"
 
 #include <immintrin.h>
-#include <stdint.h>
 #include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
