@@ -36,14 +36,14 @@ struct Job {
 
 struct Pool {
     std::thread thread;
-    std::mutex mu;              // guards job, generation, asleep and stop
+    std::mutex mu;              // guards job, asleep, stop and changes of published
     std::condition_variable cv; // an idle helper sleeps here
     Job job;                    // written by the caller only, under mu, between calls
-    uint32_t generation = 0;
     bool asleep = false;
     bool stop = false;
-    // Polled without the lock: the last generation published (or a stop), the claim
-    // word (generation << 32 | next unclaimed unit) and the units finished.
+    // Polled without the lock: the generation of the last call published (a stop
+    // publishes one more), the claim word (generation << 32 | next unclaimed unit) and
+    // the units finished.
     std::atomic<uint32_t> published{0};
     std::atomic<uint64_t> claim{0};
     std::atomic<int> done{0};
@@ -87,7 +87,9 @@ void helper_main() {
             if (std::chrono::steady_clock::now() > until) {
                 std::unique_lock<std::mutex> lk(pool.mu);
                 pool.asleep = true;
-                pool.cv.wait(lk, [&] { return pool.stop || pool.generation != seen; });
+                pool.cv.wait(lk, [&] {
+                    return pool.stop || pool.published.load(std::memory_order_relaxed) != seen;
+                });
                 pool.asleep = false;
                 break;
             }
@@ -97,7 +99,7 @@ void helper_main() {
             std::lock_guard<std::mutex> lk(pool.mu);
             if (pool.stop)
                 return;
-            generation = pool.generation;
+            generation = pool.published.load(std::memory_order_relaxed);
             job = pool.job;
         }
         seen = generation;
@@ -145,7 +147,7 @@ void run_shared(WorkUnit work, const void* ctx, int n) {
     {
         std::lock_guard<std::mutex> lk(pool.mu);
         pool.job = Job{work, ctx, n};
-        generation = ++pool.generation;
+        generation = pool.published.load(std::memory_order_relaxed) + 1;
         pool.done.store(0, std::memory_order_relaxed);
         pool.claim.store(static_cast<uint64_t>(generation) << 32, std::memory_order_release);
         pool.published.store(generation, std::memory_order_release);
