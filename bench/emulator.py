@@ -41,6 +41,7 @@ from ttlgen.device import run_program
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "device" / "fixtures" / "matmul"
 MT = NT = 8
 BLAS_IDLE_S = 0.3
+NUMPY_WARM_S = 0.05
 SUB_H, SUB_W = 2, 4
 
 
@@ -97,7 +98,7 @@ def main() -> None:
         # Round by round, as bench/build.py times its rows: this shared machine's speed
         # drifts by a third between phases of seconds to minutes, and each round's ratio
         # compares the two under the same phase. NumPy's time in a round is the median of
-        # five calls after three that wake its threads.
+        # five calls.
         emu, ref, ratios = [], [], []
         for _ in range(args.repeats):
             # OpenBLAS's worker threads busy-wait for about 0.1 s (2^28 cycles) after a
@@ -105,7 +106,11 @@ def main() -> None:
             # cores with them (measured: K = 8 took 3-12 ms instead of 1.3).
             time.sleep(BLAS_IDLE_S)
             e = run_program(FIXTURE, {"a": a, "b": b}, program=prog).kernel_seconds
-            for _ in range(3):  # wakes the BLAS threads the sleep let go idle
+            # NumPy at its steady state: calls for NUMPY_WARM_S first (the sleep let the BLAS
+            # threads go idle, and on this host the first milliseconds of vector work run
+            # slower: three calls were 15% slower than fifty ms of them at K = 8).
+            warm_until = time.perf_counter() + NUMPY_WARM_S
+            while time.perf_counter() < warm_until:
                 np.matmul(a, b)
             calls = []
             for _ in range(5):

@@ -37,7 +37,7 @@ struct Operand {
 // The calls recorded since the last flush (one compute thread per process). Operands
 // are never moved once unpacked: chains point into `operands`.
 struct Batch {
-    Operand operands[kBatchOperands];
+    alignas(64) Operand operands[kBatchOperands];
     int used = 0;
     // chains[t]: the operands of every recorded call on DST tile t of `half`, in order.
     std::vector<MatmulOperands> chains[kDstTiles];

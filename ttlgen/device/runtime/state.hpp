@@ -116,7 +116,7 @@ struct Config {
 };
 
 struct DstState {
-    float regs[2][16][kTileElems];
+    alignas(64) float regs[2][16][kTileElems];
     int halves = 2;        // 1 with full sync, 2 double-buffered
     uint32_t capacity = 8; // tiles usable per acquire
     int math_half = -1;    // half held by math between acquire and commit
