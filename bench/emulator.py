@@ -105,10 +105,13 @@ def main() -> None:
             # call before they sleep; an emulator run inside that window shares both
             # cores with them (measured: K = 8 took 3-12 ms instead of 1.3).
             time.sleep(BLAS_IDLE_S)
+            # Each side is timed after a warm-up of its own, as it runs in steady use (the
+            # accuracy table runs programs back to back; NumPy is called in loops): after
+            # the sleep, the first milliseconds of vector work run slower on this host
+            # (NumPy at K = 8: three calls 15% slower than fifty ms of them; an emulator
+            # run 5-12% slower than one after 10 ms of matmul work).
+            run_program(FIXTURE, {"a": a, "b": b}, program=prog)
             e = run_program(FIXTURE, {"a": a, "b": b}, program=prog).kernel_seconds
-            # NumPy at its steady state: calls for NUMPY_WARM_S first (the sleep let the BLAS
-            # threads go idle, and on this host the first milliseconds of vector work run
-            # slower: three calls were 15% slower than fifty ms of them at K = 8).
             warm_until = time.perf_counter() + NUMPY_WARM_S
             while time.perf_counter() < warm_until:
                 np.matmul(a, b)
