@@ -47,7 +47,7 @@ SUB_H, SUB_W = 2, 4
 
 def matmul_program(kt: int) -> dict[str, Any]:
     prog: dict[str, Any] = copy.deepcopy(json.loads((FIXTURE / "program.json").read_text()))
-    ct = [MT, NT, kt, SUB_H, SUB_W]
+    ct = [MT, NT, kt, SUB_H, SUB_W, 0]  # the last: not negated
     for role in ("reader", "compute", "writer"):
         prog["kernels"][role]["compile_time_args"] = ct
     shapes = {"a": [MT, kt], "b": [kt, NT], "c": [MT, NT]}

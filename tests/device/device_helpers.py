@@ -35,11 +35,19 @@ def set_ct_args(
 
 
 def matmul_program(
-    mt: int, nt: int, kt: int, sub: tuple[int, int], *, out_format: str = "Float16_b", **config: Any
+    mt: int,
+    nt: int,
+    kt: int,
+    sub: tuple[int, int],
+    *,
+    out_format: str = "Float16_b",
+    negate: bool = False,
+    **config: Any,
 ) -> dict[str, Any]:
-    """The matmul fixture resized to (mt x kt) @ (kt x nt) tiles with sub = (sub_h, sub_w)."""
+    """The matmul fixture resized to (mt x kt) @ (kt x nt) tiles with sub = (sub_h, sub_w);
+    with ``negate`` it computes -(A @ B)."""
     prog = load_fixture_program("matmul")
-    set_ct_args(prog, [mt, nt, kt, sub[0], sub[1]])
+    set_ct_args(prog, [mt, nt, kt, sub[0], sub[1], int(negate)])
     shapes = {"a": [mt, kt], "b": [kt, nt], "c": [mt, nt]}
     for b in prog["buffers"]:
         b["shape_tiles"] = shapes[b["name"]]

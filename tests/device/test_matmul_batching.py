@@ -42,10 +42,7 @@ def test_matmul_bits_do_not_depend_on_the_subblock_shape_or_on_batch_boundaries(
 def test_an_sfpu_op_after_the_k_loop_sees_the_accumulated_sums(run: Runner) -> None:
     mt, nt, kt = 2, 4, 8
     inputs = _inputs(mt, nt, kt, seed=22)
-    program = matmul_program(mt, nt, kt, (2, 4))
-    plain = run("matmul", inputs, program=program).outputs["c"]
-    # The matmul fixture's reader and writer, with a compute kernel that negates DST's tiles.
-    program["kernels"]["compute"]["source"] = "../matmul_negated/compute.cpp"
-    negated = run("matmul", inputs, program=program).outputs["c"]
+    plain = run("matmul", inputs, program=matmul_program(mt, nt, kt, (2, 4))).outputs["c"]
+    negated = run("matmul", inputs, program=matmul_program(mt, nt, kt, (2, 4), negate=True)).outputs["c"]
     assert np.any(plain != 0)
     assert negated.tobytes() == (-plain).tobytes()
