@@ -63,9 +63,11 @@ enum class Isa { Scalar, Avx2, Avx512 };
 Isa best_isa();
 void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f);
 
-// A tile's output rows are independent accumulations: the vector paths take them in
-// groups (one register block each), n groups, group g being rows [begin[g], begin[g+1]).
-// Work can be split by group as finely as by tile, with the same bits.
+// A tile's output rows are independent accumulations, taken in n groups, group g being
+// rows [begin[g], begin[g+1]): the vector path checks a group's DST rows for NaN and
+// Inf once per call (the scalar reference takes over the group if it finds one), in
+// register blocks that never cross a group. Work can be split by group as finely as
+// by tile, with the same bits.
 constexpr int kMaxRowGroups = 4;
 struct RowGroups {
     int n;
