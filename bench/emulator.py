@@ -6,9 +6,11 @@ bf16 operands, HiFi4, the calibrated numerics of NUMERICS.md). Emulator time is
 the kernels' wall time inside the emulator process (RunResult.kernel_seconds:
 from the moment the three kernel threads have started to the end of the last one;
 median of several runs); compile time and process start-up are excluded. The two are
-timed round by round (an emulator run, then five NumPy calls), and "ratio median" is
-the median of the rounds' ratios, so a phase of the shared machine hits both sides of a
-ratio alike; "ratio min" compares the two at their best. With --accuracy
+timed round by round, and "ratio median" is the median of the rounds' ratios, so a
+phase of the shared machine hits both sides of a ratio alike; "ratio min" compares the
+two at their best. A round: a pause that lets OpenBLAS's threads stop spinning, an
+untimed emulator run, the timed one, 50 ms of NumPy calls, then five timed NumPy calls
+(their median): each side at the speed it has in steady use. With --accuracy
 it also times the default `ttlgen accuracy` table (warm: kernels already compiled).
 
 Kernel time used to include work that is not the kernels': a new thread's wait
