@@ -39,6 +39,17 @@ __attribute__((noinline)) void rows_scalar(const MatmulOperands& op, float* d, c
     }
 }
 
+// The row groups (fpu.hpp) of each path: eight rows for AVX-512, the scalar
+// reference and HiFi3's AVX2 strips; 11, 11 and 10 for AVX2's single-pass blocks.
+constexpr RowGroups kEights{4, {0, 8, 16, 24, 32}};
+constexpr RowGroups kElevens{3, {0, 11, 22, 32, 32}};
+
+// The scalar reference over group g of `rows`.
+void group_scalar(const RowGroups& rows, const MatmulOperands& op, float* d, const FpuAccum& f,
+                  int g) {
+    rows_scalar(op, d, f, rows.begin[g], rows.begin[g + 1]);
+}
+
 constexpr int kTf32Drop = 23 - kTf32Mantissa;
 constexpr int kBf16Drop = 23 - kBf16Mantissa;
 
@@ -62,61 +73,58 @@ __attribute__((target("avx512f"))) inline __m512 round512(__m512 x) {
     return (__m512)(u & mask);
 }
 
-// Eight output rows (group g: rows 8g..8g+7): 16 accumulators (two 16-wide halves
-// per row).
+// Row group g of kEights: 16 accumulators (two 16-wide halves per row).
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 __attribute__((target("avx512f"))) void group_avx512(const MatmulOperands& op, float* d,
                                                      const FpuAccum& f, int g) {
-    {
-        const int i0 = 8 * g;
-        __m512 lo[8], hi[8];
-        u16v special = {};
+    const int i0 = kEights.begin[g];
+    __m512 lo[8], hi[8];
+    u16v special = {};
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+        lo[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 0));
+        hi[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 16));
+        special |= (u16v)(((u16v)lo[r] & kExpMask) == kExpMask);
+        special |= (u16v)(((u16v)hi[r] & kExpMask) == kExpMask);
+    }
+    if (_mm512_test_epi32_mask((__m512i)special, (__m512i)special) != 0) {
+        rows_scalar(op, d, f, i0, i0 + 8);
+        return;
+    }
+    const float* a = op.a + i0 * 32;
+    const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
+    for (int k = 0; k < 32; ++k) {
+        const __m512 b0 = _mm512_loadu_ps(op.b + k * 32);
+        const __m512 b1 = _mm512_loadu_ps(op.b + k * 32 + 16);
+        __m512 bx0 = b0, bx1 = b1;
+        if (kHiFi3) {
+            bx0 = _mm512_loadu_ps(op.bx + k * 32);
+            bx1 = _mm512_loadu_ps(op.bx + k * 32 + 16);
+        }
 #pragma GCC unroll 8
         for (int r = 0; r < 8; ++r) {
-            lo[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 0));
-            hi[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 16));
-            special |= (u16v)(((u16v)lo[r] & kExpMask) == kExpMask);
-            special |= (u16v)(((u16v)hi[r] & kExpMask) == kExpMask);
-        }
-        if (_mm512_test_epi32_mask((__m512i)special, (__m512i)special) != 0) {
-            rows_scalar(op, d, f, i0, i0 + 8);
-            return;
-        }
-        const float* a = op.a + i0 * 32;
-        const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
-        for (int k = 0; k < 32; ++k) {
-            const __m512 b0 = _mm512_loadu_ps(op.b + k * 32);
-            const __m512 b1 = _mm512_loadu_ps(op.b + k * 32 + 16);
-            __m512 bx0 = b0, bx1 = b1;
+            const __m512 av = _mm512_set1_ps(a[r * 32 + k]);
+            lo[r] = _mm512_fmadd_ps(av, b0, lo[r]);
+            hi[r] = _mm512_fmadd_ps(av, b1, hi[r]);
             if (kHiFi3) {
-                bx0 = _mm512_loadu_ps(op.bx + k * 32);
-                bx1 = _mm512_loadu_ps(op.bx + k * 32 + 16);
+                const __m512 axv = _mm512_set1_ps(ax[r * 32 + k]);
+                lo[r] = _mm512_fmadd_ps(axv, bx0, lo[r]);
+                hi[r] = _mm512_fmadd_ps(axv, bx1, hi[r]);
             }
-#pragma GCC unroll 8
-            for (int r = 0; r < 8; ++r) {
-                const __m512 av = _mm512_set1_ps(a[r * 32 + k]);
-                lo[r] = _mm512_fmadd_ps(av, b0, lo[r]);
-                hi[r] = _mm512_fmadd_ps(av, b1, hi[r]);
-                if (kHiFi3) {
-                    const __m512 axv = _mm512_set1_ps(ax[r * 32 + k]);
-                    lo[r] = _mm512_fmadd_ps(axv, bx0, lo[r]);
-                    hi[r] = _mm512_fmadd_ps(axv, bx1, hi[r]);
-                }
-                if (kDst16) {
-                    lo[r] = round512<kMode, kTf32Drop>(lo[r]);
-                    hi[r] = round512<kMode, kTf32Drop>(hi[r]);
-                }
-            }
-        }
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
             if (kDst16) {
-                lo[r] = round512<kMode, kBf16Drop>(lo[r]);
-                hi[r] = round512<kMode, kBf16Drop>(hi[r]);
+                lo[r] = round512<kMode, kTf32Drop>(lo[r]);
+                hi[r] = round512<kMode, kTf32Drop>(hi[r]);
             }
-            _mm512_storeu_ps(d + tile_index(i0 + r, 0), lo[r]);
-            _mm512_storeu_ps(d + tile_index(i0 + r, 16), hi[r]);
         }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+        if (kDst16) {
+            lo[r] = round512<kMode, kBf16Drop>(lo[r]);
+            hi[r] = round512<kMode, kBf16Drop>(hi[r]);
+        }
+        _mm512_storeu_ps(d + tile_index(i0 + r, 0), lo[r]);
+        _mm512_storeu_ps(d + tile_index(i0 + r, 16), hi[r]);
     }
 }
 
@@ -139,14 +147,12 @@ __attribute__((target("avx2,fma"))) inline __m256 round256(__m256 x) {
 
 // No NaN or Inf in rows [i0, i0 + kRows) of DST tile d: the exponent field of no
 // element is all ones.
-template <int kRows>
-__attribute__((target("avx2,fma"))) inline bool rows_finite_avx2(const float* d, int i0) {
+__attribute__((target("avx2,fma"))) inline bool rows_finite_avx2(const float* d, int i0, int i1) {
     u8v special = {};
-#pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r) {
+    for (int r = i0; r < i1; ++r) {
 #pragma GCC unroll 4
         for (int j0 = 0; j0 < 32; j0 += 8) {
-            const u8v u = (u8v)_mm256_loadu_ps(d + tile_index(i0 + r, j0));
+            const u8v u = (u8v)_mm256_loadu_ps(d + tile_index(r, j0));
             special |= (u8v)((u & kExpMask) == kExpMask);
         }
     }
@@ -234,36 +240,24 @@ __attribute__((target("avx2,fma"))) inline void block_avx2(const MatmulOperands&
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 __attribute__((target("avx2,fma"))) void group_avx2(const MatmulOperands& op, float* d,
                                                     const FpuAccum& f, int g) {
+    const RowGroups& rows = kHiFi3 ? kEights : kElevens;
+    const int i0 = rows.begin[g], i1 = rows.begin[g + 1];
+    if (!rows_finite_avx2(d, i0, i1)) {
+        rows_scalar(op, d, f, i0, i1);
+        return;
+    }
     if (kHiFi3) {
-        const int i0 = 8 * g;
-        if (!rows_finite_avx2<8>(d, i0)) {
-            rows_scalar(op, d, f, i0, i0 + 8);
-            return;
-        }
         for (int j0 = 0; j0 < 32; j0 += 8)
             strip_hifi3_avx2<kMode, kDst16, 8>(op, d, i0, j0);
-    } else if (g < 2) {
-        // 11 rows: three blocks of three and one of two.
-        const int i0 = 11 * g;
-        if (!rows_finite_avx2<11>(d, i0)) {
-            rows_scalar(op, d, f, i0, i0 + 11);
-            return;
-        }
-        block_avx2<kMode, kDst16, 3>(op, d, i0);
-        block_avx2<kMode, kDst16, 3>(op, d, i0 + 3);
-        block_avx2<kMode, kDst16, 3>(op, d, i0 + 6);
-        block_avx2<kMode, kDst16, 2>(op, d, i0 + 9);
-    } else {
-        // Rows 22-31: two blocks of three and two of two.
-        if (!rows_finite_avx2<10>(d, 22)) {
-            rows_scalar(op, d, f, 22, 32);
-            return;
-        }
-        block_avx2<kMode, kDst16, 3>(op, d, 22);
-        block_avx2<kMode, kDst16, 3>(op, d, 25);
-        block_avx2<kMode, kDst16, 2>(op, d, 28);
-        block_avx2<kMode, kDst16, 2>(op, d, 30);
+        return;
     }
+    // Blocks of three rows, and of two where three would leave a single row (11 rows:
+    // 3 + 3 + 3 + 2, 10 rows: 3 + 3 + 2 + 2).
+    int i = i0;
+    for (; i1 - i == 3 || i1 - i >= 5; i += 3)
+        block_avx2<kMode, kDst16, 3>(op, d, i);
+    for (; i < i1; i += 2)
+        block_avx2<kMode, kDst16, 2>(op, d, i);
 }
 
 // ---------------------------------------------------------------- dispatch
@@ -300,9 +294,6 @@ struct Avx2 {
         group_avx2<kMode, kDst16, kHiFi3>(op, d, f, g);
     }
 };
-
-constexpr RowGroups kEights{4, {0, 8, 16, 24, 32}};
-constexpr RowGroups kElevens{3, {0, 11, 22, 32, 32}};
 
 // ---------------------------------------------------------------- bf16 unpack
 
@@ -353,8 +344,7 @@ void matmul_group_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccu
     } else if (isa == Isa::Avx2) {
         pick<Avx2>(f, hifi3)(op, d, f, g);
     } else {
-        const RowGroups rows = row_groups(Isa::Scalar, hifi3);
-        rows_scalar(op, d, f, rows.begin[g], rows.begin[g + 1]);
+        group_scalar(row_groups(Isa::Scalar, hifi3), op, d, f, g);
     }
 }
 
@@ -369,8 +359,7 @@ void matmul_group(const MatmulOperands& op, float* d, const FpuAccum& f, int g) 
         matmul_group_isa(best_isa(), op, d, f, g);
     } else {
         // The scalar reference over the rows the vector path's group g would cover.
-        const RowGroups rows = row_groups(best_isa(), op.ax != nullptr);
-        rows_scalar(op, d, f, rows.begin[g], rows.begin[g + 1]);
+        group_scalar(row_groups(best_isa(), op.ax != nullptr), op, d, f, g);
     }
 }
 
