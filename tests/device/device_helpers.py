@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ttlgen.device import Numerics, RunResult, run_program
+from ttlgen.device.formats import to_bf16
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -60,6 +61,15 @@ def matmul_program(
             cb["page_size"] = 4096 if out_format == "Float32" else 2048
     prog["compute_config"].update(config)
     return prog
+
+
+def matmul_inputs(mt: int, nt: int, kt: int, seed: int) -> dict[str, npt.NDArray[np.float32]]:
+    """Random bf16 operands a (mt x kt tiles) and b (kt x nt tiles) for the matmul fixture."""
+    rng = np.random.default_rng(seed)
+    return {
+        "a": to_bf16(rng.standard_normal((mt * 32, kt * 32))),
+        "b": to_bf16(rng.standard_normal((kt * 32, nt * 32))),
+    }
 
 
 def make_runner() -> Runner:

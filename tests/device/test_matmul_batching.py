@@ -7,19 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from device_helpers import Runner, matmul_program
-
-from ttlgen.device.formats import to_bf16
+from device_helpers import Runner, matmul_inputs, matmul_program
 
 pytestmark = pytest.mark.device
-
-
-def _inputs(mt: int, nt: int, kt: int, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return {
-        "a": to_bf16(rng.standard_normal((mt * 32, kt * 32))),
-        "b": to_bf16(rng.standard_normal((kt * 32, nt * 32))),
-    }
 
 
 @pytest.mark.parametrize("fidelity", ["LoFi", "HiFi3", "HiFi4"])
@@ -32,7 +22,7 @@ def test_matmul_bits_do_not_depend_on_the_subblock_shape_or_on_batch_boundaries(
     # tile's chain lands in two flushes; with 1x1 subblocks, 100 operand tiles land in one.
     mt, nt, kt = 2, 4, 50
     sub = (2, 2) if fp32_dest else (2, 4)
-    inputs = _inputs(mt, nt, kt, seed=21)
+    inputs = matmul_inputs(mt, nt, kt, seed=21)
     config = {"math_fidelity": fidelity, "fp32_dest_acc_en": fp32_dest}
     block = run("matmul", inputs, program=matmul_program(mt, nt, kt, sub, out_format="Float32", **config))
     single = run("matmul", inputs, program=matmul_program(mt, nt, kt, (1, 1), out_format="Float32", **config))
@@ -41,7 +31,7 @@ def test_matmul_bits_do_not_depend_on_the_subblock_shape_or_on_batch_boundaries(
 
 def test_an_sfpu_op_after_the_k_loop_sees_the_accumulated_sums(run: Runner) -> None:
     mt, nt, kt = 2, 4, 8
-    inputs = _inputs(mt, nt, kt, seed=22)
+    inputs = matmul_inputs(mt, nt, kt, seed=22)
     plain = run("matmul", inputs, program=matmul_program(mt, nt, kt, (2, 4))).outputs["c"]
     negated = run("matmul", inputs, program=matmul_program(mt, nt, kt, (2, 4), negate=True)).outputs["c"]
     assert np.any(plain != 0)

@@ -7,7 +7,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from device_helpers import Runner, load_fixture_program, matmul_program, pcc, set_ct_args
+from device_helpers import (
+    Runner,
+    load_fixture_program,
+    matmul_inputs,
+    matmul_program,
+    pcc,
+    set_ct_args,
+)
 
 from ttlgen.device import Numerics, ProtocolError
 from ttlgen.device.formats import (
@@ -26,15 +33,8 @@ from ttlgen.device.formats import (
 pytestmark = pytest.mark.device
 
 
-def _matmul_inputs(mt: int, nt: int, kt: int, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    a = to_bf16(rng.standard_normal((mt * 32, kt * 32)))
-    b = to_bf16(rng.standard_normal((kt * 32, nt * 32)))
-    return {"a": a, "b": b}
-
-
 def _matmul_error(run: Runner, kt: int, **config: object) -> float:
-    inputs = _matmul_inputs(2, 2, kt, seed=3)
+    inputs = matmul_inputs(2, 2, kt, seed=3)
     prog = matmul_program(2, 2, kt, (2, 2), out_format="Float32", **config)
     out = run("matmul", inputs, program=prog).outputs["c"]
     ref = inputs["a"].astype(np.float64) @ inputs["b"].astype(np.float64)
@@ -52,7 +52,7 @@ def test_eltwise_add_bf16_matches_float64_reference(run: Runner) -> None:
 
 
 def test_matmul_bf16_matches_float64_reference(run: Runner) -> None:
-    inputs = _matmul_inputs(2, 2, 4, seed=11)
+    inputs = matmul_inputs(2, 2, 4, seed=11)
     out = run("matmul", inputs).outputs["c"]
     ref = inputs["a"].astype(np.float64) @ inputs["b"].astype(np.float64)
     assert pcc(out, ref) >= 0.999
@@ -66,7 +66,7 @@ def test_fp32_dest_accumulates_k_more_accurately_than_16bit_dest(run: Runner) ->
 
 
 def test_lofi_error_exceeds_hifi4_and_matches_truncated_operand_model(run: Runner) -> None:
-    inputs = _matmul_inputs(2, 2, 2, seed=4)
+    inputs = matmul_inputs(2, 2, 2, seed=4)
     outs = {}
     for fid in ("LoFi", "HiFi4"):
         prog = matmul_program(

@@ -96,7 +96,9 @@ void prepare_in1(Operand& op, int fid) {
         std::memcpy(op.main, op.extra, sizeof op.main);
 }
 
-void flush_batch() {
+} // namespace
+
+void matmul_flush() {
     if (batch.used == 0)
         return;
     const int groups = row_groups(best_isa(), batch.hifi3).n;
@@ -109,12 +111,6 @@ void flush_batch() {
     for (std::vector<MatmulOperands>& chain : batch.chains)
         chain.clear();
     batch.used = 0;
-}
-
-} // namespace
-
-void matmul_flush() {
-    flush_batch();
 }
 
 void matmul_prefault() {
@@ -144,7 +140,7 @@ void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t
     if (batch.used + static_cast<int>(rt_dim + ct_dim) > kBatchOperands ||
         (batch.used > 0 && (batch.half != half || batch.f.dst16 != f.dst16 ||
                             batch.f.mode != f.mode || batch.hifi3 != (fid == 3))))
-        flush_batch();
+        matmul_flush();
     Operand* a_ops = batch.operands + batch.used;
     Operand* b_ops = a_ops + rt_dim;
     // Truncating to the multiplier's bits keeps NaN and Inf non-finite, so the
