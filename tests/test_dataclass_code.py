@@ -86,3 +86,23 @@ def test_an_unwritable_cache_only_costs_time(tmp_path: Path) -> None:
     blocked.write_text("")
     result = probe(blocked)
     assert result["compiled"] == result["recorded"] > 100
+
+
+SMALL_PROCESS = r"""
+import sys, types
+import ttlgen.errors
+module = types.ModuleType("ttlgen._probe_only")
+sys.modules[module.__name__] = module
+exec("import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Probe:\n    only_here: int\n", module.__dict__)
+from ttlgen import dataclass_code
+assert dataclass_code._compiled >= 1
+"""
+
+
+def test_a_process_using_few_records_keeps_the_records_of_others(tmp_path: Path) -> None:
+    recorded = probe(tmp_path)["recorded"]
+    environment = {k: v for k, v in os.environ.items() if k != "TTLGEN_NO_CACHE"}
+    subprocess.run([sys.executable, "-c", SMALL_PROCESS], env={**environment, "TTLGEN_CACHE_DIR": str(tmp_path)}, check=True)
+    after = probe(tmp_path)
+    assert after["compiled"] == 0
+    assert after["recorded"] > recorded  # the probe's records and the new class's

@@ -28,9 +28,11 @@ from typing import Any
 # Imported for their functions only; `ttlgen.cache` imports no dataclass of ttlgen's.
 from ttlgen import cache
 
-# Past this many records beyond what one process compiles, the record is rewritten with
-# only what the last process used, so edits to ttlgen's records do not grow it forever.
-_SLACK = 2
+# A process that compiled anything writes back everything known, so that processes which
+# import different parts of ttlgen never drop each other's methods; past this many
+# (about four versions of every record), it keeps only what it used itself, so edits
+# to ttlgen's records do not grow the file forever.
+_LIMIT = 4096
 
 _known: dict[str, CodeType] = {}
 _used: dict[str, CodeType] = {}
@@ -67,7 +69,7 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
 def _save() -> None:
     if _compiled == 0:
         return
-    kept = _known if len(_known) <= _SLACK * len(_used) else _used
+    kept = _known if len(_known) <= _LIMIT else _used
     with contextlib.suppress(OSError, ValueError):  # an unwritable cache only costs time
         cache.write_atomically(_record_path(), marshal.dumps(dict(sorted(kept.items()))))
 
