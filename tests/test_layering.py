@@ -23,8 +23,8 @@ STAGES = (
     ("model", ("ttlgen.model",)),
     ("plan", ("ttlgen.plan",)),
     ("emit", ("ttlgen.emit",)),
-    ("write", ("ttlgen.write", "ttlgen.tree_cache")),
-    ("commands", ("ttlgen.pipeline", "ttlgen.generate", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance")),
+    ("write", ("ttlgen.write", "ttlgen.tree_cache", "ttlgen.part_cache")),
+    ("commands", ("ttlgen.pipeline", "ttlgen.incremental", "ttlgen.generate", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance")),
 )
 # The emulator consumes generated kernels like a runtime does: it sees no generator stage.
 DEVICE = "ttlgen.device"

@@ -134,7 +134,9 @@ def _generate(specs: Path, templates: Path | None, key: str | None) -> Generated
     from ttlgen import tree_cache
     from ttlgen.generate import generate
 
-    tree = generate(specs, templates)
+    # With a tree-cache key (caching on, no --no-cache), the parts of the tree that no
+    # changed input reaches come from the part records too.
+    tree = generate(specs, templates, reuse=key is not None)
     if key is not None:
         tree_cache.store(key, tree.files)
     return tree

@@ -9,14 +9,16 @@ from pathlib import Path
 from ttlgen import __version__
 from ttlgen.emit import emitters
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._header import finalize
 from ttlgen.emit._notice import MANIFEST, NOTICE
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.errors import UsageError
-from ttlgen.model.project import Project
-from ttlgen.pipeline import plan_specs
+from ttlgen.incremental import generate_parts
+from ttlgen.model.project import Project, build_project
+from ttlgen.part_cache import PartRecords
+from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.spec.files import source_name, spec_files
+from ttlgen.tree_cache import generator_fingerprint
 
 
 @dataclass(frozen=True)
@@ -54,26 +56,37 @@ def manifest(specs_dir: Path, templates_dir: Path, outputs: dict[str, bytes]) ->
 
 
 def emit_project(project: Project, plan: ProjectPlan, templates_dir: Path, ctx: EmitContext | None = None) -> list[GeneratedFile]:
-    """Every generated file, sorted by path. ``ctx`` renders the templates (``ttlgen explain``
-    passes one that records where each line comes from)."""
+    """Every generated file of a planned project, sorted by path, rendered in emitter order
+    (``ttlgen explain`` passes a ``ctx`` that records where each line comes from)."""
     ctx = ctx or EmitContext(templates_dir)
     produced: dict[str, tuple[str, GeneratedFile]] = {}
-    for name, emit in emitters():
-        for file in emit(project, plan, ctx):
+    for emitter in emitters():
+        if emitter.kernel is not None:
+            files = [file for kernel in plan.kernels for file in emitter.kernel(kernel, ctx)]
+        else:
+            assert emitter.project is not None
+            files = emitter.project(project, plan, ctx)
+        for file in files:
             if file.path in produced:
                 other = produced[file.path][0]
-                raise RuntimeError(f"emitters {other!r} and {name!r} both produce {file.path!r}")
-            produced[file.path] = (name, file)
+                raise RuntimeError(f"emitters {other!r} and {emitter.name!r} both produce {file.path!r}")
+            produced[file.path] = (emitter.name, file)
     return [produced[path][1] for path in sorted(produced)]
 
 
-def generate(specs_dir: Path, templates_dir: Path | None = None) -> GeneratedTree:
+def generate(specs_dir: Path, templates_dir: Path | None = None, reuse: bool = False) -> GeneratedTree:
+    """The whole tree. ``reuse``: take the parts no input of which changed from the record
+    of earlier generations (ttlgen/incremental.py) instead of generating them."""
     templates = templates_dir or default_templates_dir()
     if not templates.is_dir():
         raise UsageError(f"template directory {str(templates)!r} does not exist; pass --templates DIR")
-    project, plan = plan_specs(specs_dir)
-    files = {file.path: finalize(file) for file in emit_project(project, plan, templates)}
+    documents = validate_specs(specs_dir)
+    project = build_project(documents)
+    records = PartRecords.open(reuse)
+    generator = generator_fingerprint(templates) if records.root is not None else ""
+    files = generate_parts(documents, project, generator, EmitContext(templates), records)
     if MANIFEST in files:
         raise RuntimeError(f"an emitter produced {MANIFEST!r}, which is reserved for provenance")
     files[MANIFEST] = manifest(specs_dir, templates, files)
+    records.commit()
     return GeneratedTree(files=dict(sorted(files.items())))

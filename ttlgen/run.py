@@ -34,7 +34,7 @@ from ttlgen.emit import emulator_api
 from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
-from ttlgen.emit.kernels import kernel_files
+from ttlgen.emit.kernels import emit_kernel
 from ttlgen.errors import (
     DiagnosticSink,
     ExitCode,
@@ -390,7 +390,7 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
 def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
     ctx = EmitContext(default_templates_dir())
     prefix = f"kernels/{lowered.kernel.name}/"
-    for f in kernel_files(lowered, ctx):
+    for f in emit_kernel(lowered, ctx):
         path = directory / f.path[len(prefix) :]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(finalize(f))

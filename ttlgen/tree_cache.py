@@ -10,6 +10,7 @@ new key and so a full generation. Set TTLGEN_NO_CACHE=1 (or pass --no-cache) to 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -42,7 +43,10 @@ def _hash_tree(digest: hashlib._Hash, root: Path, label: str) -> None:
             digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
+@functools.cache
+def _code_fingerprint() -> bytes:
+    """ttlgen's version and source and the rendering libraries. Memoised: the code of a
+    running ttlgen does not change under it (the templates, hashed on every call, may)."""
     digest = hashlib.sha256()
     digest.update(f"ttlgen {__version__} python {sys.version_info[:2]}\n".encode())
     for library in _RENDERING_LIBRARIES:
@@ -52,10 +56,21 @@ def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
         if origin is not None and origin.is_file():
             digest.update(hashlib.sha256(origin.read_bytes()).digest())
     _hash_tree(digest, Path(__file__).resolve().parent, "generator")
+    return digest.digest()
+
+
+def generator_fingerprint(templates_dir: Path) -> str:
+    """Everything but the specs that decides the output: the code and the templates."""
+    digest = hashlib.sha256(_code_fingerprint())
+    _hash_tree(digest, templates_dir, "templates")
+    return digest.hexdigest()
+
+
+def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
+    digest = hashlib.sha256(generator_fingerprint(templates_dir).encode())
     # Generated headers name their sources by the spec directory's name.
     digest.update(f"specs-name:{specs_dir.resolve().name}\n".encode())
     _hash_tree(digest, specs_dir, "specs")
-    _hash_tree(digest, templates_dir, "templates")
     return digest.hexdigest()
 
 

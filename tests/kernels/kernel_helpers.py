@@ -55,9 +55,9 @@ def compute_source(name: str) -> str:
     from ttlgen.emit._base import EmitContext
     from ttlgen.emit._header import finalize
     from ttlgen.emit._templates import default_templates_dir
-    from ttlgen.emit.kernels import kernel_files
+    from ttlgen.emit.kernels import emit_kernel
 
-    files = kernel_files(all_kernels()[name], EmitContext(default_templates_dir()))
+    files = emit_kernel(all_kernels()[name], EmitContext(default_templates_dir()))
     (compute,) = [f for f in files if f.path.endswith("compute.cpp")]
     return finalize(compute).decode("utf-8")
 

@@ -115,9 +115,9 @@ def _compute_text(lowered: object) -> str:
     from ttlgen.emit._base import EmitContext
     from ttlgen.emit._header import finalize
     from ttlgen.emit._templates import default_templates_dir
-    from ttlgen.emit.kernels import kernel_files
+    from ttlgen.emit.kernels import emit_kernel
 
-    (compute,) = [f for f in kernel_files(lowered, EmitContext(default_templates_dir())) if f.path.endswith("compute.cpp")]  # type: ignore[arg-type]
+    (compute,) = [f for f in emit_kernel(lowered, EmitContext(default_templates_dir())) if f.path.endswith("compute.cpp")]  # type: ignore[arg-type]
     return finalize(compute).decode("utf-8")
 
 

@@ -20,7 +20,7 @@ from ttlgen.device import parse_program
 from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
-from ttlgen.emit.kernels import kernel_files
+from ttlgen.emit.kernels import emit_kernel
 from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics
 from ttlgen.pipeline import load_project
@@ -59,7 +59,7 @@ def _files(name: str) -> dict[str, str]:
     lowered = all_kernels()[name]
     return {
         Path(f.path).name: finalize(f).decode("utf-8")
-        for f in kernel_files(lowered, EmitContext(default_templates_dir()))
+        for f in emit_kernel(lowered, EmitContext(default_templates_dir()))
     }
 
 

@@ -17,7 +17,7 @@ from kernel_helpers import all_kernels
 from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
-from ttlgen.emit.kernels import kernel_files
+from ttlgen.emit.kernels import emit_kernel
 from ttlgen.model.spelling import TileLayout
 from ttlgen.pipeline import load_project, plan_specs
 from ttlgen.plan.kernels import LoweredKernel
@@ -51,7 +51,7 @@ kernels:
 
 
 def _files(lowered: LoweredKernel) -> dict[str, str]:
-    return {Path(f.path).name: finalize(f).decode("utf-8") for f in kernel_files(lowered, EmitContext(default_templates_dir()))}
+    return {Path(f.path).name: finalize(f).decode("utf-8") for f in emit_kernel(lowered, EmitContext(default_templates_dir()))}
 
 
 def _reduce_kernel(specs: Path, pool: str, dim: str = "row", dtype: str = "bf16") -> LoweredKernel:

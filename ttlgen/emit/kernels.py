@@ -11,10 +11,8 @@ from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._kernel_printer import print_program
-from ttlgen.model.project import Project
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
-from ttlgen.plan.project import ProjectPlan
 
 
 def _kernel(source: str, program: ir.Program) -> dict[str, Any]:
@@ -49,7 +47,8 @@ def program(k: LoweredKernel) -> dict[str, Any]:
     }
 
 
-def kernel_files(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
+def emit_kernel(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
+    """The files of one kernel, from that kernel alone."""
     base = f"kernels/{k.kernel.name}"
     return [
         GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k, code=print_program(k.compute)), k.sources),
@@ -57,10 +56,3 @@ def kernel_files(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
         GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=print_program(k.writer)), k.dataflow_sources),
         GeneratedFile(f"{base}/program.json", ctx.render("kernels/program.json.j2", program=program(k)), k.sources),
     ]
-
-
-def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
-    files: list[GeneratedFile] = []
-    for k in plan.kernels:
-        files.extend(kernel_files(k, ctx))
-    return files

@@ -22,13 +22,17 @@ class ProjectPlan:
     kernel_target_cpp: kernel_target_cpp.KernelTargetCpp | None = None
 
 
+def plan_tables(project: Project) -> tuple[ResolverTables | None, kernel_target_cpp.KernelTargetCpp | None]:
+    """The resolver's tables and their C++ view (None: no ops or no targets)."""
+    if not (project.ops.ops and project.targets.targets):
+        return None, None
+    tables = resolver_tables(project.ops, project.targets)
+    return tables, kernel_target_cpp.build(tables, project.ops.vocabulary, project.targets)
+
+
 def plan_project(project: Project) -> ProjectPlan:
     """Resolve and lower every kernel; raises SpecErrors with every problem found."""
-    tables = None
-    cpp = None
-    if project.ops.ops and project.targets.targets:
-        tables = resolver_tables(project.ops, project.targets)
-        cpp = kernel_target_cpp.build(tables, project.ops.vocabulary, project.targets)
+    tables, cpp = plan_tables(project)
     if not project.kernels.kernels:
         return ProjectPlan((), tables, cpp)
     return ProjectPlan(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,8 @@ class SpecDocument:
     version: str
     data: Any
     positions: Positions
+    # sha256 of the text it was parsed from: how a later build knows the file unchanged.
+    digest: str
 
     @property
     def kind_id(self) -> str:
@@ -58,3 +61,8 @@ class SpecDocument:
     def key_mark(self, path: KeyPath) -> Mark:
         line, column = self.positions.key(path)
         return Mark(self.display, line, column, path)
+
+
+def text_digest(text: str) -> str:
+    """The ``digest`` of a document parsed from ``text``."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,268 @@
+"""A build reuses the parts of the tree that no changed input reaches (ttlgen/incremental.py),
+and what it writes is always what a full generation writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SPECS, TEMPLATES
+from ttlgen import incremental
+from ttlgen.emit import Emitter, emitters
+from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.errors import SpecErrors
+from ttlgen.generate import generate
+from ttlgen.incremental import KernelsWithheld, Withheld
+from ttlgen.model.project import Project
+from ttlgen.pipeline import load_project
+from ttlgen.plan.project import ProjectPlan
+
+KERNEL_SPEC = "kernels/elementwise.yaml"
+
+
+@pytest.fixture(autouse=True)
+def own_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records of this test only: the session's cache may hold any earlier test's parts."""
+    monkeypatch.setenv("TTLGEN_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def full(specs: Path, templates: Path | None = None) -> dict[str, bytes]:
+    return generate(specs, templates, reuse=False).files
+
+
+def reusing(specs: Path, templates: Path | None = None) -> dict[str, bytes]:
+    return generate(specs, templates, reuse=True).files
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path} no longer holds {old!r}; pick another edit"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture
+def lowered(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The names of the kernels the generations lower, in order."""
+    names: list[str] = []
+    real = incremental.plan_kernels
+
+    def recording(kernels, *args, **kwargs):  # type: ignore[no-untyped-def]
+        names.extend(k.name for k in kernels)
+        return real(kernels, *args, **kwargs)
+
+    monkeypatch.setattr(incremental, "plan_kernels", recording)
+    yield names
+
+
+@pytest.fixture
+def ran(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The names of the project emitters the generations run (each run of each)."""
+    names: list[str] = []
+
+    def recording() -> list[Emitter]:
+        found = []
+        for e in emitters():
+            if e.project is None:
+                found.append(e)
+                continue
+
+            def run(project: Project, plan: ProjectPlan, ctx: EmitContext, e: Emitter = e) -> list[GeneratedFile]:
+                names.append(e.name)
+                assert e.project is not None
+                return e.project(project, plan, ctx)
+
+            found.append(Emitter(e.name, project=run))
+        return found
+
+    monkeypatch.setattr(incremental, "emitters", recording)
+    yield names
+
+
+def kernels_of(specs: Path, source: str) -> list[str]:
+    return [k.name for k in load_project(specs).kernels.kernels if k.source == f"specs/{source}"]
+
+
+# ---------------------------------------------------------------- same bytes as a full generation
+
+
+@pytest.mark.parametrize(
+    ("spec", "old", "new"),
+    [
+        (KERNEL_SPEC, "out = a + b over bf16 tiles (FPU add_tiles).", "out = a + b, bf16 tiles, FPU add_tiles."),
+        ("ops/elementwise.yaml", "\n", "\n# a comment moves every line below it\n"),
+        ("abi/komorebi.yaml", "\n", "\n# a comment moves every line below it\n"),
+    ],
+    ids=["kernel-spec", "op-spec", "layout-spec"],
+)
+def test_a_build_after_an_edit_writes_what_a_full_generation_writes(spec_copy: Path, spec: str, old: str, new: str) -> None:
+    reusing(spec_copy)
+    edit(spec_copy / spec, old, new)
+    assert reusing(spec_copy) == full(spec_copy)
+
+
+def test_a_build_after_a_template_edit_writes_what_a_full_generation_writes(spec_copy: Path, tmp_path: Path) -> None:
+    import shutil
+
+    # Two directories: a process renders each template directory as it first read it.
+    before, after = tmp_path / "templates", tmp_path / "edited-templates"
+    shutil.copytree(TEMPLATES, before)
+    reusing(spec_copy, before)
+    shutil.copytree(TEMPLATES, after)
+    edit(after / "kernels" / "compute.cpp.j2", "#include", "// edited template\n#include")
+    result = reusing(spec_copy, after)
+    assert result == full(spec_copy, after)
+    assert b"// edited template" in result["kernels/eltwise_add_bf16/compute.cpp"]
+
+
+def test_the_committed_specs_reusing_every_part_give_the_committed_tree() -> None:
+    first = reusing(SPECS)
+    assert reusing(SPECS) == first == full(SPECS)
+
+
+# ---------------------------------------------------------------- what is regenerated
+
+
+def test_after_an_edit_of_one_kernel_spec_only_the_kernels_of_that_file_are_lowered(
+    spec_copy: Path, lowered: list[str]
+) -> None:
+    reusing(spec_copy)
+    lowered.clear()
+    edit(spec_copy / KERNEL_SPEC, "\n", "\n# edited\n")
+    reusing(spec_copy)
+    assert sorted(lowered) == sorted(kernels_of(spec_copy, KERNEL_SPEC))
+
+
+def test_a_build_of_unchanged_specs_lowers_no_kernel_and_runs_no_emitter(
+    spec_copy: Path, lowered: list[str], ran: list[str]
+) -> None:
+    reusing(spec_copy)
+    lowered.clear()
+    ran.clear()
+    reusing(spec_copy)
+    assert (lowered, ran) == ([], [])
+
+
+def test_after_a_kernel_spec_edit_only_the_emitters_that_read_kernels_run(spec_copy: Path, ran: list[str]) -> None:
+    reusing(spec_copy)
+    first = list(ran)
+    ran.clear()
+    edit(spec_copy / KERNEL_SPEC, "\n", "\n# edited\n")
+    reusing(spec_copy)
+    # schemas names each kernel and its buffers in the kernel spec's editor schema; every
+    # other project emitter reads no kernel. A kernel reader runs twice the first time
+    # (once without the kernels).
+    assert ran == ["schemas"]
+    assert sorted(set(first)) == sorted(e.name for e in emitters() if e.project is not None)
+    assert first.count("schemas") == 2
+
+
+def test_after_an_op_spec_edit_every_kernel_is_lowered_again(spec_copy: Path, lowered: list[str]) -> None:
+    reusing(spec_copy)
+    lowered.clear()
+    edit(spec_copy / "ops" / "elementwise.yaml", "\n", "\n# edited\n")
+    reusing(spec_copy)
+    assert sorted(lowered) == sorted(k.name for k in load_project(spec_copy).kernels.kernels)
+
+
+# ---------------------------------------------------------------- emitters that read kernels
+
+
+def _extra(monkeypatch: pytest.MonkeyPatch, emitter: Emitter) -> None:
+    real = incremental.emitters
+    monkeypatch.setattr(incremental, "emitters", lambda: [*real(), emitter])
+
+
+def test_an_emitter_that_reads_the_kernel_specs_is_given_them_and_never_reused_stale(
+    spec_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def names(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
+        return [GeneratedFile("kernel_names.py", "\n".join(k.summary for k in project.kernels.kernels))]
+
+    _extra(monkeypatch, Emitter("zz_kernel_names", project=names))
+    assert b"FPU add_tiles" in reusing(spec_copy)["kernel_names.py"]
+    edit(spec_copy / KERNEL_SPEC, "(FPU add_tiles)", "(edited summary)")
+    assert b"edited summary" in reusing(spec_copy)["kernel_names.py"]
+
+
+def test_an_emitter_that_swallows_the_withheld_error_is_still_known_to_read_kernels(
+    spec_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def careless(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
+        try:
+            count = str(len(project.kernels.kernels))
+        except Exception:
+            count = "none"
+        return [GeneratedFile("kernel_count.py", count)]
+
+    _extra(monkeypatch, Emitter("zz_kernel_count", project=careless))
+    count = len(load_project(spec_copy).kernels.kernels)
+    assert reusing(spec_copy)["kernel_count.py"].endswith(f"\n{count}\n".encode())
+    assert full(spec_copy)["kernel_count.py"].endswith(f"\n{count}\n".encode())
+
+
+def test_an_emitter_that_reads_kernel_plans_gets_every_kernel_lowered(
+    spec_copy: Path, monkeypatch: pytest.MonkeyPatch, lowered: list[str]
+) -> None:
+    def widths(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
+        return [GeneratedFile("widths.py", "\n".join(f"{k.kernel.name} {k.dest_width}" for k in plan.kernels))]
+
+    _extra(monkeypatch, Emitter("zz_widths", project=widths))
+    reusing(spec_copy)
+    edit(spec_copy / KERNEL_SPEC, "\n", "\n# edited\n")
+    lowered.clear()
+    result = reusing(spec_copy)
+    assert result["widths.py"] == full(spec_copy)["widths.py"]
+    assert all(f"{k.name} ".encode() in result["widths.py"] for k in load_project(spec_copy).kernels.kernels)
+
+
+# ---------------------------------------------------------------- records
+
+
+def parts(tmp_path: Path) -> list[Path]:
+    return sorted(p for p in (tmp_path / "cache" / "parts").rglob("*") if p.is_file())
+
+
+def test_a_failed_generation_records_nothing(spec_copy: Path, tmp_path: Path) -> None:
+    edit(spec_copy / KERNEL_SPEC, "target: wormhole_b0", "target: no_such_target")
+    with pytest.raises(SpecErrors):
+        reusing(spec_copy)
+    assert parts(tmp_path) == []
+
+
+def test_a_damaged_record_is_generated_again(spec_copy: Path, tmp_path: Path) -> None:
+    expected = reusing(spec_copy)
+    for record in parts(tmp_path):
+        record.write_bytes(b"\x00damaged")
+    assert reusing(spec_copy) == expected
+
+
+def test_without_reuse_nothing_is_recorded(spec_copy: Path, tmp_path: Path) -> None:
+    full(spec_copy)
+    assert parts(tmp_path) == []
+
+
+# ---------------------------------------------------------------- the stand-in
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda w: w.kernels,
+        lambda w: len(w),
+        lambda w: list(w),
+        lambda w: bool(w),
+        lambda w: w[0],
+        lambda w: w == (),
+        lambda w: hash(w),
+        lambda w: repr(w),
+        lambda w: f"{w}",
+    ],
+    ids=["attribute", "len", "iter", "bool", "index", "eq", "hash", "repr", "format"],
+)
+def test_any_use_of_withheld_kernels_raises_and_is_remembered(use) -> None:  # type: ignore[no-untyped-def]
+    withheld = Withheld()
+    with pytest.raises(KernelsWithheld):
+        use(withheld)
+    assert withheld.used
