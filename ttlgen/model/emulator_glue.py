@@ -46,22 +46,31 @@ class GlueIndex:
         return sorted(n[len(prefix):] for n in self.names if n.startswith(prefix) and "::" not in n[len(prefix):])
 
 
+# What the walk stops at: a namespace opening, or a brace or semicolon. Between them
+# nothing changes the walk's state, so it jumps (a character-by-character loop took
+# most of a build's model time).
+_STOP = re.compile(r"namespace\s+([\w:]+)\s*\{|[{};]")
+
+
 def _walk(text: str) -> tuple[list[tuple[str, str]], list[tuple[int, int, str]]]:
     """(namespace, statement head) of each statement at namespace scope, and the span of
     every namespace block."""
     heads: list[tuple[str, str]] = []
     spans: list[tuple[int, int, str]] = []
     stack: list[tuple[str, int, int]] = []  # (namespace, brace depth inside it, start)
-    depth = pos = head_start = 0
-    while pos < len(text):
+    depth = head_start = 0
+    for found in _STOP.finditer(text):
         scope_depth = stack[-1][1] if stack else 0
-        found = _NAMESPACE.match(text, pos)
-        if found and depth == scope_depth:
-            outer = stack[-1][0] if stack else ""
-            name = found.group(1)
-            stack.append((f"{outer}::{name}" if outer else name, depth + 1, found.end()))
-            depth += 1
-            pos = head_start = found.end()
+        pos = found.end() - 1
+        if found.group(1) is not None:
+            if depth == scope_depth:
+                outer = stack[-1][0] if stack else ""
+                name = found.group(1)
+                stack.append((f"{outer}::{name}" if outer else name, depth + 1, found.end()))
+                depth += 1
+                head_start = found.end()
+            else:
+                depth += 1  # its brace, inside a block: an ordinary one
             continue
         ch = text[pos]
         if ch == "{":
@@ -75,10 +84,9 @@ def _walk(text: str) -> tuple[list[tuple[str, str]], list[tuple[int, int, str]]]
                 spans.append((begin, pos, name))
             if depth == (stack[-1][1] if stack else 0):
                 head_start = pos + 1
-        elif ch == ";" and depth == scope_depth:
+        elif depth == scope_depth:  # ";"
             heads.append((stack[-1][0] if stack else "", text[head_start : pos + 1]))
             head_start = pos + 1
-        pos += 1
     return heads, spans
 
 
