@@ -158,13 +158,7 @@ def load_file(path: Path, source: str, display: str | None = None) -> SpecDocume
     data, positions = parsed
     kind = identify(data, positions, file)
     return SpecDocument(
-        display=file,
-        source=source,
-        kind=kind.name,
-        version=kind.version,
-        data=data,
-        positions=positions,
-        digest=text_digest(text),
+        display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions, digest=text_digest(text)
     )
 
 
