@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 from ttlgen.cli import app
 
 COMMANDS = sorted(c.name or c.callback.__name__ for c in app.registered_commands if c.callback is not None)
@@ -72,3 +73,36 @@ def test_a_build_runs_without_the_cycle_collector_and_restores_it(tmp_path: Path
     assert result.exit_code == 0, result.stderr
     assert seen == [False]
     assert gc.isenabled()
+
+
+def _ttlgen(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ttlgen", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def test_the_console_entry_point_ends_with_the_commands_exit_code_and_its_whole_output(tmp_path: Path) -> None:
+    # main() ends the process without the interpreter's teardown: the exit code, stdout,
+    # stderr and the files written must be exactly what a normal exit gives.
+    out = tmp_path / "out"
+    built = _ttlgen("build", "--out", out, "--json", cwd=REPO)
+    assert built.returncode == 0, built.stderr
+    assert json.loads(built.stdout)["files"] == len([p for p in out.rglob("*") if p.is_file()])
+    (out / "MANIFEST").write_text("stale\n")
+    stale = _ttlgen("check", "--out", out, cwd=REPO)
+    assert (stale.returncode, stale.stderr.splitlines()[0]) == (1, f"stale: {out / 'MANIFEST'}")
+    unknown = _ttlgen("no-such-command", cwd=REPO)
+    assert unknown.returncode == 2 and "No such command" in unknown.stderr
+    helped = _ttlgen("--help", cwd=REPO)
+    assert helped.returncode == 0 and all(command in helped.stdout for command in COMMANDS)
+
+
+def test_the_console_entry_point_runs_the_exit_handlers(tmp_path: Path) -> None:
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('handler ran', flush=True))\n"
+        "from ttlgen.cli import main\n"
+        "sys.argv = ['ttlgen', 'validate']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("handler ran\n")
