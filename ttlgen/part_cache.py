@@ -5,12 +5,14 @@ or the note that the part reads every kernel (``reads``, a level), which sends t
 to the key over every spec. Records are marshal (they hold only strings, bytes and ints)
 under the cache root, one file per key. A generation collects its new records and writes
 them only once it has succeeded, so a build that fails records nothing. A record that is
-missing, unreadable or not of that shape is a miss: the part is generated again.
+missing, unreadable, not of that shape or not matching the hash it carries is a miss: the
+part is generated again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,9 +50,20 @@ def _decode(data: object) -> Record | None:
 
 
 def _encode(record: Record) -> bytes:
-    if isinstance(record, Files):
-        return marshal.dumps(("files", record.files))
-    return marshal.dumps(("reads", record.level))
+    payload = marshal.dumps(("files", record.files) if isinstance(record, Files) else ("reads", record.level))
+    return hashlib.sha256(payload).digest() + payload
+
+
+def _load(data: bytes) -> Record | None:
+    # The record's bytes go into the tree unread, so a record damaged on disk must be a
+    # miss, not output: the payload carries its own hash.
+    digest, payload = data[:32], data[32:]
+    if hashlib.sha256(payload).digest() != digest:
+        return None
+    try:
+        return _decode(marshal.loads(payload))
+    except (ValueError, EOFError, TypeError):
+        return None
 
 
 @dataclass
@@ -75,10 +88,9 @@ class PartRecords:
         if self.root is None:
             return None
         try:
-            data = marshal.loads(self._path(key).read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
+            return _load(self._path(key).read_bytes())
+        except OSError:
             return None
-        return _decode(data)
 
     def add(self, key: str, record: Record) -> None:
         if self.root is not None:
