@@ -106,3 +106,12 @@ def test_a_process_using_few_records_keeps_the_records_of_others(tmp_path: Path)
     after = probe(tmp_path)
     assert after["compiled"] == 0
     assert after["recorded"] > recorded  # the probe's records and the new class's
+
+
+def test_a_record_whose_bytes_changed_is_compiled_again(tmp_path: Path) -> None:
+    probe(tmp_path)
+    record = record_file(tmp_path)
+    data = record.read_bytes()
+    record.write_bytes(data.replace(b"__init__", b"__inix__", 1))  # still valid marshal
+    again = probe(tmp_path)
+    assert again["compiled"] > 100

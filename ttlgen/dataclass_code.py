@@ -6,7 +6,8 @@ about a thousand small compilations for ttlgen's records, measured at 40% of the
 `ttlgen build` spends importing ttlgen. The text fully determines the code object
 (dataclasses executes it with the class's module as globals and compiles nothing else),
 so the code compiled from a text is recorded under that text (marshal, per bytecode
-version) and reused by later processes; what runs is the same code either way.
+version, with the hash of the whole) and reused by later processes; what runs is the same
+code either way.
 
 Only classes of ttlgen's own modules go through the record; every other dataclass
 is compiled as the standard library does. As every cache under `ttlgen.cache`, it is off
@@ -19,6 +20,7 @@ import atexit
 import builtins
 import contextlib
 import dataclasses
+import hashlib
 import importlib.util
 import marshal
 from pathlib import Path
@@ -71,7 +73,8 @@ def _save() -> None:
         return
     kept = _known if len(_known) <= _LIMIT else _used
     with contextlib.suppress(OSError, ValueError):  # an unwritable cache only costs time
-        cache.write_atomically(_record_path(), marshal.dumps(dict(sorted(kept.items()))))
+        payload = marshal.dumps(dict(sorted(kept.items())))
+        cache.write_atomically(_record_path(), hashlib.sha256(payload).digest() + payload)
 
 
 def install() -> None:
@@ -82,7 +85,10 @@ def install() -> None:
     if getattr(dataclasses, "exec", builtins.exec) is not builtins.exec:
         return  # already installed, or somebody else's hook: leave it alone
     try:
-        loaded = marshal.loads(_record_path().read_bytes())
+        data = _record_path().read_bytes()
+        # Code from the record runs as ttlgen's own: a record damaged on disk (it carries
+        # the hash of its payload) is compiled afresh instead.
+        loaded = marshal.loads(data[32:]) if hashlib.sha256(data[32:]).digest() == data[:32] else {}
     except (OSError, ValueError, EOFError, TypeError):
         loaded = {}
     if isinstance(loaded, dict):
