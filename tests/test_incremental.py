@@ -278,3 +278,21 @@ def test_a_record_with_a_flipped_bit_is_generated_again(spec_copy: Path, tmp_pat
             damaged += 1
     assert damaged > 10
     assert reusing(spec_copy) == expected
+
+
+def test_a_documents_digest_depends_on_its_content_not_on_how_its_objects_are_shared() -> None:
+    import dataclasses
+    import marshal
+
+    from ttlgen.spec.document import Positions
+    from ttlgen.spec.load import load_file
+
+    fresh = load_file(SPECS / KERNEL_SPEC, KERNEL_SPEC)
+    # What the parse cache gives back: equal values, shared differently.
+    copied = dataclasses.replace(
+        fresh,
+        data=marshal.loads(marshal.dumps(fresh.data)),
+        positions=Positions(*marshal.loads(marshal.dumps((fresh.positions.values, fresh.positions.keys)))),
+    )
+    assert copied.digest == fresh.digest
+    assert dataclasses.replace(fresh, data={**fresh.data, "x": 1}).digest != fresh.digest

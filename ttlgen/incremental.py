@@ -13,7 +13,8 @@ The output tree is made of parts, each a pure function of what it reads:
 The specs are always loaded, validated and modelled whole (the checks across files must
 see every file); only planning and printing are split. Each part's outputs are recorded
 (ttlgen/part_cache.py) under a key hashing the generator (its code, libraries and
-templates) and exactly the specs the part reads, by their text. So a build after an edit
+templates) and exactly the specs the part reads, by their content (`SpecDocument.digest`:
+data and positions). So a build after an edit
 of one kernel spec lowers and prints the kernels of that file, runs the emitters that
 read kernels, and takes every other file from the record: bytes that the same inputs
 produced before, as the tree cache does for a whole tree. ``check --no-cache`` and
@@ -81,12 +82,12 @@ def _digest(*parts: str) -> str:
 class PartKeys:
     """The record keys of one spec tree's parts.
 
-    ``shared`` hashes the generator, every spec's name and kind, and the text of every
-    spec but the kernel specs; ``everything`` adds the kernel specs' texts."""
+    ``shared`` hashes the generator, every spec's name and kind, and the content of every
+    spec but the kernel specs; ``everything`` adds the kernel specs' content."""
 
     shared: str
     everything: str
-    kernel_files: dict[str, str]  # a kernel spec's source name -> its text's digest
+    kernel_files: dict[str, str]  # a kernel spec's source name -> its content's digest
 
     @classmethod
     def of(cls, documents: Sequence[SpecDocument], generator: str) -> PartKeys:

@@ -48,7 +48,7 @@ from ttlgen.resolver import (
     runtime_fields,
 )
 from ttlgen.resolver import Diagnostic as ResolverDiagnostic
-from ttlgen.spec.document import Positions, SpecDocument, text_digest
+from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.files import SPEC_SUFFIXES, display_path
 from ttlgen.spec.load import identify, load_specs, parse_text, read_text
 from ttlgen.validate.documents import validate_documents
@@ -137,9 +137,9 @@ def read_kernel_file(path: Path) -> SpecDocument:
         kind = identify(data, positions, file)  # a spec, with the header rules of one
         if kind.name != KERNEL_KIND:
             raise UsageError(f"{file} is a {kind.kind_id} spec, not a kernel spec or kernel description")
-        document = SpecDocument(file, str(path), kind.name, kind.version, data, positions, text_digest(text))
+        document = SpecDocument(file, str(path), kind.name, kind.version, data, positions)
     else:  # a description, which may leave 'spec' out
-        document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions, text_digest(text))
+        document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
     problems = validate_documents([document])
     if problems:
         raise SpecErrors(problems)

@@ -10,59 +10,20 @@ new key and so a full generation. Set TTLGEN_NO_CACHE=1 (or pass --no-cache) to 
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import importlib.util
 import json
-import os
-import sys
 from pathlib import Path
 
-from ttlgen import __version__
 from ttlgen.cache import cache_root, write_atomically
+from ttlgen.fingerprint import code as code_fingerprint
+from ttlgen.fingerprint import hash_tree
 from ttlgen.write import existing_entries, read_regular
-
-# The libraries whose code shapes the output bytes (parsing and rendering). Their
-# package __init__ files carry their versions; hashing those is far cheaper than
-# importlib.metadata, which scans every installed distribution.
-_RENDERING_LIBRARIES = ("jinja2", "yaml")
-
-
-def _hash_tree(digest: hashlib._Hash, root: Path, label: str) -> None:
-    if not root.is_dir():
-        digest.update(f"{label}:absent\n".encode())
-        return
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith((".pyc", ".pyo")):
-                continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            digest.update(f"{label}:{rel}\n".encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-
-
-@functools.cache
-def _code_fingerprint() -> bytes:
-    """ttlgen's version and source and the rendering libraries. Memoised: the code of a
-    running ttlgen does not change under it (the templates, hashed on every call, may)."""
-    digest = hashlib.sha256()
-    digest.update(f"ttlgen {__version__} python {sys.version_info[:2]}\n".encode())
-    for library in _RENDERING_LIBRARIES:
-        spec = importlib.util.find_spec(library)
-        origin = Path(spec.origin) if spec is not None and spec.origin else None
-        digest.update(f"{library}\n".encode())
-        if origin is not None and origin.is_file():
-            digest.update(hashlib.sha256(origin.read_bytes()).digest())
-    _hash_tree(digest, Path(__file__).resolve().parent, "generator")
-    return digest.digest()
 
 
 def generator_fingerprint(templates_dir: Path) -> str:
     """Everything but the specs that decides the output: the code and the templates."""
-    digest = hashlib.sha256(_code_fingerprint())
-    _hash_tree(digest, templates_dir, "templates")
+    digest = hashlib.sha256(code_fingerprint())
+    hash_tree(digest, templates_dir, "templates")
     return digest.hexdigest()
 
 
@@ -70,7 +31,7 @@ def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
     digest = hashlib.sha256(generator_fingerprint(templates_dir).encode())
     # Generated headers name their sources by the spec directory's name.
     digest.update(f"specs-name:{specs_dir.resolve().name}\n".encode())
-    _hash_tree(digest, specs_dir, "specs")
+    hash_tree(digest, specs_dir, "specs")
     return digest.hexdigest()
 
 

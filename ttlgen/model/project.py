@@ -9,6 +9,7 @@ from ttlgen.errors import DiagnosticSink
 from ttlgen.model import (
     kernels,
     layout,
+    memo,
     namespaces,
     ops,
     programs,
@@ -52,7 +53,10 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
                 "a kernel description is the input of `ttlgen resolve`, not a spec; keep it outside the spec tree",
             )
     ops_model = ops.build(documents, sink)
-    api_model = tt_metal_api.build(documents, sink)
+    api_documents = [d for d in documents if d.kind in (tt_metal_api.KIND, tt_metal_api.EMULATION_KIND)]
+    api_model = memo.built_once(
+        "tt_metal_api", api_documents, lambda: tt_metal_api.build(api_documents, sink), sink, tt_metal_api.ApiModel
+    )
     targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)
     spelling_model = spelling.build(documents, sink, ops_model, api_model)
     spelling_check.check(spelling_model, api_model, sink)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,12 +49,21 @@ class SpecDocument:
     version: str
     data: Any
     positions: Positions
-    # sha256 of the text it was parsed from: how a later build knows the file unchanged.
-    digest: str
 
     @property
     def kind_id(self) -> str:
         return f"{self.kind}/{self.version}"
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """A hash of everything a later stage reads of the document: its data and positions
+        (its names and kind are compared apart). Two documents with one digest give the
+        same model, so the caches that reuse a model or an output key by it."""
+        # marshal holds exactly the plain data and the position tuples. Format 2: later
+        # ones mark objects referenced twice, so equal data parsed afresh and read back
+        # from the parse cache would give different bytes.
+        content = marshal.dumps((self.data, self.positions.values, self.positions.keys), 2)
+        return hashlib.sha256(content).hexdigest()
 
     def mark(self, path: KeyPath = ()) -> Mark:
         line, column = self.positions.value(path)
@@ -61,8 +72,3 @@ class SpecDocument:
     def key_mark(self, path: KeyPath) -> Mark:
         line, column = self.positions.key(path)
         return Mark(self.display, line, column, path)
-
-
-def text_digest(text: str) -> str:
-    """The ``digest`` of a document parsed from ``text``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

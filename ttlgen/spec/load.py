@@ -9,7 +9,7 @@ from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors
 from ttlgen.spec import kinds, parse_cache
-from ttlgen.spec.document import Positions, SpecDocument, text_digest
+from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.files import display_path, source_name, spec_files
 from ttlgen.spec.limits import (
     FILE_BYTES_LIMIT,
@@ -158,7 +158,7 @@ def load_file(path: Path, source: str, display: str | None = None) -> SpecDocume
     data, positions = parsed
     kind = identify(data, positions, file)
     return SpecDocument(
-        display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions, digest=text_digest(text)
+        display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions
     )
 
 
