@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ttlgen import __version__
+from ttlgen import __version__, cache
 from ttlgen.emit import emitters
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._notice import MANIFEST, NOTICE
@@ -89,4 +89,6 @@ def generate(specs_dir: Path, templates_dir: Path | None = None, reuse: bool = F
         raise RuntimeError(f"an emitter produced {MANIFEST!r}, which is reserved for provenance")
     files[MANIFEST] = manifest(specs_dir, templates, files)
     records.commit()
+    if records.root is not None:
+        cache.trim()
     return GeneratedTree(files=dict(sorted(files.items())))
