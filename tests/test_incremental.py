@@ -296,3 +296,18 @@ def test_a_documents_digest_depends_on_its_content_not_on_how_its_objects_are_sh
     )
     assert copied.digest == fresh.digest
     assert dataclasses.replace(fresh, data={**fresh.data, "x": 1}).digest != fresh.digest
+
+
+def test_an_emitter_that_swallows_the_withheld_error_and_then_fails_is_run_with_the_kernels(
+    spec_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fragile(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
+        try:
+            names = [k.name for k in project.kernels.kernels]
+        except Exception:
+            names = []
+        return [GeneratedFile("first_kernel.py", names[0])]  # IndexError without the kernels
+
+    _extra(monkeypatch, Emitter("zz_first_kernel", project=fragile))
+    first = sorted(k.name for k in load_project(spec_copy).kernels.kernels)[0]
+    assert reusing(spec_copy)["first_kernel.py"].endswith(f"\n{first}\n".encode())
