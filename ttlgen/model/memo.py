@@ -8,7 +8,9 @@ under a key hashing ttlgen's code and each document's names, kind and content (i
 data and positions, `SpecDocument.digest`: what the builder reads); the names
 are part of it because the model's marks print them. A build with errors records
 nothing, so its errors are found and reported again next time, with the same
-cross-domain suppression (`DiagnosticSink` ``breaks``) as on a first build.
+cross-domain suppression (`DiagnosticSink` ``breaks``) as on a first build. Loading a
+pickle runs what it names, so a record is trusted as far as the cache directory is, like
+the bytecode Python itself caches; the hash only guards against damage.
 """
 
 from __future__ import annotations
