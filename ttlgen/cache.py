@@ -10,6 +10,7 @@ costs or saves time: no result may depend on it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 import time
@@ -41,6 +42,23 @@ def write_atomically(target: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(name)  # a refused write (a full disk) leaves no half-written file
         raise
+
+
+def write_sealed(target: Path, payload: bytes) -> None:
+    """Write ``payload`` atomically behind its sha256, for `read_sealed`. Raises OSError."""
+    write_atomically(target, hashlib.sha256(payload).digest() + payload)
+
+
+def read_sealed(target: Path) -> bytes | None:
+    """The payload `write_sealed` wrote, or None when the file is absent, unreadable or
+    damaged (its bytes no longer match the hash they carry): a record whose bytes run
+    as code or go into the tree unread must be a miss then, never a result."""
+    try:
+        data = target.read_bytes()
+    except OSError:
+        return None
+    digest, payload = data[:32], data[32:]
+    return payload if hashlib.sha256(payload).digest() == digest else None
 
 
 # The generator's records grow with every edit a build sees (each changed part's files,

@@ -20,7 +20,6 @@ import atexit
 import builtins
 import contextlib
 import dataclasses
-import hashlib
 import importlib.util
 import marshal
 from pathlib import Path
@@ -73,8 +72,7 @@ def _save() -> None:
         return
     kept = _known if len(_known) <= _LIMIT else _used
     with contextlib.suppress(OSError, ValueError):  # an unwritable cache only costs time
-        payload = marshal.dumps(dict(sorted(kept.items())))
-        cache.write_atomically(_record_path(), hashlib.sha256(payload).digest() + payload)
+        cache.write_sealed(_record_path(), marshal.dumps(dict(sorted(kept.items()))))
 
 
 def install() -> None:
@@ -84,12 +82,11 @@ def install() -> None:
         return
     if getattr(dataclasses, "exec", builtins.exec) is not builtins.exec:
         return  # already installed, or somebody else's hook: leave it alone
+    # Code from the record runs as ttlgen's own: a damaged record is compiled afresh.
+    payload = cache.read_sealed(_record_path())
     try:
-        data = _record_path().read_bytes()
-        # Code from the record runs as ttlgen's own: a record damaged on disk (it carries
-        # the hash of its payload) is compiled afresh instead.
-        loaded = marshal.loads(data[32:]) if hashlib.sha256(data[32:]).digest() == data[:32] else {}
-    except (OSError, ValueError, EOFError, TypeError):
+        loaded = marshal.loads(payload) if payload is not None else {}
+    except (ValueError, EOFError, TypeError):
         loaded = {}
     if isinstance(loaded, dict):
         _known.update(

@@ -12,7 +12,6 @@ part is generated again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,20 +49,7 @@ def _decode(data: object) -> Record | None:
 
 
 def _encode(record: Record) -> bytes:
-    payload = marshal.dumps(("files", record.files) if isinstance(record, Files) else ("reads", record.level))
-    return hashlib.sha256(payload).digest() + payload
-
-
-def _load(data: bytes) -> Record | None:
-    # The record's bytes go into the tree unread, so a record damaged on disk must be a
-    # miss, not output: the payload carries its own hash.
-    digest, payload = data[:32], data[32:]
-    if hashlib.sha256(payload).digest() != digest:
-        return None
-    try:
-        return _decode(marshal.loads(payload))
-    except (ValueError, EOFError, TypeError):
-        return None
+    return marshal.dumps(("files", record.files) if isinstance(record, Files) else ("reads", record.level))
 
 
 @dataclass
@@ -87,9 +73,12 @@ class PartRecords:
             return self.pending[key]
         if self.root is None:
             return None
+        payload = cache.read_sealed(self._path(key))  # its bytes go into the tree unread
+        if payload is None:
+            return None
         try:
-            return _load(self._path(key).read_bytes())
-        except OSError:
+            return _decode(marshal.loads(payload))
+        except (ValueError, EOFError, TypeError):
             return None
 
     def add(self, key: str, record: Record) -> None:
@@ -102,5 +91,5 @@ class PartRecords:
             return
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             for key, record in sorted(self.pending.items()):
-                cache.write_atomically(self._path(key), _encode(record))
+                cache.write_sealed(self._path(key), _encode(record))
         self.pending.clear()

@@ -44,18 +44,17 @@ def built_once(domain: str, documents: Sequence[SpecDocument], build: Callable[[
     if not cache.enabled():
         return build()
     record = _record(domain, documents)
-    try:
-        data = record.read_bytes()
-        if hashlib.sha256(data[32:]).digest() == data[:32]:
-            loaded = pickle.loads(data[32:])
-            if isinstance(loaded, kind):
-                return loaded
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-        pass  # absent or damaged: build
+    payload = cache.read_sealed(record)
+    if payload is not None:
+        try:
+            loaded = pickle.loads(payload)
+        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            loaded = None  # a record of other code: build
+        if isinstance(loaded, kind):
+            return loaded
     before = sink.count
     model = build()
     if sink.count == before:
         with contextlib.suppress(OSError, pickle.PicklingError):  # a cache that cannot be written only costs time
-            payload = pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
-            cache.write_atomically(record, hashlib.sha256(payload).digest() + payload)
+            cache.write_sealed(record, pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
     return model
