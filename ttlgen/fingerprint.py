@@ -48,3 +48,11 @@ def code() -> bytes:
             digest.update(hashlib.sha256(origin.read_bytes()).digest())
     hash_tree(digest, Path(__file__).resolve().parent, "generator")
     return digest.digest()
+
+
+def generator(templates_dir: Path) -> str:
+    """Everything but the specs that decides the output: the code and the templates
+    (hashed on every call: unlike the code, they may change under a running process)."""
+    digest = hashlib.sha256(code())
+    hash_tree(digest, templates_dir, "templates")
+    return digest.hexdigest()

@@ -12,13 +12,13 @@ from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._notice import MANIFEST, NOTICE
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.errors import UsageError
+from ttlgen.fingerprint import generator as generator_fingerprint
 from ttlgen.incremental import generate_parts
 from ttlgen.model.project import Project, build_project
 from ttlgen.part_cache import PartRecords
 from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.spec.files import source_name, spec_files
-from ttlgen.tree_cache import generator_fingerprint
 
 
 @dataclass(frozen=True)

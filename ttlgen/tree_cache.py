@@ -15,16 +15,9 @@ import json
 from pathlib import Path
 
 from ttlgen.cache import cache_root, write_atomically
-from ttlgen.fingerprint import code as code_fingerprint
+from ttlgen.fingerprint import generator as generator_fingerprint
 from ttlgen.fingerprint import hash_tree
 from ttlgen.write import existing_entries, read_regular
-
-
-def generator_fingerprint(templates_dir: Path) -> str:
-    """Everything but the specs that decides the output: the code and the templates."""
-    digest = hashlib.sha256(code_fingerprint())
-    hash_tree(digest, templates_dir, "templates")
-    return digest.hexdigest()
 
 
 def fingerprint(specs_dir: Path, templates_dir: Path) -> str:
