@@ -3,6 +3,9 @@ and what it writes is always what a full generation writes."""
 
 from __future__ import annotations
 
+import dataclasses
+import marshal
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +21,8 @@ from ttlgen.incremental import KernelsWithheld, Withheld
 from ttlgen.model.project import Project
 from ttlgen.pipeline import load_project
 from ttlgen.plan.project import ProjectPlan
+from ttlgen.spec.document import Positions
+from ttlgen.spec.load import load_file
 
 KERNEL_SPEC = "kernels/elementwise.yaml"
 
@@ -103,8 +108,6 @@ def test_a_build_after_an_edit_writes_what_a_full_generation_writes(spec_copy: P
 
 
 def test_a_build_after_a_template_edit_writes_what_a_full_generation_writes(spec_copy: Path, tmp_path: Path) -> None:
-    import shutil
-
     # Two directories: a process renders each template directory as it first read it.
     before, after = tmp_path / "templates", tmp_path / "edited-templates"
     shutil.copytree(TEMPLATES, before)
@@ -281,11 +284,6 @@ def test_a_record_with_a_flipped_bit_is_generated_again(spec_copy: Path, tmp_pat
 
 
 def test_a_documents_digest_depends_on_its_content_not_on_how_its_objects_are_shared() -> None:
-    import dataclasses
-    import marshal
-
-    from ttlgen.spec.document import Positions
-    from ttlgen.spec.load import load_file
 
     fresh = load_file(SPECS / KERNEL_SPEC, KERNEL_SPEC)
     # What the parse cache gives back: equal values, shared differently.
