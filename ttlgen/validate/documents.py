@@ -1,8 +1,9 @@
 """Schema validation of a spec tree, skipping documents already known to be valid.
 
 Validation is a pure function of a document's data and its kind's schema, so a
-document that passed once passes again: its content hash is recorded in the cache and
-jsonschema (slow to import and to run) is only used for documents that changed.
+document that passed once passes again: its content hash is recorded in the cache. A
+document that changed is first put to the fast validator (accept.py), and jsonschema
+(slow to import and to run) only sees the ones it cannot say yes to, to locate their errors.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ttlgen import cache
 from ttlgen.errors import Diagnostic
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import find_kind, schema_text
+from ttlgen.validate.accept import accepts
 
 
 def _validity_record(document: SpecDocument) -> Path | None:
@@ -30,13 +32,14 @@ def _validity_record(document: SpecDocument) -> Path | None:
 def validate_documents(documents: Sequence[SpecDocument]) -> list[Diagnostic]:
     records = {id(d): _validity_record(d) for d in documents}
     pending = [d for d in documents if (record := records[id(d)]) is None or not record.exists()]
-    if not pending:
-        return []
-    from ttlgen.validate.schema import validate_document
-
     diagnostics: list[Diagnostic] = []
     for document in pending:
-        found = validate_document(document)
+        if accepts(document):
+            found = []
+        else:
+            from ttlgen.validate.schema import validate_document
+
+            found = validate_document(document)
         diagnostics.extend(found)
         record = records[id(document)]
         if not found and record is not None:
