@@ -153,12 +153,12 @@ def test_after_a_kernel_spec_edit_only_the_emitters_that_read_kernels_run(spec_c
     ran.clear()
     edit(spec_copy / KERNEL_SPEC, "\n", "\n# edited\n")
     reusing(spec_copy)
-    # schemas names each kernel and its buffers in the kernel spec's editor schema; every
-    # other project emitter reads no kernel. A kernel reader runs twice the first time
-    # (once without the kernels).
-    assert ran == ["schemas"]
+    # kernel_schema names each kernel and its buffers in the kernel spec's editor schema;
+    # every other project emitter reads no kernel. A kernel reader runs twice the first
+    # time (once without the kernels).
+    assert ran == ["kernel_schema"]
     assert sorted(set(first)) == sorted(e.name for e in emitters() if e.project is not None)
-    assert first.count("schemas") == 2
+    assert first.count("kernel_schema") == 2
 
 
 def test_after_an_op_spec_edit_every_kernel_is_lowered_again(spec_copy: Path, lowered: list[str]) -> None:

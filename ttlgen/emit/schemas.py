@@ -24,7 +24,7 @@ tree does not have yet is checked with the generic definitions.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
@@ -222,16 +222,18 @@ def _layout(value: Any, indent: str) -> tuple[str, str]:
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
     """The specs that declare the names of ``kinds``."""
-    by_kind = {
-        "ops": (project.ops.sources, {"op", "element_type", "primitive", "strategy", "strategy_or_fixed", "full_fp32_kind"}),
-        "targets": (
-            project.targets.sources,
+    # Each group's sources are read only when the schema names a kind of it: an editor
+    # schema that names no kernel's buffers reads no kernel, so a kernel edit leaves it be.
+    groups: list[tuple[set[str], Callable[[], Iterable[str]]]] = [
+        ({"op", "element_type", "primitive", "strategy", "strategy_or_fixed", "full_fp32_kind"}, lambda: project.ops.sources),
+        (
             {"target", "architecture", "device_architecture", "target_or_architecture", "runtime_api", "relation_table", "math_fidelity"},
+            lambda: project.targets.sources,
         ),
-        "layouts": (tuple(layout.file for layout in project.layouts.layouts), {"layout"}),
-        "kernels": (tuple(kernel.source for kernel in project.kernels.kernels), set(KERNEL_SCOPED)),
-    }
-    return tuple(sorted({source for sources, covered in by_kind.values() if covered & kinds for source in sources}))
+        ({"layout"}, lambda: (layout.file for layout in project.layouts.layouts)),
+        (set(KERNEL_SCOPED), lambda: (kernel.source for kernel in project.kernels.kernels)),
+    ]
+    return tuple(sorted({source for covered, sources in groups if covered & kinds for source in sources()}))
 
 
 def _kinds_named(schema: Any) -> set[str]:
@@ -248,16 +250,17 @@ def _kinds_named(schema: Any) -> set[str]:
     return found
 
 
+def schema_file(kind: SpecKind, project: Project) -> GeneratedFile:
+    """The editor schema of ``kind``, written as ``schemas/<its shipped file name>``."""
+    schema = editor_schema(kind, project)
+    return GeneratedFile(
+        path=f"schemas/{kind.schema_file}",
+        body=_dumps(schema),
+        sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, _kinds_named(schema))),
+    )
+
+
 def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
+    """Every kind's editor schema but the kernel kind's (kernel_schema.py writes that one)."""
     del plan, ctx
-    files = []
-    for kind in spec_kinds():
-        schema = editor_schema(kind, project)
-        files.append(
-            GeneratedFile(
-                path=f"schemas/{kind.schema_file}",
-                body=_dumps(schema),
-                sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, _kinds_named(schema))),
-            )
-        )
-    return files
+    return [schema_file(kind, project) for kind in spec_kinds() if kind.name != KERNEL_KIND]
