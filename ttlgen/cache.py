@@ -1,7 +1,8 @@
 """Where ttlgen keeps its caches, and whether caching is on.
 
 Every cache (tree records, generation parts, models, parsed spec documents,
-schema-validity records, compiled templates and dataclass methods, the emulator's builds)
+schema-validity records, file digests, compiled templates and dataclass methods, the
+emulator's builds)
 lives under one root so that TTLGEN_CACHE_DIR moves all of them and TTLGEN_NO_CACHE=1
 turns all of them off; `trim` keeps the root under TTLGEN_CACHE_MAX_MB. A cache only ever
 costs or saves time: no result may depend on it.
