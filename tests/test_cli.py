@@ -106,3 +106,15 @@ def test_the_console_entry_point_runs_the_exit_handlers(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.endswith("handler ran\n")
+
+
+def test_the_console_entry_point_freezes_what_the_cli_import_made_and_runs_the_command_with_the_collector_on() -> None:
+    probe = (
+        "import gc, sys\n"
+        "import ttlgen.__main__ as entry, ttlgen.cli\n"
+        "ttlgen.cli.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "entry.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True True\n"
