@@ -8,6 +8,7 @@ import marshal
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -17,7 +18,8 @@ from ttlgen.emit import Emitter, emitters
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.errors import SpecErrors
 from ttlgen.generate import generate
-from ttlgen.incremental import KernelsWithheld, Withheld
+from ttlgen.incremental import KernelsWithheld, Outlined, Withheld
+from ttlgen.model.kernels import Kernel
 from ttlgen.model.project import Project
 from ttlgen.pipeline import load_project
 from ttlgen.plan.project import ProjectPlan
@@ -147,18 +149,45 @@ def test_a_build_of_unchanged_specs_lowers_no_kernel_and_runs_no_emitter(
     assert (lowered, ran) == ([], [])
 
 
-def test_after_a_kernel_spec_edit_only_the_emitters_that_read_kernels_run(spec_copy: Path, ran: list[str]) -> None:
+def test_a_first_build_runs_every_project_emitter_and_the_outline_readers_twice(spec_copy: Path, ran: list[str]) -> None:
     reusing(spec_copy)
-    first = list(ran)
+    # kernel_schema names each kernel and its buffers: it runs once without the kernels,
+    # then with their outline.
+    assert sorted(set(ran)) == sorted(e.name for e in emitters() if e.project is not None)
+    assert ran.count("kernel_schema") == 2
+
+
+def test_after_an_edit_inside_a_kernel_no_project_emitter_runs(spec_copy: Path, ran: list[str]) -> None:
+    reusing(spec_copy)
     ran.clear()
+    edit(spec_copy / KERNEL_SPEC, "(FPU add_tiles)", "(edited summary)")
     edit(spec_copy / KERNEL_SPEC, "\n", "\n# edited\n")
+    result = reusing(spec_copy)
+    assert ran == []
+    assert result == full(spec_copy)
+
+
+def test_after_a_kernel_is_renamed_the_emitters_that_read_the_kernels_outline_run(spec_copy: Path, ran: list[str]) -> None:
     reusing(spec_copy)
-    # kernel_schema names each kernel and its buffers in the kernel spec's editor schema;
-    # every other project emitter reads no kernel. A kernel reader runs twice the first
-    # time (once without the kernels).
+    ran.clear()
+    edit(spec_copy / KERNEL_SPEC, "  eltwise_add_bf16:", "  eltwise_sum_bf16:")
+    result = reusing(spec_copy)
     assert ran == ["kernel_schema"]
-    assert sorted(set(first)) == sorted(e.name for e in emitters() if e.project is not None)
-    assert first.count("kernel_schema") == 2
+    assert result == full(spec_copy)
+    assert b"eltwise_sum_bf16" in result["schemas/ttlgen.kernel.v1.schema.json"]
+
+
+def test_after_a_buffer_is_renamed_the_emitters_that_read_the_kernels_outline_run(spec_copy: Path, ran: list[str]) -> None:
+    reusing(spec_copy)
+    ran.clear()
+    # The first kernel of the file: its buffer b becomes rhs wherever the kernel names it.
+    edit(spec_copy / KERNEL_SPEC, "      b: {index: 1", "      rhs: {index: 1")
+    for _ in range(3):  # wait, the add's operands, pop
+        edit(spec_copy / KERNEL_SPEC, "[a, b]", "[a, rhs]")
+    result = reusing(spec_copy)
+    assert ran == ["kernel_schema"]
+    assert result == full(spec_copy)
+    assert b'"rhs"' in result["schemas/ttlgen.kernel.v1.schema.json"]
 
 
 def test_after_an_op_spec_edit_every_kernel_is_lowered_again(spec_copy: Path, lowered: list[str]) -> None:
@@ -269,6 +298,41 @@ def test_any_use_of_withheld_kernels_raises_and_is_remembered(use) -> None:  # t
     with pytest.raises(KernelsWithheld):
         use(withheld)
     assert withheld.used
+
+
+def _outlined_kernel() -> tuple[Kernel, Withheld]:
+    tracker = Withheld()
+    kernel = load_project(SPECS).kernels.kernels[0]
+    return cast(Kernel, Outlined(kernel, incremental._KERNEL_OUTLINE, tracker)), tracker
+
+
+def test_an_outlined_kernel_shows_its_name_spec_file_and_buffer_names_and_passes_for_a_kernel() -> None:
+    outlined, tracker = _outlined_kernel()
+    real = load_project(SPECS).kernels.kernels[0]
+    assert isinstance(outlined, Kernel)
+    assert (outlined.name, outlined.source) == (real.name, real.source)
+    assert [d.name for d in outlined.dfbs] == [d.name for d in real.dfbs]
+    assert not tracker.used
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda k: k.summary,
+        lambda k: k.dfb("a"),
+        lambda k: k.dfbs[0].dtype,
+        lambda k: k == k,
+        lambda k: hash(k),
+        lambda k: repr(k),
+        lambda k: bool(k.dfbs[0]),
+    ],
+    ids=["summary", "method", "buffer-dtype", "eq", "hash", "repr", "buffer-bool"],
+)
+def test_any_use_of_an_outlined_kernel_past_its_outline_raises_and_is_remembered(use) -> None:  # type: ignore[no-untyped-def]
+    outlined, tracker = _outlined_kernel()
+    with pytest.raises(KernelsWithheld):
+        use(outlined)
+    assert tracker.used
 
 
 def test_a_record_with_a_flipped_bit_is_generated_again(spec_copy: Path, tmp_path: Path) -> None:

@@ -6,9 +6,13 @@ The output tree is made of parts, each a pure function of what it reads:
   per-kernel emitter (``emit_kernel``). It reads the spec file the kernel is declared in
   and the specs that are not kernel specs, never another kernel.
 - **a project part**: one project emitter (``emit``). Most read no kernel at all. Which
-  ones do is found, not declared: an emitter first runs with the kernels withheld
-  (`Withheld`); one that reaches for them is recorded as reading them and runs again
-  with them. Its outputs then depend on every spec.
+  ones do, and how much, is found, not declared: an emitter first runs with the kernels
+  withheld (`Withheld`); one that reaches for them runs again with their outline only
+  (each kernel's name, spec file and buffer names, `Outlined`), and one that reaches past
+  that runs with the kernels themselves, then with their plans too. What it read is
+  recorded, and its outputs depend on exactly that: an editor schema that names each
+  kernel's buffers is made again when a kernel or buffer is added, renamed or moved,
+  not when a kernel's body changes.
 
 The specs are always loaded, validated and modelled whole (the checks across files must
 see every file); only planning and printing are split. Each part's outputs are recorded
@@ -45,15 +49,32 @@ class Reads(enum.IntEnum):
     """How much of the kernels a project emitter reads."""
 
     NO_KERNELS = 0
-    KERNEL_SPECS = 1  # the kernels' model (project.kernels)
-    KERNEL_PLANS = 2  # their plans as well (plan.kernels): every kernel must be lowered
+    KERNEL_OUTLINE = 1  # each kernel's name, spec file and buffer names (`Outlined`)
+    KERNEL_SPECS = 2  # the kernels' model (project.kernels)
+    KERNEL_PLANS = 3  # their plans as well (plan.kernels): every kernel must be lowered
 
 
 class KernelsWithheld(Exception):
     """An emitter used the kernels it was run without."""
 
 
-class Withheld:
+class _Refusing:
+    """Every use of the object but the attribute lookups a subclass allows goes to ``_use``."""
+
+    __slots__ = ()
+
+    def _use(self, *args: object, **kwargs: object) -> NoReturn:
+        raise NotImplementedError
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        self._use()
+
+    __iter__ = __len__ = __bool__ = __getitem__ = __contains__ = _refuse
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = _refuse
+    __repr__ = __str__ = __format__ = __reduce__ = __reduce_ex__ = _refuse
+
+
+class Withheld(_Refusing):
     """Stands in for the kernels an emitter is first run without: any use raises, and is
     remembered (so an emitter that swallowed the exception is still known to read them)."""
 
@@ -69,9 +90,46 @@ class Withheld:
     def __getattr__(self, name: str) -> NoReturn:
         self._use()
 
-    __iter__ = __len__ = __bool__ = __getitem__ = __contains__ = _use
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = _use
-    __repr__ = __str__ = __format__ = __reduce__ = __reduce_ex__ = _use
+
+# What the outline of a kernel shows, and of each of its buffers.
+_KERNEL_OUTLINE = frozenset({"name", "source", "dfbs"})
+_DFB_OUTLINE = frozenset({"name"})
+
+
+class Outlined(_Refusing):
+    """Stands in for a kernel (or one of its buffers) of which only the outline may be read:
+    the attributes in ``shown``. Any other use raises and is remembered, in the one
+    `Withheld` all the stand-ins of a run share; ``isinstance`` sees the real type, so an
+    emitter that tests it reads on and meets the stand-in's limits."""
+
+    __slots__ = ("_real", "_shown", "_tracker")
+
+    def __init__(self, real: object, shown: frozenset[str], tracker: Withheld) -> None:
+        self._real, self._shown, self._tracker = real, shown, tracker
+
+    def _use(self, *args: object, **kwargs: object) -> NoReturn:
+        self._tracker._use()
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return type(self._real)
+
+    def __getattr__(self, name: str) -> object:
+        if name not in self._shown:
+            self._use()
+        value = getattr(self._real, name)
+        if name == "dfbs":
+            return tuple(Outlined(dfb, _DFB_OUTLINE, self._tracker) for dfb in value)
+        return value
+
+
+def _outlined(kernels: KernelsModel, tracker: Withheld) -> KernelsModel:
+    return KernelsModel(tuple(cast(Kernel, Outlined(k, _KERNEL_OUTLINE, tracker)) for k in kernels.kernels))
+
+
+def _outline(kernel: Kernel) -> str:
+    """Everything `Outlined` shows of ``kernel``."""
+    return "\0".join((kernel.name, kernel.source, *(dfb.name for dfb in kernel.dfbs)))
 
 
 def _digest(*parts: str) -> str:
@@ -83,14 +141,16 @@ class PartKeys:
     """The record keys of one spec tree's parts.
 
     ``shared`` hashes the generator, every spec's name and kind, and the content of every
-    spec but the kernel specs; ``everything`` adds the kernel specs' content."""
+    spec but the kernel specs; ``outline`` adds every kernel's outline, ``everything`` the
+    kernel specs' content."""
 
     shared: str
+    outline: str
     everything: str
     kernel_files: dict[str, str]  # a kernel spec's source name -> its content's digest
 
     @classmethod
-    def of(cls, documents: Sequence[SpecDocument], generator: str) -> PartKeys:
+    def of(cls, documents: Sequence[SpecDocument], kernels: KernelsModel, generator: str) -> PartKeys:
         shared = [generator]
         kernel_files = {}
         for document in documents:
@@ -100,15 +160,17 @@ class PartKeys:
             else:
                 shared.append(f"{document.source} {document.kind} {document.digest}")
         shared_key = _digest("shared", *shared)
+        outline = _digest("outline", shared_key, *(_outline(k) for k in kernels.kernels))
         everything = _digest("everything", shared_key, *(f"{s} {d}" for s, d in kernel_files.items()))
-        return cls(shared_key, everything, kernel_files)
+        return cls(shared_key, outline, everything, kernel_files)
 
     def kernel(self, kernel: Kernel, emitters: Sequence[str]) -> str:
         """The key of a kernel part printed by ``emitters``."""
         return _digest("kernel", self.shared, *emitters, "\0", kernel.name, kernel.source, self.kernel_files[kernel.source])
 
     def project(self, emitter: str, reads: Reads) -> str:
-        return _digest("emitter", emitter, self.shared if reads == Reads.NO_KERNELS else self.everything)
+        read = {Reads.NO_KERNELS: self.shared, Reads.KERNEL_OUTLINE: self.outline}.get(reads, self.everything)
+        return _digest("emitter", emitter, read)
 
 
 class _Tree:
@@ -152,7 +214,12 @@ def _run_project_emitter(
     reads = start
     while True:
         withheld = Withheld()
-        view = replace(project, kernels=cast(KernelsModel, withheld)) if reads == Reads.NO_KERNELS else project
+        if reads == Reads.NO_KERNELS:
+            view = replace(project, kernels=cast(KernelsModel, withheld))
+        elif reads == Reads.KERNEL_OUTLINE:
+            view = replace(project, kernels=_outlined(project.kernels, withheld))
+        else:
+            view = project
         view_plan = plan(reads)
         stand_ins = [w for w in (withheld, view_plan.kernels) if isinstance(w, Withheld)]
         try:
@@ -175,7 +242,7 @@ def generate_parts(
     """Every generated file (but the MANIFEST) of a validated project, path -> bytes;
     raises SpecErrors when a kernel cannot be planned. New records are added to ``records``
     (the caller commits them once the whole generation has succeeded)."""
-    keys = PartKeys.of(documents, generator)
+    keys = PartKeys.of(documents, project.kernels, generator)
     found = emitters()
     kernel_emitters = [e for e in found if e.kernel is not None]
     printed_by = [e.name for e in kernel_emitters]
