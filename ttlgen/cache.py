@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import marshal
 import os
 import tempfile
 import time
@@ -60,6 +61,19 @@ def read_sealed(target: Path) -> bytes | None:
         return None
     digest, payload = data[:32], data[32:]
     return payload if hashlib.sha256(payload).digest() == digest else None
+
+
+def read_marshalled(target: Path) -> object | None:
+    """The value `write_sealed` stored as marshal at ``target``, or None when the record is
+    absent, damaged or not marshal."""
+    payload = read_sealed(target)
+    if payload is None:
+        return None
+    try:
+        value: object = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return value
 
 
 # The generator's records grow with every edit a build sees (each changed part's files,

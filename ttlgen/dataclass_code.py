@@ -83,11 +83,7 @@ def install() -> None:
     if getattr(dataclasses, "exec", builtins.exec) is not builtins.exec:
         return  # already installed, or somebody else's hook: leave it alone
     # Code from the record runs as ttlgen's own: a damaged record is compiled afresh.
-    payload = cache.read_sealed(_record_path())
-    try:
-        loaded = marshal.loads(payload) if payload is not None else {}
-    except (ValueError, EOFError, TypeError):
-        loaded = {}
+    loaded = cache.read_marshalled(_record_path())
     if isinstance(loaded, dict):
         _known.update(
             (text, code) for text, code in loaded.items() if isinstance(text, str) and isinstance(code, CodeType)

@@ -47,11 +47,7 @@ def _known_digests() -> dict[str, tuple[int, int, int, int, int, bytes]]:
     global _digests
     if _digests is None:
         _digests = {}
-        payload = cache.read_sealed(_digests_path()) if cache.enabled() else None
-        try:
-            loaded = marshal.loads(payload) if payload is not None else {}
-        except (ValueError, EOFError, TypeError):
-            loaded = {}
+        loaded = cache.read_marshalled(_digests_path()) if cache.enabled() else None
         if isinstance(loaded, dict):
             _digests.update(
                 (path, entry) for path, entry in loaded.items()

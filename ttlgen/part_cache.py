@@ -73,13 +73,7 @@ class PartRecords:
             return self.pending[key]
         if self.root is None:
             return None
-        payload = cache.read_sealed(self._path(key))  # its bytes go into the tree unread
-        if payload is None:
-            return None
-        try:
-            return _decode(marshal.loads(payload))
-        except (ValueError, EOFError, TypeError):
-            return None
+        return _decode(cache.read_marshalled(self._path(key)))  # its bytes go into the tree unread
 
     def add(self, key: str, record: Record) -> None:
         if self.root is not None:
