@@ -32,6 +32,14 @@ def test_vector_fpu_accumulation_matches_scalar_reference_bit_for_bit(tmp_path: 
 
 
 @pytest.mark.device
+def test_chained_calls_kept_in_registers_match_the_calls_landed_one_by_one(tmp_path: Path) -> None:
+    mismatches, overflowed = check_program(tmp_path, "fpu_chain_calls_check", "fpu_matmul.cpp").split()
+    assert mismatches == "0"
+    # Sums must reach Inf in the middle of some chains, or the case is not exercised.
+    assert int(overflowed) > 0
+
+
+@pytest.mark.device
 def test_vector_bf16_operand_unpack_matches_scalar_unpack_bit_for_bit(tmp_path: Path) -> None:
     assert check_program(tmp_path, "bf16_unpack_check", "fpu_matmul.cpp").strip() == "0"
 

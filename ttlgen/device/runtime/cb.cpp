@@ -47,8 +47,13 @@ namespace {
 // woken a few times per CB rather than once per page. The poll yields the core
 // between checks: on a machine busier than its cores, a busy-wait would keep the
 // very kernel it waits for from running (measured: 2-3x slower bench runs with
-// one core taken by another process).
-constexpr int kSpinUs = 50;
+// one core taken by another process). A millisecond covers the writer's wait for
+// the next output block of a matmul: at 50 us it slept between blocks, and the
+// compute thread's cb_push_back paid a futex wake of it, 6-40 us each on the
+// 2-core VM, where waking a sleeping thread means waking its idle virtual CPU
+// (bench/emulator.py, interleaved A/B: 8% less time at K = 8, 2-9% at K = 32
+// and 128; with a busy-looping process on one core, no slower).
+constexpr int kSpinUs = 1000;
 
 bool satisfied(const Kernel& k) {
     const CbState& c = g.cbs[k.wait_cb];

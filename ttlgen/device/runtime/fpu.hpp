@@ -64,10 +64,10 @@ Isa best_isa();
 void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f);
 
 // A tile's output rows are independent accumulations, taken in n groups, group g being
-// rows [begin[g], begin[g+1]): the vector path checks a group's DST rows for NaN and
-// Inf once per call (the scalar reference takes over the group if it finds one), in
-// register blocks that never cross a group. Work can be split by group as finely as
-// by tile, with the same bits.
+// rows [begin[g], begin[g+1]), each in register blocks that never cross a group: the
+// vector path checks a block's DST values for NaN and Inf at each call (the scalar
+// reference takes that call over the block if it finds one). Work can be split by
+// group as finely as by tile, with the same bits.
 constexpr int kMaxRowGroups = 4;
 struct RowGroups {
     int n;
@@ -79,6 +79,13 @@ RowGroups row_groups(Isa isa, bool hifi3);
 // groups in turn.
 void matmul_group_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f, int g);
 void matmul_group(const MatmulOperands& op, float* d, const FpuAccum& f, int g);
+// matmul_group of ops[0], then ops[1], ... ops[n - 1] on the same tile and group: the
+// same bits, with each register block's sums kept in registers from one call to the
+// next (a chain of K calls on one DST tile loads and stores them once, not K times).
+// All n calls have the same fidelity.
+void matmul_chain_isa(Isa isa, const MatmulOperands* ops, int n, float* d, const FpuAccum& f,
+                      int g);
+void matmul_chain(const MatmulOperands* ops, int n, float* d, const FpuAccum& f, int g);
 
 // A bf16 tile (face layout, as in L1) decoded into row-major fp32 values (exact), as
 // matmul's operands are kept; returns whether every value is finite. The vector path

@@ -1,13 +1,14 @@
 // matmul_tile: the FPU's TF32 accumulation chain over one 32x32 tile, in a scalar
 // reference and two vector paths (AVX2+FMA, AVX-512) chosen at run time. The vector
 // paths keep the running sums of several output rows in registers across the whole K
-// loop (AVX-512: 16 vectors, both column halves of eight rows; AVX2: 12 vectors, three
-// whole rows, or 8 vectors, an 8-column strip of eight rows, for HiFi3) and round them
-// with integer adds and masks. Those give
-// the same bits as round_mantissa for every value a finite input can produce (finite
-// values, Inf, and the default NaN of x86 arithmetic); operands with NaN or Inf take
-// the scalar path, and so do the rows of a DST tile that hold one. Also the bf16
-// operand unpack into row-major order, scalar and AVX2.
+// loop, and across the calls of a chain on one tile (AVX-512: 16 vectors, both column
+// halves of eight rows; AVX2: 12 vectors, three whole rows, or 8 vectors, an 8-column
+// strip of eight rows, for HiFi3) and round them with integer adds and masks. Those
+// give the same bits as round_mantissa for every value a finite input can produce
+// (finite values, Inf, and the default NaN of x86 arithmetic); operands with NaN or
+// Inf take the scalar path, and so do the register blocks of a DST tile that hold
+// one when a call starts. Also the bf16 operand unpack into row-major order, scalar
+// and AVX2.
 #include <immintrin.h>
 
 #include <cstring>
@@ -18,11 +19,11 @@ namespace ttlemu {
 
 namespace {
 
-// Rows [i0, i1) of the scalar reference.
+// Rows [i0, i1), columns [j0, j1) of the scalar reference.
 __attribute__((noinline)) void rows_scalar(const MatmulOperands& op, float* d, const FpuAccum& f,
-                                           int i0, int i1) {
+                                           int i0, int i1, int j0 = 0, int j1 = 32) {
     for (int i = i0; i < i1; ++i) {
-        for (int j = 0; j < 32; ++j) {
+        for (int j = j0; j < j1; ++j) {
             float& out = d[tile_index(i, j)];
             float s = out;
             for (int k = 0; k < 32; ++k) {
@@ -44,10 +45,11 @@ __attribute__((noinline)) void rows_scalar(const MatmulOperands& op, float* d, c
 constexpr RowGroups kEights{4, {0, 8, 16, 24, 32}};
 constexpr RowGroups kElevens{3, {0, 11, 22, 32, 32}};
 
-// The scalar reference over group g of `rows`.
-void group_scalar(const RowGroups& rows, const MatmulOperands& op, float* d, const FpuAccum& f,
-                  int g) {
-    rows_scalar(op, d, f, rows.begin[g], rows.begin[g + 1]);
+// The scalar reference over group g of `rows`, for each of the n calls in turn.
+void chain_scalar(const RowGroups& rows, const MatmulOperands* ops, int n, float* d,
+                  const FpuAccum& f, int g) {
+    for (int c = 0; c < n; ++c)
+        rows_scalar(ops[c], d, f, rows.begin[g], rows.begin[g + 1]);
 }
 
 constexpr int kTf32Drop = 23 - kTf32Mantissa;
@@ -73,24 +75,12 @@ __attribute__((target("avx512f"))) inline __m512 round512(__m512 x) {
     return (__m512)(u & mask);
 }
 
-// Row group g of kEights: 16 accumulators (two 16-wide halves per row).
+// One call's 32 accumulation steps and its landing on the 8 rows from i0 (lo: columns
+// 0-15, hi: 16-31), in registers.
 template <Rounding kMode, bool kDst16, bool kHiFi3>
-__attribute__((target("avx512f"))) void group_avx512(const MatmulOperands& op, float* d,
-                                                     const FpuAccum& f, int g) {
-    const int i0 = kEights.begin[g];
-    __m512 lo[8], hi[8];
-    u16v special = {};
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r) {
-        lo[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 0));
-        hi[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 16));
-        special |= (u16v)(((u16v)lo[r] & kExpMask) == kExpMask);
-        special |= (u16v)(((u16v)hi[r] & kExpMask) == kExpMask);
-    }
-    if (_mm512_test_epi32_mask((__m512i)special, (__m512i)special) != 0) {
-        rows_scalar(op, d, f, i0, i0 + 8);
-        return;
-    }
+__attribute__((target("avx512f"), always_inline)) inline void steps512(const MatmulOperands& op,
+                                                                      int i0, __m512* lo,
+                                                                      __m512* hi) {
     const float* a = op.a + i0 * 32;
     const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
     for (int k = 0; k < 32; ++k) {
@@ -123,8 +113,47 @@ __attribute__((target("avx512f"))) void group_avx512(const MatmulOperands& op, f
             lo[r] = round512<kMode, kBf16Drop>(lo[r]);
             hi[r] = round512<kMode, kBf16Drop>(hi[r]);
         }
-        _mm512_storeu_ps(d + tile_index(i0 + r, 0), lo[r]);
-        _mm512_storeu_ps(d + tile_index(i0 + r, 16), hi[r]);
+    }
+}
+
+// Row group g of kEights (16 accumulators: two 16-wide halves per row) for each call in
+// turn. The accumulators stay in registers from one call to the next while the calls'
+// operands are finite: an Inf or NaN the sums reach on the way is one the vector
+// arithmetic made itself, which it carries as the scalar reference does. A call's rows
+// go to the scalar reference only for a NaN or Inf that DST held before the chain
+// (any payload) or one in the call's operands.
+template <Rounding kMode, bool kDst16, bool kHiFi3>
+__attribute__((target("avx512f"))) void chain_avx512(const MatmulOperands* ops, int n, float* d,
+                                                     const FpuAccum& f, int g) {
+    const int i0 = kEights.begin[g];
+    for (int c = 0; c < n;) {
+        if (!ops[c].finite) {
+            rows_scalar(ops[c++], d, f, i0, i0 + 8);
+            continue;
+        }
+        // The loads and the check stay inline: a function taking the arrays' address
+        // would keep the accumulators in memory.
+        __m512 lo[8], hi[8];
+        u16v special = {};
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r) {
+            lo[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 0));
+            hi[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 16));
+            special |= (u16v)(((u16v)lo[r] & kExpMask) == kExpMask);
+            special |= (u16v)(((u16v)hi[r] & kExpMask) == kExpMask);
+        }
+        if (_mm512_test_epi32_mask((__m512i)special, (__m512i)special) != 0) {
+            rows_scalar(ops[c++], d, f, i0, i0 + 8);
+            continue;
+        }
+        do {
+            steps512<kMode, kDst16, kHiFi3>(ops[c++], i0, lo, hi);
+        } while (c < n && ops[c].finite);
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r) {
+            _mm512_storeu_ps(d + tile_index(i0 + r, 0), lo[r]);
+            _mm512_storeu_ps(d + tile_index(i0 + r, 16), hi[r]);
+        }
     }
 }
 
@@ -145,32 +174,14 @@ __attribute__((target("avx2,fma"))) inline __m256 round256(__m256 x) {
     return _mm256_and_ps((__m256)u, (__m256)(u8v{} + mask));
 }
 
-// No NaN or Inf in rows [i0, i0 + kRows) of DST tile d: the exponent field of no
-// element is all ones.
-__attribute__((target("avx2,fma"))) inline bool rows_finite_avx2(const float* d, int i0, int i1) {
-    u8v special = {};
-    for (int r = i0; r < i1; ++r) {
-#pragma GCC unroll 4
-        for (int j0 = 0; j0 < 32; j0 += 8) {
-            const u8v u = (u8v)_mm256_loadu_ps(d + tile_index(r, j0));
-            special |= (u8v)((u & kExpMask) == kExpMask);
-        }
-    }
-    return _mm256_testz_si256((__m256i)special, (__m256i)special) != 0;
-}
-
 // HiFi3's two passes: one 8-wide column strip of kRows output rows, kRows
 // accumulators. The TF32 rounding's integer add and mask double each accumulator's
 // dependency chain (8 cycles a step against the FMA's 4, measured), more than 8
 // chains hide; with B's and Bx's rows, A's and Ax's broadcast values and the two
 // rounding constants, 8 is what the 16 AVX2 registers leave.
 template <Rounding kMode, bool kDst16, int kRows>
-__attribute__((target("avx2,fma"))) inline void strip_hifi3_avx2(const MatmulOperands& op,
-                                                                 float* d, int i0, int j0) {
-    __m256 c[kRows];
-#pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r)
-        c[r] = _mm256_loadu_ps(d + tile_index(i0 + r, j0));
+__attribute__((target("avx2,fma"), always_inline)) inline void steps_hifi3_avx2(
+    const MatmulOperands& op, int i0, int j0, __m256* c) {
     const float* a = op.a + i0 * 32;
     const float* ax = op.ax + i0 * 32;
     for (int k = 0; k < 32; ++k) {
@@ -185,11 +196,9 @@ __attribute__((target("avx2,fma"))) inline void strip_hifi3_avx2(const MatmulOpe
         }
     }
 #pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r) {
+    for (int r = 0; r < kRows; ++r)
         if (kDst16)
             c[r] = round256<kMode, kBf16Drop>(c[r]);
-        _mm256_storeu_ps(d + tile_index(i0 + r, j0), c[r]);
-    }
 }
 
 // One pass: kRows whole output rows (all four 8-wide strips), 4 * kRows accumulators,
@@ -199,14 +208,8 @@ __attribute__((target("avx2,fma"))) inline void strip_hifi3_avx2(const MatmulOpe
 // registers. Measured on the Zen 3 host against one strip of 11 rows (a broadcast
 // per FMA, eleven chains): 1.05-1.12x faster; four rows need spills.
 template <Rounding kMode, bool kDst16, int kRows>
-__attribute__((target("avx2,fma"))) inline void block_avx2(const MatmulOperands& op, float* d,
-                                                           int i0) {
-    __m256 c[kRows][4];
-#pragma GCC unroll 4
-    for (int r = 0; r < kRows; ++r)
-#pragma GCC unroll 4
-        for (int s = 0; s < 4; ++s)
-            c[r][s] = _mm256_loadu_ps(d + tile_index(i0 + r, 8 * s));
+__attribute__((target("avx2,fma"), always_inline)) inline void steps_avx2(const MatmulOperands& op,
+                                                                          int i0, __m256* c) {
     const float* a = op.a + i0 * 32;
     for (int k = 0; k < 32; ++k) {
         __m256 b[4];
@@ -218,54 +221,85 @@ __attribute__((target("avx2,fma"))) inline void block_avx2(const MatmulOperands&
             const __m256 av = _mm256_broadcast_ss(a + r * 32 + k);
 #pragma GCC unroll 4
             for (int s = 0; s < 4; ++s) {
-                c[r][s] = _mm256_fmadd_ps(av, b[s], c[r][s]);
+                c[4 * r + s] = _mm256_fmadd_ps(av, b[s], c[4 * r + s]);
                 if (kDst16)
-                    c[r][s] = round256<kMode, kTf32Drop>(c[r][s]);
+                    c[4 * r + s] = round256<kMode, kTf32Drop>(c[4 * r + s]);
             }
         }
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 4
-        for (int s = 0; s < 4; ++s) {
-            if (kDst16)
-                c[r][s] = round256<kMode, kBf16Drop>(c[r][s]);
-            _mm256_storeu_ps(d + tile_index(i0 + r, 8 * s), c[r][s]);
+#pragma GCC unroll 16
+    for (int i = 0; i < 4 * kRows; ++i)
+        if (kDst16)
+            c[i] = round256<kMode, kBf16Drop>(c[i]);
+}
+
+// The calls in turn on a register block of DST tile d: kRows rows from i0, the 8-wide
+// strip from j0 (kHiFi3) or all four strips. As in chain_avx512, the accumulators stay
+// in registers while the calls' operands are finite; the scalar reference takes a call
+// over the block's elements when its operands are not, or when the block held a NaN
+// or Inf at the call's start that a vector step did not make.
+template <Rounding kMode, bool kDst16, bool kHiFi3, int kRows>
+__attribute__((target("avx2,fma"))) void block_chain_avx2(const MatmulOperands* ops, int n,
+                                                          float* d, const FpuAccum& f, int i0,
+                                                          int j0) {
+    constexpr int kStrips = kHiFi3 ? 1 : 4;
+    constexpr int kAcc = kRows * kStrips;
+    const int j1 = kHiFi3 ? j0 + 8 : 32;
+    for (int c = 0; c < n;) {
+        if (!ops[c].finite) {
+            rows_scalar(ops[c++], d, f, i0, i0 + kRows, j0, j1);
+            continue;
         }
+        // Loads and check inline, as in chain_avx512.
+        __m256 acc[kAcc];
+        u8v special = {};
+#pragma GCC unroll 16
+        for (int i = 0; i < kAcc; ++i) {
+            acc[i] = _mm256_loadu_ps(d + tile_index(i0 + i / kStrips, j0 + 8 * (i % kStrips)));
+            special |= (u8v)(((u8v)acc[i] & kExpMask) == kExpMask);
+        }
+        if (_mm256_testz_si256((__m256i)special, (__m256i)special) == 0) {
+            rows_scalar(ops[c++], d, f, i0, i0 + kRows, j0, j1);
+            continue;
+        }
+        do {
+            if (kHiFi3)
+                steps_hifi3_avx2<kMode, kDst16, kRows>(ops[c++], i0, j0, acc);
+            else
+                steps_avx2<kMode, kDst16, kRows>(ops[c++], i0, acc);
+        } while (c < n && ops[c].finite);
+#pragma GCC unroll 16
+        for (int i = 0; i < kAcc; ++i)
+            _mm256_storeu_ps(d + tile_index(i0 + i / kStrips, j0 + 8 * (i % kStrips)), acc[i]);
     }
 }
 
-// Row group g of row_groups(Isa::Avx2, kHiFi3), or the scalar reference over it if
-// DST holds a NaN or Inf there.
+// Row group g of row_groups(Isa::Avx2, kHiFi3) for each call in turn.
 template <Rounding kMode, bool kDst16, bool kHiFi3>
-__attribute__((target("avx2,fma"))) void group_avx2(const MatmulOperands& op, float* d,
+__attribute__((target("avx2,fma"))) void chain_avx2(const MatmulOperands* ops, int n, float* d,
                                                     const FpuAccum& f, int g) {
     const RowGroups& rows = kHiFi3 ? kEights : kElevens;
     const int i0 = rows.begin[g], i1 = rows.begin[g + 1];
-    if (!rows_finite_avx2(d, i0, i1)) {
-        rows_scalar(op, d, f, i0, i1);
-        return;
-    }
     if (kHiFi3) {
         for (int j0 = 0; j0 < 32; j0 += 8)
-            strip_hifi3_avx2<kMode, kDst16, 8>(op, d, i0, j0);
+            block_chain_avx2<kMode, kDst16, true, 8>(ops, n, d, f, i0, j0);
         return;
     }
     // Blocks of three rows, and of two where three would leave a single row (11 rows:
     // 3 + 3 + 3 + 2, 10 rows: 3 + 3 + 2 + 2).
     int i = i0;
     for (; i1 - i == 3 || i1 - i >= 5; i += 3)
-        block_avx2<kMode, kDst16, 3>(op, d, i);
+        block_chain_avx2<kMode, kDst16, false, 3>(ops, n, d, f, i, 0);
     for (; i < i1; i += 2)
-        block_avx2<kMode, kDst16, 2>(op, d, i);
+        block_chain_avx2<kMode, kDst16, false, 2>(ops, n, d, f, i, 0);
 }
 
 // ---------------------------------------------------------------- dispatch
 
-using GroupFn = void (*)(const MatmulOperands&, float*, const FpuAccum&, int);
+using ChainFn = void (*)(const MatmulOperands*, int, float*, const FpuAccum&, int);
 
 template <template <Rounding, bool, bool> class K>
-GroupFn pick(const FpuAccum& f, bool hifi3) {
+ChainFn pick(const FpuAccum& f, bool hifi3) {
     if (!f.dst16)
         return hifi3 ? K<Rounding::TiesAway, false, true>::fn
                      : K<Rounding::TiesAway, false, false>::fn;
@@ -284,14 +318,14 @@ GroupFn pick(const FpuAccum& f, bool hifi3) {
 
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 struct Avx512 {
-    static void fn(const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
-        group_avx512<kMode, kDst16, kHiFi3>(op, d, f, g);
+    static void fn(const MatmulOperands* ops, int n, float* d, const FpuAccum& f, int g) {
+        chain_avx512<kMode, kDst16, kHiFi3>(ops, n, d, f, g);
     }
 };
 template <Rounding kMode, bool kDst16, bool kHiFi3>
 struct Avx2 {
-    static void fn(const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
-        group_avx2<kMode, kDst16, kHiFi3>(op, d, f, g);
+    static void fn(const MatmulOperands* ops, int n, float* d, const FpuAccum& f, int g) {
+        chain_avx2<kMode, kDst16, kHiFi3>(ops, n, d, f, g);
     }
 };
 
@@ -337,15 +371,27 @@ RowGroups row_groups(Isa isa, bool hifi3) {
     return isa == Isa::Avx2 && !hifi3 ? kElevens : kEights;
 }
 
-void matmul_group_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
-    const bool hifi3 = op.ax != nullptr;
+void matmul_chain_isa(Isa isa, const MatmulOperands* ops, int n, float* d, const FpuAccum& f,
+                      int g) {
+    if (n == 0)
+        return;
+    // One call's HiFi3 operands decide the path: a batch never mixes fidelities.
+    const bool hifi3 = ops[0].ax != nullptr;
     if (isa == Isa::Avx512) {
-        pick<Avx512>(f, hifi3)(op, d, f, g);
+        pick<Avx512>(f, hifi3)(ops, n, d, f, g);
     } else if (isa == Isa::Avx2) {
-        pick<Avx2>(f, hifi3)(op, d, f, g);
+        pick<Avx2>(f, hifi3)(ops, n, d, f, g);
     } else {
-        group_scalar(row_groups(Isa::Scalar, hifi3), op, d, f, g);
+        chain_scalar(row_groups(Isa::Scalar, hifi3), ops, n, d, f, g);
     }
+}
+
+void matmul_chain(const MatmulOperands* ops, int n, float* d, const FpuAccum& f, int g) {
+    matmul_chain_isa(best_isa(), ops, n, d, f, g);
+}
+
+void matmul_group_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
+    matmul_chain_isa(isa, &op, 1, d, f, g);
 }
 
 void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f) {
@@ -355,12 +401,7 @@ void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum
 }
 
 void matmul_group(const MatmulOperands& op, float* d, const FpuAccum& f, int g) {
-    if (op.finite) {
-        matmul_group_isa(best_isa(), op, d, f, g);
-    } else {
-        // The scalar reference over the rows the vector path's group g would cover.
-        group_scalar(row_groups(best_isa(), op.ax != nullptr), op, d, f, g);
-    }
+    matmul_chain(&op, 1, d, f, g);
 }
 
 void matmul_tile(const MatmulOperands& op, float* d, const FpuAccum& f) {

@@ -57,9 +57,9 @@ Batch batch;
 void run_unit(const void* ctx, int index) {
     const Batch& b = *static_cast<const Batch*>(ctx);
     const Batch::Unit u = b.units[index];
-    float* d = b.half + static_cast<size_t>(u.tile) * kTileElems;
-    for (const MatmulOperands& op : b.chains[u.tile])
-        matmul_group(op, d, b.f, u.group);
+    const std::vector<MatmulOperands>& chain = b.chains[u.tile];
+    matmul_chain(chain.data(), static_cast<int>(chain.size()),
+                 b.half + static_cast<size_t>(u.tile) * kTileElems, b.f, u.group);
 }
 
 // A tile of CB `cb` unpacked as unpack_src does, in row-major order (transposed
