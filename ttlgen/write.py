@@ -33,8 +33,8 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import IO
+from pathlib import Path
+from typing import IO, Union
 
 from ttlgen.errors import UsageError
 
@@ -42,6 +42,9 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows has no advisory locks of this kind
     fcntl = None  # type: ignore[assignment]
+
+# What the file-system steps take: the stage's paths are strings (see _FileSystem).
+StrPath = Union[str, "os.PathLike[str]"]
 
 
 @dataclass(frozen=True)
@@ -97,21 +100,21 @@ def existing_entries(out_dir: Path) -> dict[str, bool]:
     """
     entries: dict[str, bool] = {}
 
-    def walk(directory: Path, prefix: str) -> None:
+    def walk(directory: str, prefix: str) -> None:
         try:
             with os.scandir(directory) as scan:
                 found = sorted(scan, key=lambda entry: entry.name)
         except OSError as exc:
-            raise ReadError(directory, exc) from None
+            raise ReadError(Path(directory), exc) from None
         for entry in found:
             if entry.is_dir(follow_symlinks=False):
                 if entry.name not in IGNORED_DIRS:
-                    walk(directory / entry.name, f"{prefix}{entry.name}/")
+                    walk(entry.path, f"{prefix}{entry.name}/")
             else:
                 entries[prefix + entry.name] = entry.is_file(follow_symlinks=False)
 
     if out_dir.is_dir():
-        walk(out_dir, "")
+        walk(os.fspath(out_dir), "")
     return entries
 
 
@@ -129,29 +132,40 @@ def read_regular(path: Path) -> bytes | None:
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return None
+    except OSError as exc:
+        raise ReadError(Path(path), exc) from None
+    return _read_listed(path)
+
+
+def _read_listed(path: str | Path) -> bytes | None:
+    """read_regular of a path the caller has just seen listed as a regular file (its
+    directory entry says so): the open refuses a link and does not wait on a FIFO, and
+    what it opened is read only if it is still a regular file."""
+    try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # a link since the check
             return None
-        raise ReadError(path, exc) from None
+        raise ReadError(Path(path), exc) from None
     with os.fdopen(descriptor, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return None
         try:
             return handle.read()
         except OSError as exc:
-            raise ReadError(path, exc) from None
+            raise ReadError(Path(path), exc) from None
 
 
 def compare(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     existing = existing_entries(out_dir)
     stale, missing, unchanged = [], [], []
     not_regular = {path for path, regular in existing.items() if not regular and path not in files}
+    root = os.fspath(out_dir)
     for path, content in files.items():
         if path not in existing:
             missing.append(path)
             continue
-        on_disk = read_regular(out_dir / path) if existing[path] else None
+        on_disk = _read_listed(f"{root}/{path}") if existing[path] else None
         if on_disk is None:
             not_regular.add(path)
         if on_disk != content:
@@ -204,11 +218,16 @@ def unified_diff(out_dir: Path, files: dict[str, bytes], diff: TreeDiff) -> str:
 def _renameat2() -> Callable[[bytes, bytes], int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    # The interpreter's own symbols include its C library's, and looking there costs no
+    # search: ctypes.util.find_library runs `ldconfig -p` in a child process (2-4 ms of
+    # every build, measured).
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        func = libc.renameat2
+        func = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
-        return None
+        try:
+            func = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).renameat2
+        except (OSError, AttributeError):
+            return None
     func.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
     func.restype = ctypes.c_int
     at_fdcwd, rename_exchange = -100, 2
@@ -226,25 +245,29 @@ class _FileSystem:
     """Every change a build makes to the disk goes through here, one call per step, so
     tests can stop a build at each of them (and the rest of this module stays plain)."""
 
-    def mkdir(self, path: Path) -> None:
-        path.mkdir()
+    # The paths of a stage's files are plain strings: a tree is hundreds of them, and a
+    # pathlib join costs more than the system call it feeds.
 
-    def write(self, path: Path, content: bytes) -> None:
-        path.write_bytes(content)
+    def mkdir(self, path: StrPath) -> None:
+        os.mkdir(path)
 
-    def link(self, old: Path, new: Path) -> None:
+    def write(self, path: StrPath, content: bytes) -> None:
+        with open(path, "wb") as handle:
+            handle.write(content)
+
+    def link(self, old: StrPath, new: StrPath) -> None:
         try:
             os.link(old, new, follow_symlinks=False)
         except OSError:
             shutil.copy2(old, new, follow_symlinks=False)
 
-    def copy(self, old: Path, new: Path, content: bytes) -> None:
+    def copy(self, old: StrPath, new: StrPath, content: bytes) -> None:
         """A new file with ``old``'s content (known to be ``content``) and mtime."""
         times = os.stat(old, follow_symlinks=False)
-        new.write_bytes(content)
+        self.write(new, content)
         os.utime(new, ns=(times.st_atime_ns, times.st_mtime_ns))
 
-    def chmod(self, path: Path, mode: int) -> None:
+    def chmod(self, path: StrPath, mode: int) -> None:
         os.chmod(path, mode)
 
     def rename(self, old: Path, new: Path) -> None:
@@ -399,21 +422,27 @@ class _Modes:
         return cls(0o666 & ~mask, 0o777 & ~mask)
 
 
-def _mode(path: Path) -> int:
+def _mode(path: StrPath) -> int:
     return stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
 
 
-def _directories(files: Iterable[str]) -> list[PurePosixPath]:
-    """Every directory of the tree below its root, parents first."""
-    found = {parent for path in files for parent in PurePosixPath(path).parents} - {PurePosixPath(".")}
-    return sorted(found, key=lambda directory: (len(directory.parts), directory))
+def _directories(files: Iterable[str]) -> list[str]:
+    """Every directory of the tree below its root ("a", "a/b", ...), parents first."""
+    found: set[str] = set()
+    for path in files:
+        end = path.rfind("/")
+        while end > 0 and path[:end] not in found:
+            found.add(path[:end])
+            end = path.rfind("/", 0, end)
+    return sorted(found, key=lambda directory: (directory.count("/"), directory))
 
 
 def _modes_differ(out_dir: Path, files: Iterable[str], modes: _Modes) -> bool:
     paths = list(files)
-    if any(_mode(out_dir / path) != modes.file for path in paths):
+    root = os.fspath(out_dir)
+    if any(_mode(f"{root}/{path}") != modes.file for path in paths):
         return True
-    return any(_mode(out_dir / directory) != modes.directory for directory in (PurePosixPath("."), *_directories(paths)))
+    return any(_mode(f"{root}/{directory}") != modes.directory for directory in (".", *_directories(paths)))
 
 
 def up_to_date(out_dir: Path, diff: TreeDiff) -> bool:
@@ -429,23 +458,25 @@ def up_to_date(out_dir: Path, diff: TreeDiff) -> bool:
 
 def _stage(stage: Path, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
     FS.mkdir(stage)
+    root, old_root = os.fspath(stage), os.fspath(out_dir)
     directories = _directories(files)
     for directory in directories:
-        FS.mkdir(stage / directory)
+        FS.mkdir(f"{root}/{directory}")
     unchanged = set(diff.unchanged)
     for path, content in files.items():
-        if path in unchanged and _mode(out_dir / path) == modes.file:
+        old, new = f"{old_root}/{path}", f"{root}/{path}"
+        if path in unchanged and _mode(old) == modes.file:
             # The stage shares the file's inode with the old tree, so nothing may change
             # it: its mode is already right.
-            FS.link(out_dir / path, stage / path)
+            FS.link(old, new)
             continue
         if path in unchanged:
-            FS.copy(out_dir / path, stage / path, content)
+            FS.copy(old, new, content)
         else:
-            FS.write(stage / path, content)
-        FS.chmod(stage / path, modes.file)
-    for directory in (PurePosixPath("."), *directories):
-        FS.chmod(stage / directory, modes.directory)
+            FS.write(new, content)
+        FS.chmod(new, modes.file)
+    for directory in (".", *directories):
+        FS.chmod(f"{root}/{directory}", modes.directory)
 
 
 def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
