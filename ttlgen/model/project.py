@@ -38,6 +38,23 @@ class Project:
     programs: programs.ProgramModel
 
 
+@dataclass(frozen=True)
+class _LayoutDomain:
+    """The runtime's layouts and the programs that use them, checked together: a pure
+    function of the layout and program specs alone, so it is built once for their content
+    (memo) and a kernel or target edit reuses it."""
+
+    layouts: layout.LayoutModel
+    programs: programs.ProgramModel
+
+
+def _layout_domain(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> _LayoutDomain:
+    layouts_model = layout.build(documents, sink)
+    programs_model = programs.build(documents, sink, layouts_model)
+    namespaces.check(layouts_model, programs_model, sink)
+    return _LayoutDomain(layouts_model, programs_model)
+
+
 def build_project(documents: Sequence[SpecDocument]) -> Project:
     """Build every domain model; raises SpecErrors with all semantic errors found.
 
@@ -61,9 +78,10 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     spelling_model = spelling.build(documents, sink, ops_model, api_model)
     spelling_check.check(spelling_model, api_model, sink)
     kernels_model = kernels.build(documents, sink, ops_model, spelling_model, targets_model)
-    layouts_model = layout.build(documents, sink)
-    programs_model = programs.build(documents, sink, layouts_model)
-    namespaces.check(layouts_model, programs_model, sink)
+    layout_documents = [d for d in documents if d.kind in (layout.KIND, programs.KIND)]
+    layout_domain = memo.built_once(
+        "layout", layout_documents, lambda: _layout_domain(layout_documents, sink), sink, _LayoutDomain
+    )
     sink.raise_if_any()
     return Project(
         spec_files=tuple(d.display for d in documents),
@@ -72,6 +90,6 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
         targets=targets_model,
         spelling=spelling_model,
         kernels=kernels_model,
-        layouts=layouts_model,
-        programs=programs_model,
+        layouts=layout_domain.layouts,
+        programs=layout_domain.programs,
     )
