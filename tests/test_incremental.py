@@ -139,6 +139,41 @@ def test_after_an_edit_of_one_kernel_spec_only_the_kernels_of_that_file_are_lowe
     assert sorted(lowered) == sorted(kernels_of(spec_copy, KERNEL_SPEC))
 
 
+def test_after_an_edit_inside_one_kernel_that_moves_no_line_only_that_kernel_is_lowered(
+    spec_copy: Path, lowered: list[str]
+) -> None:
+    reusing(spec_copy)
+    lowered.clear()
+    edit(spec_copy / KERNEL_SPEC, "out = a + b over bf16 tiles (FPU add_tiles).", "out = a + b, bf16 tiles, FPU add_tiles.")
+    result = reusing(spec_copy)
+    assert lowered == ["eltwise_add_bf16"]
+    assert result == full(spec_copy)
+
+
+def test_after_an_edit_that_moves_the_lines_of_later_kernels_those_are_lowered_too(
+    spec_copy: Path, lowered: list[str]
+) -> None:
+    reusing(spec_copy)
+    lowered.clear()
+    # A line added to the first kernel's summary moves every kernel declared after it.
+    edit(spec_copy / KERNEL_SPEC, "    summary: out = a + b over bf16 tiles (FPU add_tiles).\n",
+         "    summary: >-\n      out = a + b over bf16 tiles\n      (FPU add_tiles).\n")
+    result = reusing(spec_copy)
+    assert sorted(lowered) == sorted(kernels_of(spec_copy, KERNEL_SPEC))
+    assert result == full(spec_copy)
+
+
+def test_after_a_comment_is_added_at_the_end_of_a_kernel_spec_no_kernel_is_lowered(
+    spec_copy: Path, lowered: list[str]
+) -> None:
+    reusing(spec_copy)
+    lowered.clear()
+    (spec_copy / KERNEL_SPEC).write_text((spec_copy / KERNEL_SPEC).read_text() + "# a last comment\n")
+    result = reusing(spec_copy)
+    assert lowered == []
+    assert result == full(spec_copy)
+
+
 def test_a_build_of_unchanged_specs_lowers_no_kernel_and_runs_no_emitter(
     spec_copy: Path, lowered: list[str], ran: list[str]
 ) -> None:

@@ -27,7 +27,7 @@ from ttlgen.write import existing_files
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
 
-STEPS = ("mkdir", "write", "link", "copy", "rename", "exchange")
+STEPS = ("mkdir", "write", "link", "copy", "rename", "exchange", "unlink")
 
 
 def small_tree(out: Path) -> None:
@@ -81,9 +81,22 @@ def killed_at(step: int, out: Path, files: dict[str, bytes], monkeypatch: pytest
     write.write_tree(out, files)
 
 
-def count_steps(out: Path, files: dict[str, bytes], tmp_path: Path) -> int:
+def prepare_spare(out: Path, spare: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the next build of ``out`` stage from scratch, or in a spare: a plain copy of
+    the tree on disk (no shared inode, so every file is replaced or relinked)."""
+    if not spare:
+        monkeypatch.setattr(write, "_spare_path", lambda out_dir: None)
+        return
+    path = write._spare_path(write.tree_path(out))
+    assert path is not None, "the test's cache is on the file system of its trees"
+    shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(out, path)
+
+
+def count_steps(out: Path, files: dict[str, bytes], tmp_path: Path, spare: bool, monkeypatch: pytest.MonkeyPatch) -> int:
     probe = tmp_path / "probe" / out.name
     shutil.copytree(out, probe)
+    prepare_spare(probe, spare, monkeypatch)
     count = [0]
     real = {name: getattr(write.FS, name) for name in STEPS}
     with pytest.MonkeyPatch.context() as patch:
@@ -97,9 +110,10 @@ def count_steps(out: Path, files: dict[str, bytes], tmp_path: Path) -> int:
     return count[0]
 
 
+@pytest.mark.parametrize("spare", [False, True], ids=["stage-from-scratch", "stage-in-a-spare"])
 @pytest.mark.parametrize("exchange", [True, False], ids=["one-step-swap", "two-rename-swap"])
 def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_tree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool, spare: bool
 ) -> None:
     if not exchange:
         monkeypatch.setattr(write.FS, "exchange", lambda a, b: False)
@@ -109,9 +123,10 @@ def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_tree(
     small_tree(out)
     old = tree(out)
     files = new_tree(old)
-    steps = count_steps(out, files, tmp_path)
+    steps = count_steps(out, files, tmp_path, spare, monkeypatch)
     assert steps > len(files), "every file is one step at least"
     for step in range(1, steps + 1):
+        prepare_spare(out, spare, monkeypatch)
         status = in_child(lambda step=step: killed_at(step, out, files, monkeypatch))
         assert status == 137, f"step {step} of {steps} was not reached"
         if write.interrupted_swap(out) is None:

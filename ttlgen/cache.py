@@ -79,11 +79,12 @@ def read_marshalled(target: Path) -> object | None:
 # The generator's records grow with every edit a build sees (each changed part's files,
 # each new tree's blobs): bounded like ccache's, by size, oldest written first. The
 # emulator's compiled kernels (device/) are left alone: a kernel run may be about to
-# execute one.
+# execute one. So are the spare trees of ttlgen.write (spares/): their files are the
+# trees' own (hard links), and their number is bounded there.
 _DEFAULT_LIMIT_MB = 512
 _TRIM_EVERY_S = 3600.0
 _TRIMMED = ".trimmed"
-_UNTRIMMED = frozenset({"device", _TRIMMED})
+_UNTRIMMED = frozenset({"device", "spares", _TRIMMED})
 
 
 def _limit_bytes() -> int:

@@ -3,8 +3,9 @@
 The output tree is made of parts, each a pure function of what it reads:
 
 - **a kernel part**: one kernel, lowered (ttlgen/plan/kernels.py) and printed by every
-  per-kernel emitter (``emit_kernel``). It reads the spec file the kernel is declared in
-  and the specs that are not kernel specs, never another kernel.
+  per-kernel emitter (``emit_kernel``). It reads its own entry of the spec file it is
+  declared in (the entry's data and positions, and the file's name) and the specs that
+  are not kernel specs, never another kernel.
 - **a project part**: one project emitter (``emit``). Most read no kernel at all. Which
   ones do, and how much, is found, not declared: an emitter first runs with the kernels
   withheld (`Withheld`); one that reaches for them runs again with their outline only
@@ -18,10 +19,11 @@ The specs are always loaded, validated and modelled whole (the checks across fil
 see every file); only planning and printing are split. Each part's outputs are recorded
 (ttlgen/part_cache.py) under a key hashing the generator (its code, libraries and
 templates) and exactly the specs the part reads, by their content (`SpecDocument.digest`:
-data and positions). So a build after an edit
-of one kernel spec lowers and prints the kernels of that file, runs the emitters that
-read kernels, and takes every other file from the record: bytes that the same inputs
-produced before, as the tree cache does for a whole tree. ``check --no-cache`` and
+data and positions; a kernel entry's own digest for a kernel part). So a build after an
+edit inside one kernel lowers and prints that kernel (and any other of its file whose
+lines the edit moved), runs the emitters that read kernels, and takes every other file
+from the record: bytes that the same inputs produced before, as the tree cache does for
+a whole tree. ``check --no-cache`` and
 ``build --no-cache`` generate every part.
 """
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import marshal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NoReturn, cast
@@ -136,37 +139,59 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
+def _entry_digests(document: SpecDocument) -> dict[str, str]:
+    """A digest of each kernel entry of a kernel spec: its data and the positions of its
+    nodes, all that the kernel's model is built from (ttlgen/model/kernels.py reads a
+    kernel's entry and the file's names, never a sibling entry). An edit inside one kernel
+    of a file, or anywhere that moves no line of another, leaves the others' digests."""
+    values: dict[str, dict[tuple[object, ...], tuple[int, int]]] = {}
+    keys: dict[str, dict[tuple[object, ...], tuple[int, int]]] = {}
+    for found, positions in ((values, document.positions.values), (keys, document.positions.keys)):
+        for path, position in positions.items():
+            if len(path) >= 2 and path[0] == "kernels" and isinstance(path[1], str):
+                found.setdefault(path[1], {})[path] = position
+    digests = {}
+    for name, entry in document.data["kernels"].items():
+        # marshal format 2, as SpecDocument.digest: the same bytes for equal data however parsed.
+        content = marshal.dumps((entry, values.get(name, {}), keys.get(name, {})), 2)
+        digests[name] = hashlib.sha256(content).hexdigest()
+    return digests
+
+
 @dataclass(frozen=True)
 class PartKeys:
     """The record keys of one spec tree's parts.
 
     ``shared`` hashes the generator, every spec's name and kind, and the content of every
     spec but the kernel specs; ``outline`` adds every kernel's outline, ``everything`` the
-    kernel specs' content."""
+    kernel specs' content. A kernel part's key adds its own entry's digest to ``shared``."""
 
     shared: str
     outline: str
     everything: str
-    kernel_files: dict[str, str]  # a kernel spec's source name -> its content's digest
+    kernel_entries: dict[tuple[str, str], str]  # (kernel spec's source name, kernel) -> entry digest
 
     @classmethod
     def of(cls, documents: Sequence[SpecDocument], kernels: KernelsModel, generator: str) -> PartKeys:
         shared = [generator]
-        kernel_files = {}
+        kernel_files = []
+        entries: dict[tuple[str, str], str] = {}
         for document in documents:
             if document.kind == KERNEL_KIND:
-                kernel_files[document.source] = document.digest
+                kernel_files.append(f"{document.source} {document.digest}")
                 shared.append(f"{document.source} {document.kind}")
+                entries.update(((document.source, name), d) for name, d in _entry_digests(document).items())
             else:
                 shared.append(f"{document.source} {document.kind} {document.digest}")
         shared_key = _digest("shared", *shared)
         outline = _digest("outline", shared_key, *(_outline(k) for k in kernels.kernels))
-        everything = _digest("everything", shared_key, *(f"{s} {d}" for s, d in kernel_files.items()))
-        return cls(shared_key, outline, everything, kernel_files)
+        everything = _digest("everything", shared_key, *kernel_files)
+        return cls(shared_key, outline, everything, entries)
 
     def kernel(self, kernel: Kernel, emitters: Sequence[str]) -> str:
         """The key of a kernel part printed by ``emitters``."""
-        return _digest("kernel", self.shared, *emitters, "\0", kernel.name, kernel.source, self.kernel_files[kernel.source])
+        entry = self.kernel_entries[(kernel.source, kernel.name)]
+        return _digest("kernel", self.shared, *emitters, "\0", kernel.name, kernel.source, entry)
 
     def project(self, emitter: str, reads: Reads) -> str:
         read = {Reads.NO_KERNELS: self.shared, Reads.KERNEL_OUTLINE: self.outline}.get(reads, self.everything)

@@ -27,6 +27,7 @@ import ctypes
 import ctypes.util
 import difflib
 import errno
+import hashlib
 import os
 import shutil
 import stat
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Union
 
+from ttlgen import cache
 from ttlgen.errors import UsageError
 
 try:
@@ -270,6 +272,9 @@ class _FileSystem:
     def chmod(self, path: StrPath, mode: int) -> None:
         os.chmod(path, mode)
 
+    def unlink(self, path: StrPath) -> None:
+        os.unlink(path)
+
     def rename(self, old: Path, new: Path) -> None:
         os.rename(old, new)
 
@@ -479,6 +484,121 @@ def _stage(stage: Path, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, 
         FS.chmod(f"{root}/{directory}", modes.directory)
 
 
+def _spare_path(out_dir: Path) -> Path | None:
+    """Where the tree a build of ``out_dir`` replaced is kept for the next build of it to
+    stage into (`_refit`), or None: caching is off, or the cache is on another file
+    system (the spare moves in and out by rename).
+
+    A stage made from scratch creates every directory of the tree and the tree it
+    replaces is removed: tens of milliseconds of directory creation and removal per build
+    on the 2-core VM, up to a tenth of a small build, and the part of it that slows most
+    when the disk is busy (measured: 1.5 to 46 ms for the 53 directories of generated/).
+    A spare needs only the changes. It is a cache, so its content is never trusted: every
+    entry of it is checked or replaced (`_refit`)."""
+    if not cache.enabled():
+        return None
+    root = cache.cache_root() / "spares"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if os.stat(root).st_dev != os.stat(out_dir.parent).st_dev:
+            return None
+    except OSError:
+        return None
+    return root / hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:32]
+
+
+def _refit(stage: str, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
+    """Make the directory ``stage`` (a spare: some earlier tree of ``out_dir``, or anything
+    else) what `_stage` makes: ``files``, an unchanged file as the tree's own inode (so it
+    keeps its mtime) and every other file a new inode, every file and directory with the
+    umask's mode, nothing else. An inode the tree may share is never written: an entry to
+    replace is unlinked first."""
+    old_root = os.fspath(out_dir)
+    directories = _directories(files)
+    wanted = set(directories)
+
+    def prune(directory: str, prefix: str) -> None:
+        with os.scandir(directory) as scan:
+            entries = list(scan)
+        for entry in entries:
+            path = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if path in wanted:
+                    prune(entry.path, f"{path}/")
+                else:
+                    FS.remove_tree(Path(entry.path))
+            elif path not in files:
+                FS.unlink(entry.path)
+
+    prune(stage, "")
+    for directory in directories:
+        if not os.path.isdir(f"{stage}/{directory}") or os.path.islink(f"{stage}/{directory}"):
+            FS.mkdir(f"{stage}/{directory}")
+    unchanged = set(diff.unchanged)
+    for path, content in files.items():
+        old, new = f"{old_root}/{path}", f"{stage}/{path}"
+        try:
+            there = os.lstat(new)
+        except FileNotFoundError:
+            there = None
+        if path in unchanged:
+            current = os.lstat(old)
+            if stat.S_IMODE(current.st_mode) == modes.file:
+                if there is not None and (there.st_dev, there.st_ino) == (current.st_dev, current.st_ino):
+                    continue  # already the tree's own file
+                if there is not None:
+                    FS.unlink(new)
+                FS.link(old, new)
+                continue
+        if there is not None:
+            FS.unlink(new)
+        if path in unchanged:
+            FS.copy(old, new, content)
+        else:
+            FS.write(new, content)
+        FS.chmod(new, modes.file)
+    for directory in (".", *directories):
+        if _mode(f"{stage}/{directory}") != modes.directory:
+            FS.chmod(f"{stage}/{directory}", modes.directory)
+
+
+def _take_spare(spare: Path | None, stage: Path) -> bool:
+    """Move the spare (if any) to the stage's path."""
+    if spare is None:
+        return False
+    try:
+        FS.rename(spare, stage)
+    except OSError:
+        return False
+    if os.path.isdir(stage) and not os.path.islink(stage):
+        return True
+    FS.remove_tree(stage)  # not a directory: nothing to refit
+    return False
+
+
+# Spares kept at most, the least recently used removed first: one per output tree a user
+# builds, and trees come and go (a temporary --out, a deleted checkout).
+SPARES_KEPT = 8
+
+
+def _keep_as_spare(old: Path, spare: Path | None) -> None:
+    """The replaced tree becomes the spare, or is removed."""
+    if spare is not None and os.path.isdir(old):
+        try:
+            FS.rename(old, spare)
+        except OSError:
+            FS.remove_tree(old)  # a spare that could not be taken is in the way: keep neither
+            return
+        with contextlib.suppress(OSError):
+            os.utime(spare)  # its last use, for the bound below
+            with os.scandir(spare.parent) as scan:
+                kept = sorted(((e.stat(follow_symlinks=False).st_mtime_ns, e.path) for e in scan), reverse=True)
+            for _, path in kept[SPARES_KEPT:]:
+                FS.remove_tree(Path(path))
+        return
+    FS.remove_tree(old)
+
+
 def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     """Make ``out_dir`` hold exactly ``files``, every file and directory with the mode the
     umask gives. Writes nothing when that is already so.
@@ -494,9 +614,14 @@ def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
         return diff
     stage = _stage_name(out_dir, "stage")
     old = _stage_name(out_dir, "old")
+    spare = _spare_path(out_dir) if os.path.isdir(out_dir) else None
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        _stage(stage, out_dir, files, diff, _Modes.current())
+        modes = _Modes.current()
+        if _take_spare(spare, stage):
+            _refit(os.fspath(stage), out_dir, files, diff, modes)
+        else:
+            _stage(stage, out_dir, files, diff, modes)
         if not os.path.lexists(out_dir):
             FS.rename(stage, out_dir)
         elif FS.exchange(stage, out_dir):
@@ -513,5 +638,5 @@ def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
         raise OutputError(Path(exc.filename) if exc.filename else out_dir, exc) from None
     finally:
         FS.remove_tree(stage)
-    FS.remove_tree(old)
+    _keep_as_spare(old, spare)
     return diff
