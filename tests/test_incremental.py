@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import cast
 
@@ -139,39 +139,45 @@ def test_after_an_edit_of_one_kernel_spec_only_the_kernels_of_that_file_are_lowe
     assert sorted(lowered) == sorted(kernels_of(spec_copy, KERNEL_SPEC))
 
 
+def lowered_by(spec_copy: Path, lowered: list[str], change: Callable[[Path], None]) -> list[str]:
+    """The kernels a build after ``change`` (of the kernel spec) lowers; the build must give
+    what a full generation gives."""
+    reusing(spec_copy)
+    lowered.clear()
+    change(spec_copy / KERNEL_SPEC)
+    result = reusing(spec_copy)
+    found = sorted(lowered)
+    assert result == full(spec_copy)
+    return found
+
+
 def test_after_an_edit_inside_one_kernel_that_moves_no_line_only_that_kernel_is_lowered(
     spec_copy: Path, lowered: list[str]
 ) -> None:
-    reusing(spec_copy)
-    lowered.clear()
-    edit(spec_copy / KERNEL_SPEC, "out = a + b over bf16 tiles (FPU add_tiles).", "out = a + b, bf16 tiles, FPU add_tiles.")
-    result = reusing(spec_copy)
-    assert lowered == ["eltwise_add_bf16"]
-    assert result == full(spec_copy)
+    def summary(spec: Path) -> None:
+        edit(spec, "out = a + b over bf16 tiles (FPU add_tiles).", "out = a + b, bf16 tiles, FPU add_tiles.")
+
+    assert lowered_by(spec_copy, lowered, summary) == ["eltwise_add_bf16"]
 
 
 def test_after_an_edit_that_moves_the_lines_of_later_kernels_those_are_lowered_too(
     spec_copy: Path, lowered: list[str]
 ) -> None:
-    reusing(spec_copy)
-    lowered.clear()
-    # A line added to the first kernel's summary moves every kernel declared after it.
-    edit(spec_copy / KERNEL_SPEC, "    summary: out = a + b over bf16 tiles (FPU add_tiles).\n",
-         "    summary: >-\n      out = a + b over bf16 tiles\n      (FPU add_tiles).\n")
-    result = reusing(spec_copy)
-    assert sorted(lowered) == sorted(kernels_of(spec_copy, KERNEL_SPEC))
-    assert result == full(spec_copy)
+    def longer_summary(spec: Path) -> None:
+        # A line added to the first kernel's summary moves every kernel declared after it.
+        edit(spec, "    summary: out = a + b over bf16 tiles (FPU add_tiles).\n",
+             "    summary: >-\n      out = a + b over bf16 tiles\n      (FPU add_tiles).\n")
+
+    assert lowered_by(spec_copy, lowered, longer_summary) == sorted(kernels_of(spec_copy, KERNEL_SPEC))
 
 
 def test_after_a_comment_is_added_at_the_end_of_a_kernel_spec_no_kernel_is_lowered(
     spec_copy: Path, lowered: list[str]
 ) -> None:
-    reusing(spec_copy)
-    lowered.clear()
-    (spec_copy / KERNEL_SPEC).write_text((spec_copy / KERNEL_SPEC).read_text() + "# a last comment\n")
-    result = reusing(spec_copy)
-    assert lowered == []
-    assert result == full(spec_copy)
+    def last_comment(spec: Path) -> None:
+        spec.write_text(spec.read_text() + "# a last comment\n")
+
+    assert lowered_by(spec_copy, lowered, last_comment) == []
 
 
 def test_a_build_of_unchanged_specs_lowers_no_kernel_and_runs_no_emitter(

@@ -530,9 +530,9 @@ def _refit(stage: str, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, m
             elif path not in files:
                 FS.unlink(entry.path)
 
-    prune(stage, "")
+    prune(stage, "")  # after it, what remains at a directory's path is that directory
     for directory in directories:
-        if not os.path.isdir(f"{stage}/{directory}") or os.path.islink(f"{stage}/{directory}"):
+        if not os.path.isdir(f"{stage}/{directory}"):
             FS.mkdir(f"{stage}/{directory}")
     unchanged = set(diff.unchanged)
     for path, content in files.items():
