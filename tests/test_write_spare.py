@@ -1,5 +1,5 @@
 """A build stages the new tree in the tree the last build of the same output replaced (its
-spare, kept in the cache: ttlgen/write.py `_refit`) rather than creating every directory
+spare, kept in the cache: ttlgen/write.py `_stage`) rather than creating every directory
 again; whatever the spare holds, the tree is the one a stage from scratch gives."""
 
 from __future__ import annotations

@@ -461,32 +461,9 @@ def up_to_date(out_dir: Path, diff: TreeDiff) -> bool:
         return False
 
 
-def _stage(stage: Path, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
-    FS.mkdir(stage)
-    root, old_root = os.fspath(stage), os.fspath(out_dir)
-    directories = _directories(files)
-    for directory in directories:
-        FS.mkdir(f"{root}/{directory}")
-    unchanged = set(diff.unchanged)
-    for path, content in files.items():
-        old, new = f"{old_root}/{path}", f"{root}/{path}"
-        if path in unchanged and _mode(old) == modes.file:
-            # The stage shares the file's inode with the old tree, so nothing may change
-            # it: its mode is already right.
-            FS.link(old, new)
-            continue
-        if path in unchanged:
-            FS.copy(old, new, content)
-        else:
-            FS.write(new, content)
-        FS.chmod(new, modes.file)
-    for directory in (".", *directories):
-        FS.chmod(f"{root}/{directory}", modes.directory)
-
-
 def _spare_path(out_dir: Path) -> Path | None:
     """Where the tree a build of ``out_dir`` replaced is kept for the next build of it to
-    stage into (`_refit`), or None: caching is off, or the cache is on another file
+    stage into (`_stage`), or None: caching is off, or the cache is on another file
     system (the spare moves in and out by rename).
 
     A stage made from scratch creates every directory of the tree and the tree it
@@ -494,7 +471,7 @@ def _spare_path(out_dir: Path) -> Path | None:
     on the 2-core VM, up to a tenth of a small build, and the part of it that slows most
     when the disk is busy (measured: 1.5 to 46 ms for the 53 directories of generated/).
     A spare needs only the changes. It is a cache, so its content is never trusted: every
-    entry of it is checked or replaced (`_refit`)."""
+    entry of it is checked or replaced (`_stage`)."""
     if not cache.enabled():
         return None
     root = cache.cache_root() / "spares"
@@ -507,12 +484,13 @@ def _spare_path(out_dir: Path) -> Path | None:
     return root / hashlib.sha256(os.fsencode(os.path.realpath(out_dir))).hexdigest()[:32]
 
 
-def _refit(stage: str, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
-    """Make the directory ``stage`` (a spare: some earlier tree of ``out_dir``, or anything
-    else) what `_stage` makes: ``files``, an unchanged file as the tree's own inode (so it
-    keeps its mtime) and every other file a new inode, every file and directory with the
-    umask's mode, nothing else. An inode the tree may share is never written: an entry to
-    replace is unlinked first."""
+def _stage(stage: str, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
+    """Make the directory ``stage`` (new and empty, or a spare: some earlier tree of
+    ``out_dir``, or anything else) hold ``files``: an unchanged file as the tree's own
+    inode, hard-linked (so it keeps its mtime) when its mode is already right and copied
+    with its mtime when not, every other file a new inode, every file and directory with
+    the umask's mode, nothing else. An inode the tree may share is never written: an entry
+    to replace is unlinked first."""
     old_root = os.fspath(out_dir)
     directories = _directories(files)
     wanted = set(directories)
@@ -541,18 +519,17 @@ def _refit(stage: str, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, m
             there = os.lstat(new)
         except FileNotFoundError:
             there = None
-        if path in unchanged:
-            current = os.lstat(old)
-            if stat.S_IMODE(current.st_mode) == modes.file:
-                if there is not None and (there.st_dev, there.st_ino) == (current.st_dev, current.st_ino):
-                    continue  # already the tree's own file
-                if there is not None:
-                    FS.unlink(new)
-                FS.link(old, new)
-                continue
+        current = os.lstat(old) if path in unchanged else None
+        # Shared with the old tree, the file may not change: only one whose mode is right.
+        linked = current is not None and stat.S_IMODE(current.st_mode) == modes.file
+        if linked and there is not None and current is not None and os.path.samestat(there, current):
+            continue  # already the tree's own file
         if there is not None:
             FS.unlink(new)
-        if path in unchanged:
+        if linked:
+            FS.link(old, new)
+            continue
+        if current is not None:
             FS.copy(old, new, content)
         else:
             FS.write(new, content)
@@ -618,10 +595,9 @@ def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         modes = _Modes.current()
-        if _take_spare(spare, stage):
-            _refit(os.fspath(stage), out_dir, files, diff, modes)
-        else:
-            _stage(stage, out_dir, files, diff, modes)
+        if not _take_spare(spare, stage):
+            FS.mkdir(stage)
+        _stage(os.fspath(stage), out_dir, files, diff, modes)
         if not os.path.lexists(out_dir):
             FS.rename(stage, out_dir)
         elif FS.exchange(stage, out_dir):
