@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import marshal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NoReturn, cast
@@ -139,25 +138,6 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def _entry_digests(document: SpecDocument) -> dict[str, str]:
-    """A digest of each kernel entry of a kernel spec: its data and the positions of its
-    nodes, all that the kernel's model is built from (ttlgen/model/kernels.py reads a
-    kernel's entry and the file's names, never a sibling entry). An edit inside one kernel
-    of a file, or anywhere that moves no line of another, leaves the others' digests."""
-    values: dict[str, dict[tuple[object, ...], tuple[int, int]]] = {}
-    keys: dict[str, dict[tuple[object, ...], tuple[int, int]]] = {}
-    for found, positions in ((values, document.positions.values), (keys, document.positions.keys)):
-        for path, position in positions.items():
-            if len(path) >= 2 and path[0] == "kernels" and isinstance(path[1], str):
-                found.setdefault(path[1], {})[path] = position
-    digests = {}
-    for name, entry in document.data["kernels"].items():
-        # marshal format 2, as SpecDocument.digest: the same bytes for equal data however parsed.
-        content = marshal.dumps((entry, values.get(name, {}), keys.get(name, {})), 2)
-        digests[name] = hashlib.sha256(content).hexdigest()
-    return digests
-
-
 @dataclass(frozen=True)
 class PartKeys:
     """The record keys of one spec tree's parts.
@@ -180,7 +160,9 @@ class PartKeys:
             if document.kind == KERNEL_KIND:
                 kernel_files.append(f"{document.source} {document.digest}")
                 shared.append(f"{document.source} {document.kind}")
-                entries.update(((document.source, name), d) for name, d in _entry_digests(document).items())
+                # ttlgen/model/kernels.py builds a kernel from its own entry and the file's
+                # names, never from a sibling entry.
+                entries.update(((document.source, name), d) for name, d in document.entry_digests("kernels").items())
             else:
                 shared.append(f"{document.source} {document.kind} {document.digest}")
         shared_key = _digest("shared", *shared)

@@ -33,6 +33,13 @@ class Positions:
         return self.value(path)
 
 
+def _content_digest(data: Any, values: dict[KeyPath, Position], keys: dict[KeyPath, Position]) -> str:
+    # marshal holds exactly the plain data and the position tuples. Format 2: later ones
+    # mark objects referenced twice, so equal data parsed afresh and read back from the
+    # parse cache would give different bytes.
+    return hashlib.sha256(marshal.dumps((data, values, keys), 2)).hexdigest()
+
+
 @dataclass(frozen=True)
 class SpecDocument:
     """One spec file after loading. ``data`` holds only dict/list/str/int/float/bool/None.
@@ -59,11 +66,22 @@ class SpecDocument:
         """A hash of everything a later stage reads of the document: its data and positions
         (its names and kind are compared apart). Two documents with one digest give the
         same model, so the caches that reuse a model or an output key by it."""
-        # marshal holds exactly the plain data and the position tuples. Format 2: later
-        # ones mark objects referenced twice, so equal data parsed afresh and read back
-        # from the parse cache would give different bytes.
-        content = marshal.dumps((self.data, self.positions.values, self.positions.keys), 2)
-        return hashlib.sha256(content).hexdigest()
+        return _content_digest(self.data, self.positions.values, self.positions.keys)
+
+    def entry_digests(self, key: str) -> dict[str, str]:
+        """`digest` of each entry of the mapping ``data[key]``, alone: its data and the
+        positions of its nodes. An edit inside one entry, or one that moves no line of
+        another, leaves the others' digests as they were."""
+        values: dict[str, dict[KeyPath, Position]] = {}
+        keys: dict[str, dict[KeyPath, Position]] = {}
+        for found, positions in ((values, self.positions.values), (keys, self.positions.keys)):
+            for path, position in positions.items():
+                if len(path) >= 2 and path[0] == key and isinstance(path[1], str):
+                    found.setdefault(path[1], {})[path] = position
+        return {
+            name: _content_digest(entry, values.get(name, {}), keys.get(name, {}))
+            for name, entry in self.data[key].items()
+        }
 
     def mark(self, path: KeyPath = ()) -> Mark:
         line, column = self.positions.value(path)
