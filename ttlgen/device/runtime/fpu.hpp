@@ -65,9 +65,9 @@ void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum
 
 // A tile's output rows are independent accumulations, taken in n groups, group g being
 // rows [begin[g], begin[g+1]), each in register blocks that never cross a group: the
-// vector path checks a block's DST values for NaN and Inf at each call (the scalar
-// reference takes that call over the block if it finds one). Work can be split by
-// group as finely as by tile, with the same bits.
+// vector path checks a block's DST values for NaN and Inf when it loads them (the
+// scalar reference takes the call over the block if it finds one). Work can be split
+// by group as finely as by tile, with the same bits.
 constexpr int kMaxRowGroups = 4;
 struct RowGroups {
     int n;
