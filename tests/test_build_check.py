@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import GENERATED, REPO, run_cli
 from ttlgen import write
-from ttlgen.write import existing_files
+from ttlgen.tree import existing_entries
 
 
 def first_spec_file(specs: Path) -> Path:
@@ -19,8 +19,8 @@ def first_spec_file(specs: Path) -> Path:
 
 
 def snapshot_tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    # existing_files skips bytecode caches, as build and check do.
-    return {path: ((root / path).read_bytes(), (root / path).stat().st_mtime_ns) for path in existing_files(root)}
+    # existing_entries skips bytecode caches, as build and check do.
+    return {path: ((root / path).read_bytes(), (root / path).stat().st_mtime_ns) for path in existing_entries(root)}
 
 
 def test_committed_generated_tree_is_up_to_date(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,7 +42,7 @@ def test_nothing_under_tests_is_a_copy_of_a_generated_file() -> None:
     Catches byte copies and copies embedded in another file (a snapshot format that indents
     or quotes its text), for every output of at least five non-blank lines.
     """
-    outputs = {path: (GENERATED / path).read_bytes() for path in existing_files(GENERATED)}
+    outputs = {path: (GENERATED / path).read_bytes() for path in existing_entries(GENERATED)}
     embeddable = {path: _lines(data) for path, data in outputs.items() if _lines(data).count("\n") > 5}
     by_bytes = {data: path for path, data in outputs.items()}
     copies = []
@@ -245,8 +245,8 @@ def test_generated_tree_holds_no_stage_leftovers(spec_copy: Path, generated_copy
     shutil.rmtree(generated_copy)
 
 
-def test_cached_check_still_catches_an_edited_file(spec_copy: Path, generated_copy: Path) -> None:
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0  # records the tree
+def test_check_after_a_build_catches_an_edited_file(spec_copy: Path, generated_copy: Path) -> None:
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
     edited = generated_copy / "MANIFEST"
     edited.write_bytes(edited.read_bytes() + b"# hand edit\n")
     result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
@@ -254,8 +254,8 @@ def test_cached_check_still_catches_an_edited_file(spec_copy: Path, generated_co
     assert f"stale: {edited}" in result.stderr
 
 
-def test_cached_check_notices_a_spec_edit(spec_copy: Path, generated_copy: Path) -> None:
-    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0  # records the tree
+def test_check_notices_a_spec_edit(spec_copy: Path, generated_copy: Path) -> None:
+    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
     spec = first_spec_file(spec_copy)
     spec.write_text(spec.read_text() + "# a comment changes the input hash in MANIFEST\n")
     result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)

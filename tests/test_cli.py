@@ -54,34 +54,11 @@ def test_user_errors_print_no_traceback_in_a_real_process(tmp_path: Path) -> Non
     assert not (tmp_path / "out").exists()
 
 
-def test_a_build_runs_without_the_cycle_collector_and_restores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gc
-
-    from tests.conftest import SPECS
-    from ttlgen import generate
-
-    seen: list[bool] = []
-    real = generate.generate
-
-    def recording(*args: object, **kwargs: object) -> generate.GeneratedTree:
-        seen.append(gc.isenabled())
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(generate, "generate", recording)
-    assert gc.isenabled()
-    result = run_cli("build", "--specs", SPECS, "--out", tmp_path / "out", "--no-cache")
-    assert result.exit_code == 0, result.stderr
-    assert seen == [False]
-    assert gc.isenabled()
-
-
 def _ttlgen(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ttlgen", *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
 def test_the_console_entry_point_ends_with_the_commands_exit_code_and_its_whole_output(tmp_path: Path) -> None:
-    # main() ends the process without the interpreter's teardown: the exit code, stdout,
-    # stderr and the files written must be exactly what a normal exit gives.
     out = tmp_path / "out"
     built = _ttlgen("build", "--out", out, "--json", cwd=REPO)
     assert built.returncode == 0, built.stderr
@@ -106,15 +83,3 @@ def test_the_console_entry_point_runs_the_exit_handlers(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.endswith("handler ran\n")
-
-
-def test_the_console_entry_point_freezes_what_the_cli_import_made_and_runs_the_command_with_the_collector_on() -> None:
-    probe = (
-        "import gc, sys\n"
-        "import ttlgen.__main__ as entry, ttlgen.cli\n"
-        "ttlgen.cli.main = lambda: print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
-        "entry.main()\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "True True\n"

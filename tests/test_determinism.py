@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.conftest import GENERATED, REPO, SPECS
 from ttlgen.emit._notice import NOTICE
-from ttlgen.write import existing_files
+from ttlgen.tree import existing_entries
 
 
 def build_in_subprocess(out: Path, cwd: Path, seed: str, locale: str) -> dict[str, bytes]:
@@ -19,7 +19,7 @@ def build_in_subprocess(out: Path, cwd: Path, seed: str, locale: str) -> dict[st
         [sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)],
         cwd=cwd, env=env, check=True, capture_output=True,
     )
-    return {path: (out / path).read_bytes() for path in existing_files(out)}
+    return {path: (out / path).read_bytes() for path in existing_entries(out)}
 
 
 def test_builds_with_different_hash_seeds_locales_and_directories_are_identical(tmp_path: Path) -> None:
@@ -31,7 +31,7 @@ def test_builds_with_different_hash_seeds_locales_and_directories_are_identical(
 
 
 def generated_files() -> list[Path]:
-    return [GENERATED / path for path in existing_files(GENERATED)]
+    return [GENERATED / path for path in existing_entries(GENERATED)]
 
 
 def test_generated_files_use_lf_and_end_with_exactly_one_newline() -> None:

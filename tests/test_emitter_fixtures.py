@@ -19,7 +19,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from tests.conftest import REPO
-from ttlgen.generate import generate
+from ttlgen.pipeline import render_specs
 
 FIXTURES = REPO / "tests" / "fixtures" / "emit"
 
@@ -41,7 +41,7 @@ CASES = [(fixture, path) for fixture, paths in OUTPUTS.items() for path in paths
 
 @functools.cache
 def tree(fixture: str) -> dict[str, bytes]:
-    return generate(FIXTURES / fixture / "specs").files
+    return render_specs(FIXTURES / fixture / "specs")
 
 
 @functools.cache

@@ -89,7 +89,7 @@ def test_a_bug_exits_3_with_its_traceback_not_1(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("an emitter bug")
 
-    monkeypatch.setattr("ttlgen.generate.generate", broken)
+    monkeypatch.setattr("ttlgen.pipeline.render", broken)
     monkeypatch.setattr(sys, "argv", ["ttlgen", "build", "--no-cache"])
     with pytest.raises(SystemExit) as exited:
         cli.main()

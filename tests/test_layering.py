@@ -15,7 +15,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "ttlgen"
 
 # Modules every stage may use: they import nothing of ttlgen but each other.
 FOUNDATION = (
-    "ttlgen", "ttlgen.errors", "ttlgen.naming", "ttlgen.cache", "ttlgen.dataclass_code", "ttlgen.fingerprint", "ttlgen.resolver", "ttlgen.schemas", "ttlgen.abi_runtime",
+    "ttlgen", "ttlgen.errors", "ttlgen.naming", "ttlgen.cache", "ttlgen.resolver", "ttlgen.schemas", "ttlgen.abi_runtime",
 )
 STAGES = (
     ("spec", ("ttlgen.spec",)),
@@ -23,8 +23,8 @@ STAGES = (
     ("model", ("ttlgen.model",)),
     ("plan", ("ttlgen.plan",)),
     ("emit", ("ttlgen.emit",)),
-    ("write", ("ttlgen.write", "ttlgen.tree_cache", "ttlgen.part_cache")),
-    ("commands", ("ttlgen.pipeline", "ttlgen.incremental", "ttlgen.generate", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance")),
+    ("write", ("ttlgen.tree", "ttlgen.write")),
+    ("commands", ("ttlgen.pipeline", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance")),
 )
 # The emulator consumes generated kernels like a runtime does: it sees no generator stage.
 DEVICE = "ttlgen.device"

@@ -11,14 +11,14 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from tests.conftest import SPECS, TextSnapshot
-from ttlgen.pipeline import plan_specs
+from ttlgen import pipeline
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.plan.summary import kernel_summary, plan_summary
 
 
 @pytest.fixture(scope="module")
 def plan() -> ProjectPlan:
-    return plan_specs(SPECS)[1]
+    return pipeline.plan(SPECS)[1]
 
 
 def test_plan_summary_of_the_shipped_kernels(plan: ProjectPlan, snapshot: SnapshotAssertion) -> None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import GENERATED, SPECS
+from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen.errors import SpecErrors
 from ttlgen.spec import kinds
 from ttlgen.spec.load import load_specs
@@ -77,18 +78,18 @@ def test_every_spec_kind_in_the_tree_has_a_schema() -> None:
     assert used <= {k.kind_id for k in KINDS}
 
 
-def test_a_document_known_valid_is_revalidated_once_it_changes(tmp_path: Path) -> None:
+def test_a_document_found_valid_is_validated_again_once_it_changes(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     specs.mkdir()
     vocabulary = (SPECS / "ops" / "vocabulary.yaml").read_text()
     (specs / "v.yaml").write_text(vocabulary)
-    assert validate_documents(load_specs(specs)) == []  # now recorded as valid
+    assert validate_documents(load_specs(specs)) == []
     (specs / "v.yaml").write_text(vocabulary + "stray: 1\n")
     problems = [d.message for d in validate_documents(load_specs(specs))]
     assert problems == ["unknown key 'stray'; valid keys: element_types, full_fp32_kinds, primitives, spec, strategies, ttlang_cpp"]
 
 
-def test_an_invalid_document_is_never_recorded_as_valid(tmp_path: Path) -> None:
+def test_an_invalid_document_stays_invalid_when_validated_again(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     specs.mkdir()
     (specs / "v.yaml").write_text((SPECS / "ops" / "vocabulary.yaml").read_text() + "stray: 1\n")
@@ -116,3 +117,25 @@ def test_every_yaml_spec_points_editors_at_its_schema() -> None:
         schema = (path.parent / first[len(prefix):]).resolve()
         kind = next(d for d in load_specs(SPECS) if d.source == f"specs/{path.relative_to(SPECS).as_posix()}")
         assert schema == (GENERATED / "schemas" / f"{kind.kind}.{kind.version}.schema.json").resolve(), path
+
+
+def test_a_toml_date_where_text_is_expected_is_a_located_error_after_the_same_text_as_a_string(tmp_path: Path) -> None:
+    # Issue 24: the same spec validated with summary = "2024-01-01" (a string), then with the
+    # TOML date 2024-01-01, must fail the second time (exit 2, located), whatever ran before.
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    arch = specs / "targets" / "architectures" / "quasar.yaml"
+    arch.unlink()
+    toml = arch.with_suffix(".toml")
+    text = (
+        'spec = "ttlgen.architecture/v1"\nname = "quasar"\nsummary = {summary}\nruntime_name = "QUASAR"\n'
+        'rejected = "Quasar kernels need the Gen2 configuration and launch APIs"\ndfb_capacity = 32\n'
+        '[golden.dfb_capacity]\nvalue = 32\nwhy = "TT-Lang gives Quasar 32 indices"\n'
+    )
+    toml.write_text(text.format(summary='"2024-01-01"'))
+    assert run_cli("validate", "--specs", specs).exit_code == 0
+    toml.write_text(text.format(summary="2024-01-01"))
+    for command in ("validate", "build"):
+        result = run_cli(command, "--specs", specs, "--out", tmp_path / "out") if command == "build" else run_cli(command, "--specs", specs)
+        assert result.exit_code == 2, result.stderr
+        assert result.stderr.startswith("specs/targets/architectures/quasar.toml:3:11: summary: expected a string")

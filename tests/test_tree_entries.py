@@ -1,7 +1,7 @@
 """What is in the output tree besides the regular files ttlgen writes: symbolic links (an
 editor's lock file `.#name` is a dangling one), FIFOs, sockets. ttlgen never opens them
 (a FIFO blocks its reader) and reports them as what they are, an orphan or a stale output
-that is not a regular file, with the same answer whether the tree cache answers or not."""
+that is not a regular file."""
 
 from __future__ import annotations
 
@@ -68,7 +68,6 @@ ENTRIES: dict[str, Callable[[Path], None]] = {
     "socket": unix_socket,
     "device": character_device,
 }
-CACHE = {"cached": [], "uncached": ["--no-cache"]}
 # diff and build read the tree as check does; the two kinds reported against them suffice.
 REPORTED = ("editor-lock-file", "fifo")
 
@@ -79,66 +78,51 @@ def add_entry(generated: Path, kind: str) -> str:
     return "docs/.#komorebi-abi.md"
 
 
-def record_the_tree(spec_copy: Path, generated: Path) -> None:
-    """Run a check first, so the tree cache knows the specs' tree and answers the next command."""
-    assert run_cli("check", "--specs", spec_copy, "--out", generated).exit_code == 0
-
-
-@pytest.mark.parametrize("cache", CACHE)
 @pytest.mark.parametrize("kind", ENTRIES)
 def test_check_reports_an_entry_that_is_not_a_regular_file_as_an_orphan(
-    spec_copy: Path, generated_copy: Path, kind: str, cache: str
+    spec_copy: Path, generated_copy: Path, kind: str
 ) -> None:
-    record_the_tree(spec_copy, generated_copy)
     path = add_entry(generated_copy, kind)
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 1
     assert f"orphaned: {generated_copy / path} (not a regular file)\n" in result.stderr
 
 
-@pytest.mark.parametrize("cache", CACHE)
-def test_check_json_lists_what_is_not_a_regular_file(spec_copy: Path, generated_copy: Path, cache: str) -> None:
-    record_the_tree(spec_copy, generated_copy)
+def test_check_json_lists_what_is_not_a_regular_file(spec_copy: Path, generated_copy: Path) -> None:
     path = add_entry(generated_copy, "fifo")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json", *CACHE[cache])
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json")
     assert json.loads(result.stdout) == {
         "status": "stale", "stale": [], "missing": [], "orphaned": [path], "not_regular": [path]
     }
 
 
-@pytest.mark.parametrize("cache", CACHE)
 def test_an_output_path_holding_a_link_is_stale_even_with_the_right_content(
-    spec_copy: Path, generated_copy: Path, cache: str
+    spec_copy: Path, generated_copy: Path
 ) -> None:
-    record_the_tree(spec_copy, generated_copy)
     doc = generated_copy / "docs" / "komorebi-abi.md"
     doc.rename(generated_copy.parent / "copy.md")
     doc.symlink_to(generated_copy.parent / "copy.md")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 1
     assert f"stale: {doc} (not a regular file)\n" in result.stderr
 
 
-@pytest.mark.parametrize("cache", CACHE)
 @pytest.mark.parametrize("kind", REPORTED)
 def test_diff_says_build_removes_an_entry_that_is_not_a_regular_file(
-    spec_copy: Path, generated_copy: Path, kind: str, cache: str
+    spec_copy: Path, generated_copy: Path, kind: str
 ) -> None:
-    record_the_tree(spec_copy, generated_copy)
     path = add_entry(generated_copy, kind)
-    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 1
     assert result.stdout == f"not a regular file: a/generated/{path}; build removes it\n"
 
 
-@pytest.mark.parametrize("cache", CACHE)
 @pytest.mark.parametrize("kind", REPORTED)
 def test_build_removes_an_entry_that_is_not_a_regular_file(
-    spec_copy: Path, generated_copy: Path, kind: str, cache: str
+    spec_copy: Path, generated_copy: Path, kind: str
 ) -> None:
-    record_the_tree(spec_copy, generated_copy)
     path = add_entry(generated_copy, kind)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy, *CACHE[cache])
+    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 0, result.stderr
     assert not os.path.lexists(generated_copy / path)
     assert run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--no-cache").exit_code == 0

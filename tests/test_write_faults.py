@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 import resource
 import shutil
@@ -23,7 +22,7 @@ import pytest
 
 from tests.conftest import GENERATED, REPO, run_cli
 from ttlgen import write
-from ttlgen.write import existing_files
+from ttlgen.tree import existing_entries
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
 
@@ -32,14 +31,14 @@ STEPS = ("mkdir", "write", "link", "copy", "rename", "exchange", "unlink")
 
 def small_tree(out: Path) -> None:
     """A few committed files in three directories: every kind of step, few of each."""
-    for path in existing_files(GENERATED):
+    for path in existing_entries(GENERATED):
         if path == "MANIFEST" or path.startswith(("include/", "docs/")):
             (out / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(GENERATED / path, out / path)
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {path: (root / path).read_bytes() for path in existing_files(root)}
+    return {path: (root / path).read_bytes() for path in existing_entries(root)}
 
 
 def new_tree(old: dict[str, bytes]) -> dict[str, bytes]:
@@ -81,22 +80,9 @@ def killed_at(step: int, out: Path, files: dict[str, bytes], monkeypatch: pytest
     write.write_tree(out, files)
 
 
-def prepare_spare(out: Path, spare: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the next build of ``out`` stage from scratch, or in a spare: a plain copy of
-    the tree on disk (no shared inode, so every file is replaced or relinked)."""
-    if not spare:
-        monkeypatch.setattr(write, "_spare_path", lambda out_dir: None)
-        return
-    path = write._spare_path(write.tree_path(out))
-    assert path is not None, "the test's cache is on the file system of its trees"
-    shutil.rmtree(path, ignore_errors=True)
-    shutil.copytree(out, path)
-
-
-def count_steps(out: Path, files: dict[str, bytes], tmp_path: Path, spare: bool, monkeypatch: pytest.MonkeyPatch) -> int:
+def count_steps(out: Path, files: dict[str, bytes], tmp_path: Path) -> int:
     probe = tmp_path / "probe" / out.name
     shutil.copytree(out, probe)
-    prepare_spare(probe, spare, monkeypatch)
     count = [0]
     real = {name: getattr(write.FS, name) for name in STEPS}
     with pytest.MonkeyPatch.context() as patch:
@@ -110,10 +96,9 @@ def count_steps(out: Path, files: dict[str, bytes], tmp_path: Path, spare: bool,
     return count[0]
 
 
-@pytest.mark.parametrize("spare", [False, True], ids=["stage-from-scratch", "stage-in-a-spare"])
 @pytest.mark.parametrize("exchange", [True, False], ids=["one-step-swap", "two-rename-swap"])
 def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_tree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool, spare: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool
 ) -> None:
     if not exchange:
         monkeypatch.setattr(write.FS, "exchange", lambda a, b: False)
@@ -123,10 +108,9 @@ def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_tree(
     small_tree(out)
     old = tree(out)
     files = new_tree(old)
-    steps = count_steps(out, files, tmp_path, spare, monkeypatch)
+    steps = count_steps(out, files, tmp_path)
     assert steps > len(files), "every file is one step at least"
     for step in range(1, steps + 1):
-        prepare_spare(out, spare, monkeypatch)
         status = in_child(lambda step=step: killed_at(step, out, files, monkeypatch))
         assert status == 137, f"step {step} of {steps} was not reached"
         if write.interrupted_swap(out) is None:
@@ -276,29 +260,28 @@ def test_a_build_that_fails_at_the_swap_leaves_the_old_tree_modes_unchanged(
     assert modes(generated_copy) == modes_before
 
 
-@pytest.mark.parametrize("cache", [[], ["--no-cache"]], ids=["cached", "uncached"])
 def test_a_build_under_another_umask_gives_every_file_its_mode_though_no_content_changed(
-    spec_copy: Path, generated_copy: Path, cache: list[str]
+    spec_copy: Path, generated_copy: Path
 ) -> None:
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0  # records the tree
-    before = {p: (generated_copy / p).stat().st_mtime_ns for p in existing_files(generated_copy)}
+    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    before = {p: (generated_copy / p).stat().st_mtime_ns for p in existing_entries(generated_copy)}
     with umask(0o077):
-        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy, *cache)
+        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
     assert result.exit_code == 0, result.stderr
     assert "0 written, 0 removed" in result.stdout
-    files = set(existing_files(generated_copy))
+    files = set(existing_entries(generated_copy))
     assert {mode for path, mode in modes(generated_copy).items() if path in files} == {0o600}
     assert {mode for path, mode in modes(generated_copy).items() if path not in files} == {0o700}
-    assert {p: (generated_copy / p).stat().st_mtime_ns for p in existing_files(generated_copy)} == before
+    assert {p: (generated_copy / p).stat().st_mtime_ns for p in existing_entries(generated_copy)} == before
 
 
 def test_a_rebuild_under_the_same_umask_keeps_each_unchanged_file_itself(spec_copy: Path, generated_copy: Path) -> None:
     assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
     rewritten = "docs/komorebi-abi.md"
     (generated_copy / rewritten).write_text("stale\n")
-    inodes = {p: (generated_copy / p).stat().st_ino for p in existing_files(generated_copy) if p != rewritten}
+    inodes = {p: (generated_copy / p).stat().st_ino for p in existing_entries(generated_copy) if p != rewritten}
     assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    assert {p: (generated_copy / p).stat().st_ino for p in existing_files(generated_copy) if p != rewritten} == inodes
+    assert {p: (generated_copy / p).stat().st_ino for p in existing_entries(generated_copy) if p != rewritten} == inodes
 
 
 def stage_leftovers(*directories: Path) -> list[str]:
@@ -422,8 +405,6 @@ def test_a_write_the_system_refuses_exits_2_with_one_line_and_keeps_the_old_tree
     assert tree(generated_copy) == before
     assert modes(generated_copy) == modes_before
     assert stage_leftovers(tmp_path) == []
-    blobs = [path for path in (tmp_path / "cache").rglob("*") if path.is_file() and "blobs" in path.parts]
-    assert all(hashlib.sha256(path.read_bytes()).hexdigest() == path.name for path in blobs), "a half-written blob"
 
 
 def test_rebuilt_files_get_the_same_mode_whichever_changed(spec_copy: Path, generated_copy: Path) -> None:
@@ -433,13 +414,13 @@ def test_rebuilt_files_get_the_same_mode_whichever_changed(spec_copy: Path, gene
         assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
     finally:
         os.umask(previous)
-    modes = {stat.S_IMODE((generated_copy / p).stat().st_mode) for p in existing_files(generated_copy)}
+    modes = {stat.S_IMODE((generated_copy / p).stat().st_mode) for p in existing_entries(generated_copy)}
     directories = {stat.S_IMODE(d.stat().st_mode) for d in [generated_copy, *generated_copy.rglob("*")] if d.is_dir()}
     assert modes == {0o600}
     assert directories == {0o700}
 
 
-def test_the_tree_cache_key_covers_the_spec_directory_name(spec_copy: Path, generated_copy: Path) -> None:
+def test_sources_are_named_by_the_spec_directory(spec_copy: Path, generated_copy: Path) -> None:
     assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
     other = spec_copy.parent / "other"
     shutil.copytree(spec_copy, other)

@@ -1,19 +1,21 @@
 """The command line: `python -m ttlgen`, and the `ttlgen` console script (pyproject.toml)."""
 
-import gc
+import sys
 
 
 def main() -> None:
-    # Importing the CLI and the libraries it needs allocates tens of thousands of objects
-    # that live as long as the process; the cycle collector's passes over them while they
-    # are imported find nothing to free. They are imported with it off, then frozen out of
-    # its sight, and it is on again for the command (ttlgen.cli decides per command).
-    gc.disable()
-    from ttlgen.cli import main as run
-
-    gc.freeze()
-    gc.enable()
-    run()
+    # A Ctrl-C while the CLI and its libraries are still importing ends the process as one
+    # during a command does (exit 130, one line), not with a traceback from an import.
+    try:
+        from ttlgen.cli import interrupted
+        from ttlgen.cli import main as run
+    except KeyboardInterrupt:
+        sys.stderr.write("ttlgen: interrupted\n")
+        raise SystemExit(130) from None
+    try:
+        run()
+    except KeyboardInterrupt:  # between the CLI's own handler and the exit
+        interrupted()
 
 
 if __name__ == "__main__":

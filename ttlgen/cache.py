@@ -1,22 +1,22 @@
-"""Where ttlgen keeps its caches, and whether caching is on.
+"""Where ttlgen keeps its caches, whether caching is on, and the one record format they share.
 
-Every cache (tree records, generation parts, models, parsed spec documents,
-schema-validity records, file digests, compiled templates and dataclass methods, the
-emulator's builds)
-lives under one root so that TTLGEN_CACHE_DIR moves all of them and TTLGEN_NO_CACHE=1
-turns all of them off; `trim` keeps the root under TTLGEN_CACHE_MAX_MB. A cache only ever
-costs or saves time: no result may depend on it.
+Three caches earn their place (each measured; README "Caching"): Jinja's compiled
+templates, the emulator's compiled kernels and runtime, and the extracted upstream
+headers. Each record is keyed by a hash of the exact bytes it was made from and carries
+a seal (the sha256 of its payload), so a record that is damaged, truncated, written by
+other code or unreadable is a miss, never output. `TTLGEN_NO_CACHE=1` (or `--no-cache`)
+turns every cache off; `TTLGEN_CACHE_DIR` moves them all.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import marshal
 import os
 import tempfile
-import time
 from pathlib import Path
+
+_SEAL = 32  # bytes of the sha256 in front of a sealed payload
 
 
 def cache_root() -> Path:
@@ -32,10 +32,9 @@ def enabled() -> bool:
 
 
 def write_atomically(target: Path, data: bytes) -> None:
-    """Write then rename, so a concurrent reader never sees half a file. Raises OSError;
-    callers treat that as a cache that only costs speed."""
+    """Write then rename, so a concurrent reader never sees half a file. Raises OSError."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, name = tempfile.mkstemp(dir=target.parent)
+    descriptor, name = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
@@ -46,101 +45,26 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise
 
 
-def write_sealed(target: Path, payload: bytes) -> None:
-    """Write ``payload`` atomically behind its sha256, for `read_sealed`. Raises OSError."""
-    write_atomically(target, hashlib.sha256(payload).digest() + payload)
+def seal(payload: bytes) -> bytes:
+    return hashlib.sha256(payload).digest() + payload
 
 
-def read_sealed(target: Path) -> bytes | None:
-    """The payload `write_sealed` wrote, or None when the file is absent, unreadable or
-    damaged (its bytes no longer match the hash they carry): a record whose bytes run
-    as code or go into the tree unread must be a miss then, never a result."""
+def unseal(data: bytes) -> bytes | None:
+    """The payload of sealed ``data``, or None when its bytes no longer match their hash."""
+    digest, payload = data[:_SEAL], data[_SEAL:]
+    return payload if len(data) >= _SEAL and hashlib.sha256(payload).digest() == digest else None
+
+
+def store(target: Path, payload: bytes) -> None:
+    """Record ``payload`` at ``target``, sealed; a cache that cannot be written only costs time."""
+    with contextlib.suppress(OSError):
+        write_atomically(target, seal(payload))
+
+
+def load(target: Path) -> bytes | None:
+    """The payload `store` recorded at ``target``, or None: absent, unreadable or damaged."""
     try:
         data = target.read_bytes()
     except OSError:
         return None
-    digest, payload = data[:32], data[32:]
-    return payload if hashlib.sha256(payload).digest() == digest else None
-
-
-def read_marshalled(target: Path) -> object | None:
-    """The value `write_sealed` stored as marshal at ``target``, or None when the record is
-    absent, damaged or not marshal."""
-    payload = read_sealed(target)
-    if payload is None:
-        return None
-    try:
-        value: object = marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
-        return None
-    return value
-
-
-# The generator's records grow with every edit a build sees (each changed part's files,
-# each new tree's blobs): bounded like ccache's, by size, oldest written first. The
-# emulator's compiled kernels (device/) are left alone: a kernel run may be about to
-# execute one. So are the spare trees of ttlgen.write (spares/): their files are the
-# trees' own (hard links), and their number is bounded there.
-_DEFAULT_LIMIT_MB = 512
-_TRIM_EVERY_S = 3600.0
-_TRIMMED = ".trimmed"
-_UNTRIMMED = frozenset({"device", "spares", _TRIMMED})
-
-
-def _limit_bytes() -> int:
-    raw = os.environ.get("TTLGEN_CACHE_MAX_MB", "")
-    try:
-        megabytes = float(raw) if raw else _DEFAULT_LIMIT_MB
-    except ValueError:
-        megabytes = _DEFAULT_LIMIT_MB  # a mistyped limit must not turn trimming off or fail a build
-    return int(max(megabytes, 0.0) * 1024 * 1024)
-
-
-def trim(now: float | None = None) -> None:
-    """Keep the cache root under TTLGEN_CACHE_MAX_MB (default 512): past the limit, delete
-    the records written longest ago until it is three quarters full. Looks at most once an
-    hour (one stat otherwise), so a build pays for the scan rarely. Every cache treats a
-    deleted record as a miss, so this only ever costs time."""
-    root = cache_root()
-    marker = root / _TRIMMED
-    now = time.time() if now is None else now
-    try:
-        if now - marker.stat().st_mtime < _TRIM_EVERY_S:
-            return
-    except OSError:
-        pass  # never trimmed, or no cache yet
-    with contextlib.suppress(OSError):
-        root.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-        os.utime(marker, (now, now))
-    found = _records(root)
-    total, limit = sum(size for _, size, _ in found), _limit_bytes()
-    if total <= limit:
-        return
-    for _, size, path in sorted(found):
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-            total -= size
-        if total <= limit * 3 // 4:
-            break
-
-
-def _records(root: Path) -> list[tuple[float, int, str]]:
-    """(mtime, size, path) of every file under the root but the untrimmed ones."""
-    found: list[tuple[float, int, str]] = []
-    try:
-        with os.scandir(root) as listing:
-            tops = [entry.path for entry in listing if entry.name not in _UNTRIMMED]
-    except OSError:
-        return found
-    paths: list[str] = []
-    for top in tops:
-        if os.path.isdir(top) and not os.path.islink(top):
-            paths.extend(os.path.join(dirpath, name) for dirpath, _, names in os.walk(top) for name in names)
-        else:
-            paths.append(top)
-    for path in paths:
-        with contextlib.suppress(OSError):
-            status = os.stat(path, follow_symlinks=False)
-            found.append((status.st_mtime, status.st_size, path))
-    return found
+    return unseal(data)

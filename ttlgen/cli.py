@@ -9,24 +9,16 @@ Python traceback.
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
-
-if TYPE_CHECKING:
-    from ttlgen.generate import GeneratedTree
-    from ttlgen.write import TreeDiff
-
 
 app = typer.Typer(
     name="ttlgen",
@@ -75,81 +67,25 @@ def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn
     raise typer.Exit(ExitCode.BAD_INPUT)
 
 
-def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False, generates: bool = False) -> None:
-    """Run a command's action, turning spec and usage errors into exit 2. ``generates``: the
-    command loads, models and renders the specs in one short burst, without the cycle
-    collector (see _without_cycle_collection)."""
+def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> None:
+    """Run a command's action, turning spec and usage errors into exit 2."""
     try:
-        with _without_cycle_collection() if generates else contextlib.nullcontext():
-            code = action()
+        code = action()
     except (SpecErrors, UsageError) as exc:  # OutputError is a UsageError
         _fail(exc, as_json, writes)
     raise typer.Exit(code)
 
 
-@contextlib.contextmanager
-def _without_cycle_collection() -> Iterator[None]:
-    # A generation allocates a few hundred thousand small records (frozen dataclasses, IR
-    # nodes) that reference counting frees, and the cycle collector's passes over them find
-    # nothing to collect: they cost 10-20 % of a build's CPU time (bench/build.py). The
-    # collector is back on when the command ends, so an in-process caller loses nothing.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 NoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Regenerate even when the inputs' fingerprint is known.")
+    bool, typer.Option("--no-cache", help="Compile every template afresh instead of taking it from the cache.")
 ]
 
 
-def _known_diff(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> tuple[str | None, TreeDiff | None]:
-    """(fingerprint, diff) from the tree cache, without generating; diff is None on a miss."""
-    known = _known_tree(specs, templates, no_cache)
-    if known is None or known[1] is None:
-        return (known[0] if known else None), None
-    from ttlgen import tree_cache
-    from ttlgen.write import compare_hashes
+def _render(specs: Path, templates: Path | None, no_cache: bool) -> dict[str, bytes]:
+    """The whole generated tree, path -> bytes (MANIFEST included); raises SpecErrors."""
+    from ttlgen.pipeline import render_specs
 
-    return known[0], compare_hashes(known[1], tree_cache.disk_hashes(out))
-
-
-def _known_tree(specs: Path, templates: Path | None, no_cache: bool) -> tuple[str, dict[str, str] | None] | None:
-    """(fingerprint, recorded hashes or None on a miss), or None when caching is off."""
-    from ttlgen import cache, tree_cache
-    from ttlgen.emit._templates import default_templates_dir
-    from ttlgen.spec.files import spec_files
-
-    spec_files(specs)  # a missing spec directory is a usage error either way
-    if no_cache or not cache.enabled():
-        return None
-    key = tree_cache.fingerprint(specs, templates or default_templates_dir())
-    return key, tree_cache.lookup(key)
-
-
-def _generate(specs: Path, templates: Path | None, key: str | None) -> GeneratedTree:
-    from ttlgen import tree_cache
-    from ttlgen.generate import generate
-
-    # With a tree-cache key (caching on, no --no-cache), the parts of the tree that no
-    # changed input reaches come from the part records too.
-    tree = generate(specs, templates, reuse=key is not None)
-    if key is not None:
-        tree_cache.store(key, tree.files)
-    return tree
-
-
-def _cached_files(key: str | None) -> dict[str, bytes] | None:
-    """The tree of a known fingerprint from the cache's blob store (like ccache: the same
-    inputs always give the same bytes), or None."""
-    from ttlgen import tree_cache
-
-    record = tree_cache.lookup(key) if key is not None else None
-    return tree_cache.contents(record) if record is not None else None
+    return render_specs(specs, templates, cached=not no_cache)
 
 
 @contextlib.contextmanager
@@ -163,24 +99,6 @@ def _reading(out: Path) -> Iterator[None]:
             recover(out)
     with tree_lock(out, shared=True, waiting=sys.stderr):
         yield
-
-
-@dataclass(frozen=True)
-class _Comparison:
-    """The tree on disk compared with the generation, and the generation unless the cache answered."""
-
-    diff: TreeDiff
-    tree: GeneratedTree | None  # None when the cache answered
-
-
-def _compare(specs: Path, out: Path, templates: Path | None, no_cache: bool) -> _Comparison:
-    from ttlgen.write import compare
-
-    key, known = _known_diff(specs, out, templates, no_cache)
-    if known is not None:
-        return _Comparison(known, None)
-    tree = _generate(specs, templates, key)
-    return _Comparison(compare(out, tree.files), tree)
 
 
 @app.command()
@@ -199,27 +117,16 @@ def build(
     """
 
     def action() -> int:
-        from ttlgen import tree_cache
         from ttlgen.emit._notice import MANIFEST, NOTICE
-        from ttlgen.write import (
-            compare_hashes,
-            is_generated_tree,
-            recover,
-            resolved,
-            tree_lock,
-            up_to_date,
-            write_tree,
-        )
+        from ttlgen.write import is_generated_tree, recover, resolved, tree_lock, write_tree
 
         # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
         resolved_out, resolved_specs = resolved(out), resolved(specs)
         if resolved_out == resolved_specs or resolved_out in resolved_specs.parents:
             raise UsageError(f"--out {out} contains the spec directory {specs}; choose another --out")
-        key, record = _known_tree(specs, templates, no_cache) or (None, None)
         # Generate before taking the lock (which creates the tree's directory): a spec
-        # error ends the build before it creates or waits for anything. A recorded tree
-        # needs no generation: its specs generated without error.
-        files = _generate(specs, templates, key).files if record is None else None
+        # error ends the build before it creates or waits for anything.
+        files = _render(specs, templates, no_cache)
         with tree_lock(out, waiting=sys.stderr):
             recover(out)
             if not is_generated_tree(out, MANIFEST, NOTICE):
@@ -227,23 +134,15 @@ def build(
                     f"refusing to replace {out}: it is not empty and has no ttlgen {MANIFEST}; "
                     "remove it or choose another --out"
                 )
-            known = compare_hashes(record, tree_cache.disk_hashes(out)) if record is not None else None
-            if known is not None and up_to_date(out, known):
-                diff, count = known, len(known.unchanged)
-            else:
-                if files is None:
-                    files = _cached_files(key)
-                if files is None:
-                    files = _generate(specs, templates, key).files
-                diff, count = write_tree(out, files), len(files)
+            diff = write_tree(out, files)
         written = sorted((*diff.stale, *diff.missing))
         if as_json:
-            _emit_json({"status": "ok", "files": count, "written": written, "removed": list(diff.orphaned)})
+            _emit_json({"status": "ok", "files": len(files), "written": written, "removed": list(diff.orphaned)})
         else:
-            sys.stdout.write(f"ttlgen: {out}: {count} files, {len(written)} written, {len(diff.orphaned)} removed\n")
+            sys.stdout.write(f"ttlgen: {out}: {len(files)} files, {len(written)} written, {len(diff.orphaned)} removed\n")
         return ExitCode.OK
 
-    _guarded(as_json, action, writes=True, generates=True)
+    _guarded(as_json, action, writes=True)
 
 
 @app.command()
@@ -262,11 +161,11 @@ def check(
     """
 
     def action() -> int:
-        from ttlgen.write import unified_diff
+        from ttlgen.tree import compare, unified_diff
 
+        files = _render(specs, templates, no_cache)
         with _reading(out):
-            found = _compare(specs, out, templates, no_cache or show_diff)
-            diff = found.diff
+            diff = compare(out, files)
             if as_json:
                 _emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
             elif not diff.clean:
@@ -275,8 +174,8 @@ def check(
                     for path in paths:
                         what = " (not a regular file)" if path in not_regular else ""
                         sys.stderr.write(f"{label}: {out / path}{what}\n")
-                if show_diff and found.tree is not None:
-                    sys.stdout.write(unified_diff(out, found.tree.files, diff))
+                if show_diff:
+                    sys.stdout.write(unified_diff(out, files, diff))
                 defaults = (specs, out) == (Path("specs"), Path("generated"))
                 fix = "ttlgen build" if defaults else f"ttlgen build --specs {specs} --out {out}"
                 sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
@@ -284,7 +183,7 @@ def check(
                 sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
         return ExitCode.OK if diff.clean else ExitCode.FAILED
 
-    _guarded(as_json, action, generates=True)
+    _guarded(as_json, action)
 
 
 @app.command()
@@ -301,22 +200,19 @@ def diff(
     """
 
     def action() -> int:
-        from ttlgen.write import compare, unified_diff
+        from ttlgen.tree import compare, unified_diff
 
+        files = _render(specs, templates, no_cache)
         with _reading(out):
-            found = _compare(specs, out, templates, no_cache)
-            changes, tree = found.diff, found.tree
-            if not changes.clean and tree is None:  # the cache knows that it differs, not how
-                tree = _generate(specs, templates, None)
-                changes = compare(out, tree.files)
-            text = unified_diff(out, tree.files, changes) if tree is not None and not changes.clean else ""
+            changes = compare(out, files)
+            text = unified_diff(out, files, changes) if not changes.clean else ""
         if as_json:
             _emit_json({"status": "ok" if changes.clean else "stale", **changes.to_json(), "diff": text})
         else:
             sys.stdout.write(text)
         return ExitCode.OK if changes.clean else ExitCode.FAILED
 
-    _guarded(as_json, action, generates=True)
+    _guarded(as_json, action)
 
 
 @app.command()
@@ -324,16 +220,16 @@ def validate(specs: SpecsOption = Path("specs"), as_json: JsonOption = False) ->
     """Check the specs (syntax, schema, cross-file references) without generating."""
 
     def action() -> int:
-        from ttlgen.pipeline import plan_specs
+        from ttlgen.pipeline import plan
 
-        project, _ = plan_specs(specs)
+        project, _ = plan(specs)
         if as_json:
             _emit_json({"status": "ok", "specs": list(project.spec_files)})
         else:
             sys.stdout.write(f"ttlgen: {len(project.spec_files)} spec files are valid\n")
         return ExitCode.OK
 
-    _guarded(as_json, action, generates=True)
+    _guarded(as_json, action)
 
 
 # --- ttlgen compat / review / explain (issue 11: spec evolution) -----------------------
@@ -447,10 +343,7 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        sys.stderr.write("ttlgen: interrupted\n")
-        raise SystemExit(ExitCode.INTERRUPTED) from None
-    except SystemExit as done:
-        _end_process(done.code)
+        interrupted()
     except Exception:
         # Python exits 1 on an uncaught exception, which would read as a "no" (a stale tree,
         # a failing kernel): a bug gets its own code.
@@ -459,31 +352,11 @@ def main() -> None:
         traceback.print_exc()
         sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
         raise SystemExit(ExitCode.INTERNAL) from None
-    _end_process(0)
 
 
-def _end_process(code: object) -> NoReturn:
-    """Exit with ``code`` as SystemExit would, without tearing the interpreter down.
-
-    Tearing down frees every module and object one by one and collects cycles over
-    everything a generation left behind: 30-45 ms after a build, a tenth of it
-    (bench/build.py), for a process that is ending anyway. The exit handlers still run
-    (caches written at exit, weakref finalizers) and the standard streams are flushed;
-    files ttlgen writes are closed before a command returns."""
-    import atexit
-
-    if code is None:
-        status = 0
-    elif isinstance(code, int):
-        status = code
-    else:
-        sys.stderr.write(f"{code}\n")
-        status = 1
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe, a closed stream
-            stream.flush()
-    os._exit(status)
+def interrupted() -> NoReturn:
+    sys.stderr.write("ttlgen: interrupted\n")
+    raise SystemExit(ExitCode.INTERRUPTED) from None
 
 
 # --- ttlgen resolve (issue 3: kernel-configuration resolver) -------------------------

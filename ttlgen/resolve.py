@@ -9,6 +9,7 @@ exactly as `ttlgen build` builds them (:mod:`ttlgen.plan.tables`) and handed to
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import stat
 from collections.abc import Sequence
@@ -50,7 +51,7 @@ from ttlgen.resolver import (
 from ttlgen.resolver import Diagnostic as ResolverDiagnostic
 from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.files import SPEC_SUFFIXES, display_path
-from ttlgen.spec.load import identify, load_specs, parse_text, read_text
+from ttlgen.spec.load import decode_utf8, identify, load_specs, parse_text, read_bytes
 from ttlgen.validate.documents import validate_documents
 
 STRATEGY_ATTR = "strategy"
@@ -127,7 +128,9 @@ def read_kernel_file(path: Path) -> SpecDocument:
     from ttlgen.model.kernels import KIND as KERNEL_KIND
 
     file = display_path(path)
-    text = read_text(path, file)
+    raw = read_bytes(path, file)
+    sha256 = hashlib.sha256(raw).hexdigest()
+    text = decode_utf8(raw, file)
     if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
         raise SpecErrors([Diagnostic(Mark(file, 1, 1), EMPTY_DESCRIPTION)])
     data, positions = parse_text(text, file, path.suffix)
@@ -137,9 +140,9 @@ def read_kernel_file(path: Path) -> SpecDocument:
         kind = identify(data, positions, file)  # a spec, with the header rules of one
         if kind.name != KERNEL_KIND:
             raise UsageError(f"{file} is a {kind.kind_id} spec, not a kernel spec or kernel description")
-        document = SpecDocument(file, str(path), kind.name, kind.version, data, positions)
+        document = SpecDocument(file, str(path), kind.name, kind.version, data, positions, sha256)
     else:  # a description, which may leave 'spec' out
-        document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions)
+        document = SpecDocument(file, file, DESCRIPTION_KIND, DESCRIPTION_VERSION, data, positions, sha256)
     problems = validate_documents([document])
     if problems:
         raise SpecErrors(problems)

@@ -31,7 +31,7 @@ from ttlgen.accuracy_limits import (
     table_work,
 )
 from ttlgen.emit import emulator_api
-from ttlgen.emit._base import EmitContext
+from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
@@ -388,7 +388,7 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
 
 
 def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
-    ctx = EmitContext(default_templates_dir())
+    ctx = EmitContext(Templates(default_templates_dir()))
     prefix = f"kernels/{lowered.kernel.name}/"
     for f in emit_kernel(lowered, ctx):
         path = directory / f.path[len(prefix) :]

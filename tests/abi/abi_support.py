@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ttlgen.emit import abi_c, abi_cpp, abi_docs, abi_python
 from ttlgen.emit import programs as programs_emit
-from ttlgen.emit._base import EmitContext
+from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.errors import DiagnosticSink, SpecErrors
 from ttlgen.model import layout as layout_model
@@ -44,7 +44,7 @@ def build_abi(specs: Path, out: Path) -> None:
     programs = programs_model.build(documents, sink, layouts)
     namespaces.check(layouts, programs, sink)
     sink.raise_if_any()
-    ctx = EmitContext(REPO / "templates")
+    ctx = EmitContext(Templates(REPO / "templates"))
     files = [
         *abi_c.emit_layouts(layouts, ctx),
         *abi_cpp.emit_layouts(layouts, ctx),

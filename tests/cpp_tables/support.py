@@ -17,8 +17,7 @@ import pytest
 
 from tests.cpp_tables import answers
 from tests.resolver.kit import tables_of
-from ttlgen import resolver
-from ttlgen.pipeline import plan_specs
+from ttlgen import pipeline, resolver
 
 HERE = Path(__file__).resolve().parent
 STANDIN = HERE / "ttlang_standin.hpp"
@@ -127,7 +126,7 @@ def package_table_answers(tree: Path) -> list[dict[str, Any]]:
 
 
 def library_adapter_answers(specs: Path) -> list[dict[str, Any]]:
-    _, plan = plan_specs(specs)
+    _, plan = pipeline.plan(specs)
     c = plan.kernel_target_cpp
     assert c is not None
     primitives = [e.spec for e in c.primitive.enumerators]

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tests.conftest import GENERATED, SPECS
-from ttlgen.pipeline import plan_specs
+from ttlgen import pipeline
 from ttlgen.plan.kernel_target_cpp import ADAPTER_DEFINES, HEADER_DEFINES, KernelTargetCpp
 
 _SKIP = re.compile(r"^(?://|#|}|template\b|static_assert\b|namespace \w+ \{|$)")
@@ -34,7 +34,7 @@ def _declared(path: Path, namespace: str) -> set[str]:
 
 
 def _cpp() -> KernelTargetCpp:
-    _, plan = plan_specs(SPECS)
+    _, plan = pipeline.plan(SPECS)
     assert plan.kernel_target_cpp is not None
     return plan.kernel_target_cpp
 

@@ -38,6 +38,31 @@ def test_executable_is_cached_by_content(tmp_path: Path, monkeypatch: pytest.Mon
     assert build_executable(_kernels([2, 1]), api_headers("current")) != first
 
 
+@pytest.mark.device
+@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "unsealed", "seal-of-another"])
+def test_a_damaged_compile_product_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path))
+    first = build_executable(_kernels([2, 0]), api_headers("current"))
+    good = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    products = sorted(p for p in good if not p.name.endswith(".seal"))
+    seals = sorted(p for p in good if p.name.endswith(".seal"))
+    assert len(products) == 5 and len(seals) == 5, "runtime, three kernel objects and the program, each sealed"
+    for product in products:
+        data = good[product]
+        if damage == "flip":
+            product.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+        elif damage == "truncate":
+            product.write_bytes(data[: len(data) // 2])
+        elif damage == "empty":
+            product.write_bytes(b"")
+        elif damage == "unsealed":
+            product.with_name(product.name + ".seal").unlink()
+        else:
+            product.with_name(product.name + ".seal").write_bytes(good[seals[0]] if seals[0].name != product.name + ".seal" else good[seals[1]])
+    assert build_executable(_kernels([2, 0]), api_headers("current")) == first
+    assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == good, "every product built again, to the same bytes"
+
+
 def test_the_compile_cache_lives_under_the_cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TTLGEN_DEVICE_CACHE", raising=False)
     monkeypatch.setenv("TTLGEN_CACHE_DIR", str(tmp_path / "root"))

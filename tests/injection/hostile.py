@@ -23,10 +23,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from tests.conftest import SPECS, TEMPLATES
-from ttlgen.emit._header import finalize
+from ttlgen.emit._base import EmitContext, Templates
+from ttlgen.emit._notice import MANIFEST
 from ttlgen.errors import Diagnostic, KeyPath, SpecErrors
-from ttlgen.generate import emit_project
 from ttlgen.model.project import Project, build_project
+from ttlgen.pipeline import render
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import find_kind
@@ -304,7 +305,9 @@ def appended(piece: str) -> Texts:
 
 def generate(project: Project, plan: ProjectPlan) -> dict[str, bytes]:
     """Every generated file (the MANIFEST aside), as ``build`` writes it."""
-    return {f.path: finalize(f) for f in emit_project(project, plan, TEMPLATES)}
+    files = render(project, plan, EmitContext(Templates(TEMPLATES)))
+    del files[MANIFEST]
+    return files
 
 
 @functools.cache

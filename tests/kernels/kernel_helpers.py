@@ -18,9 +18,10 @@ SPECS = REPO / "specs"
 @functools.cache
 def all_kernels() -> dict[str, LoweredKernel]:
     """Every kernel of specs/, resolved and lowered (as `ttlgen build` does)."""
-    from ttlgen.pipeline import plan_specs
+    from ttlgen import pipeline
 
-    _, plan = plan_specs(SPECS)
+
+    _, plan = pipeline.plan(SPECS)
     return {k.kernel.name: k for k in plan.kernels}
 
 
@@ -52,12 +53,12 @@ def run(name: str | LoweredKernel, seed: int | None = None, **kwargs: Any) -> Ru
 
 def compute_source(name: str) -> str:
     """The generated compute.cpp body (without the generated-file header)."""
-    from ttlgen.emit._base import EmitContext
+    from ttlgen.emit._base import EmitContext, Templates
     from ttlgen.emit._header import finalize
     from ttlgen.emit._templates import default_templates_dir
     from ttlgen.emit.kernels import emit_kernel
 
-    files = emit_kernel(all_kernels()[name], EmitContext(default_templates_dir()))
+    files = emit_kernel(all_kernels()[name], EmitContext(Templates(default_templates_dir())))
     (compute,) = [f for f in files if f.path.endswith("compute.cpp")]
     return finalize(compute).decode("utf-8")
 

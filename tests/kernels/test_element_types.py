@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
+from ttlgen import pipeline
 from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
-from ttlgen.pipeline import load_project, plan_specs
+from ttlgen.pipeline import load_project
 from ttlgen.plan import element_types
 
 MIXED_KERNEL = """\
@@ -78,7 +79,7 @@ def test_plain_store_is_a_copy_of_the_source_type(spec_copy: Path) -> None:
         .replace("pop: [x, y]", "pop: [x]")
         .replace("      y: {index: 1, dtype: bf16, block: [1, 1], input: {shape: [1, 1]}}\n", "")
     )
-    _, plan = plan_specs(spec_copy)
+    _, plan = pipeline.plan(spec_copy)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == "widening_copy"]
     assert lowered.dest_width == 16
 
@@ -112,19 +113,19 @@ def test_resolve_rejects_the_same_kernel_as_build(tmp_path: Path) -> None:
 
 
 def _compute_text(lowered: object) -> str:
-    from ttlgen.emit._base import EmitContext
+    from ttlgen.emit._base import EmitContext, Templates
     from ttlgen.emit._header import finalize
     from ttlgen.emit._templates import default_templates_dir
     from ttlgen.emit.kernels import emit_kernel
 
-    (compute,) = [f for f in emit_kernel(lowered, EmitContext(default_templates_dir())) if f.path.endswith("compute.cpp")]  # type: ignore[arg-type]
+    (compute,) = [f for f in emit_kernel(lowered, EmitContext(Templates(default_templates_dir()))) if f.path.endswith("compute.cpp")]  # type: ignore[arg-type]
     return finalize(compute).decode("utf-8")
 
 
 def test_a_16_bit_broadcast_is_unpacked_through_srcb(spec_copy: Path) -> None:
     """bcast.h@00b0fa3f: B2D for non-32-bit formats; the hardware start-up gives x to SrcB."""
     _write(spec_copy, "bcast_bf16", BCAST_ADD, x="bf16", y="bf16", out="bf16")
-    _, plan = plan_specs(spec_copy)
+    _, plan = pipeline.plan(spec_copy)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == "bcast_bf16"]
     source = _compute_text(lowered)
     assert "compute_kernel_hw_startup<SrcOrder::Reverse>(cb_x, cb_y, cb_out);" in source
@@ -138,7 +139,7 @@ def test_a_32_bit_broadcast_is_unpacked_through_srca_and_runs(spec_copy: Path) -
     from ttlgen.run import run_lowered
 
     _write(spec_copy, "bcast_f32", BCAST_ADD, x="f32", y="f32", out="f32")
-    project, plan = plan_specs(spec_copy)
+    project, plan = pipeline.plan(spec_copy)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == "bcast_f32"]
     source = _compute_text(lowered)
     # x is read through SrcA first (then y's copy, also through SrcA): no SrcB read, no swap.

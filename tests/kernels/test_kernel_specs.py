@@ -17,7 +17,7 @@ from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
 from tests.conftest import bad_spec_tree, run_cli
 from ttlgen.device import parse_program
-from ttlgen.emit._base import EmitContext
+from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
@@ -59,7 +59,7 @@ def _files(name: str) -> dict[str, str]:
     lowered = all_kernels()[name]
     return {
         Path(f.path).name: finalize(f).decode("utf-8")
-        for f in emit_kernel(lowered, EmitContext(default_templates_dir()))
+        for f in emit_kernel(lowered, EmitContext(Templates(default_templates_dir())))
     }
 
 
@@ -142,9 +142,10 @@ def test_dst_capacity_comes_from_the_spelling_spec(tmp_path: Path) -> None:
     spelling = specs / "ops" / "tt_metal_spelling.yaml"
     text = spelling.read_text().replace("{dest_width: 32, sync: double_buffered, tiles: 4}", "{dest_width: 32, sync: double_buffered, tiles: 16}")
     spelling.write_text(text)
-    from ttlgen.pipeline import plan_specs
+    from ttlgen import pipeline
 
-    lowered = {k.kernel.name: k for k in plan_specs(specs)[1].kernels}
+
+    lowered = {k.kernel.name: k for k in pipeline.plan(specs)[1].kernels}
     assert not lowered["l1_acc_large_block"].subblocked
     assert lowered["l1_acc_large_block"].dst_capacity == 16
 

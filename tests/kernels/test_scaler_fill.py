@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 from kernel_helpers import all_kernels
 
-from ttlgen.emit._base import EmitContext
+from ttlgen import pipeline
+from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
 from ttlgen.model.spelling import TileLayout
-from ttlgen.pipeline import load_project, plan_specs
+from ttlgen.pipeline import load_project
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.scaler_fill import encode
 from ttlgen.run import MATH, reference, run_lowered
@@ -51,13 +52,13 @@ kernels:
 
 
 def _files(lowered: LoweredKernel) -> dict[str, str]:
-    return {Path(f.path).name: finalize(f).decode("utf-8") for f in emit_kernel(lowered, EmitContext(default_templates_dir()))}
+    return {Path(f.path).name: finalize(f).decode("utf-8") for f in emit_kernel(lowered, EmitContext(Templates(default_templates_dir())))}
 
 
 def _reduce_kernel(specs: Path, pool: str, dim: str = "row", dtype: str = "bf16") -> LoweredKernel:
     name = f"reduce_{dim}_{pool}_{dtype}"
     (specs / "kernels" / "scaler.yaml").write_text(REDUCE_KERNEL.format(name=name, pool=pool, dim=dim, dtype=dtype))
-    _, plan = plan_specs(specs)
+    _, plan = pipeline.plan(specs)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == name]
     return lowered
 
@@ -154,6 +155,6 @@ def test_reference_of_an_avg_reduce_is_the_mean(spec_copy: Path) -> None:
 @pytest.mark.device
 @pytest.mark.parametrize("dim", ["row", "col", "scalar"])
 def test_avg_reduce_kernel_runs_on_the_emulator(spec_copy: Path, dim: str) -> None:
-    project, _ = plan_specs(spec_copy)
+    project, _ = pipeline.plan(spec_copy)
     report, _, _ = run_lowered(_reduce_kernel(spec_copy, "avg", dim), seed=7, api=project.api)
     assert report.passed, report.error or report.outputs

@@ -15,11 +15,12 @@ import pytest
 from kernel_helpers import REPO, SPECS, pin_api_level
 
 from tests.conftest import run_cli
-from ttlgen.emit._base import EmitContext
+from ttlgen import pipeline
+from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
-from ttlgen.pipeline import load_project, plan_specs
+from ttlgen.pipeline import load_project
 
 SPELLING = Path("ops") / "tt_metal_spelling.yaml"
 
@@ -65,9 +66,9 @@ def _edit(specs: Path, old: str, new: str) -> None:
 
 
 def _files(specs: Path, kernel: str) -> dict[str, str]:
-    _, plan = plan_specs(specs)
+    _, plan = pipeline.plan(specs)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == kernel]
-    return {Path(f.path).name: finalize(f).decode() for f in emit_kernel(lowered, EmitContext(default_templates_dir()))}
+    return {Path(f.path).name: finalize(f).decode() for f in emit_kernel(lowered, EmitContext(Templates(default_templates_dir())))}
 
 
 def _edit_file(specs: Path, path: str, old: str, new: str) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATED, SPECS, TEMPLATES, run_cli
+from ttlgen.emit._base import Templates
 from ttlgen.errors import KeyPath
 from ttlgen.model.project import build_project
 from ttlgen.pipeline import validate_specs
@@ -46,7 +47,7 @@ def work_in_tmp_path(monkeypatch: pytest.MonkeyPatch) -> None:
 def traced() -> tuple[dict[str, FileProvenance], dict[str, SpecDocument]]:
     documents = validate_specs(SPECS, by_source=True)
     project = build_project(documents)
-    return trace_files(project, plan_project(project), documents, TEMPLATES), {d.display: d for d in documents}
+    return trace_files(project, plan_project(project), documents, Templates(TEMPLATES)), {d.display: d for d in documents}
 
 
 def _key_path(text: str) -> KeyPath:

@@ -24,6 +24,7 @@ from ttlgen.compat.line_charges import Effects, generated_effects
 from ttlgen.compat.sides import SpecPaths
 from ttlgen.compat.spec_entries import SpecEntry, changed_entries
 from ttlgen.compat.verdict import Report, compare, sides
+from ttlgen.emit._base import Templates
 from ttlgen.provenance.files import trace_files
 
 BUDGET = 60_000  # characters of the whole comment: GitHub's limit is 65,536
@@ -192,10 +193,11 @@ def _capabilities(changes: Sequence[Change], ref: str, budget: Budget) -> list[s
 
 
 def review(ref: str, specs_dir: Path, templates_dir: Path) -> str:
+    templates = Templates(templates_dir)
     with sides(ref, specs_dir) as (old, new, revision):
         report = compare(old, new, revision)
         changed = changed_entries(old, new)
-        before = trace_files(old.project, old.plan, old.documents, templates_dir)
-        after = trace_files(new.project, new.plan, new.documents, templates_dir)
+        before = trace_files(old.project, old.plan, old.documents, templates)
+        after = trace_files(new.project, new.plan, new.documents, templates)
     effects = generated_effects(before, after, changed.old, changed.new)
     return review_markdown(new.paths.relocated(report), changed.entries, effects, new.paths)

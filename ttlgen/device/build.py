@@ -6,10 +6,13 @@ glue (``include/``). Each kernel object exports only its entry point, which the 
 ``ttlemu_level.json`` names and the build renames to the role the runtime calls (three
 ``kernel_main`` functions live in one executable), so kernels compile unchanged.
 
-Cache keys hash every input that can change the output: sources, all emulator
-headers and runtime files, flags, defines and the compiler version. Files are
-written to a temporary name and renamed into place, so concurrent builds (e.g.
-pytest-xdist workers) never see a partial file.
+Every compile and link is cached, keyed by every input that can change the output:
+sources, all emulator headers and runtime files, flags, defines and the compiler version.
+The inputs are read once: their bytes are hashed for the key, and on a miss the compiler
+reads those same bytes from a private copy, so a file edited during a build can never be
+recorded under another content's key. A product is written to a temporary name, renamed
+into place, then sealed (a ``.seal`` file beside it with its sha256); a product whose seal
+is missing or disagrees (damaged, truncated, half-written) is a miss and built again.
 """
 
 from __future__ import annotations
@@ -125,29 +128,61 @@ def _digest(parts: Sequence[bytes | str]) -> str:
     return h.hexdigest()[:24]
 
 
-def _tree_digest(root: Path, patterns: Sequence[str]) -> list[bytes | str]:
-    parts: list[bytes | str] = []
-    for pattern in patterns:
-        for f in sorted(root.rglob(pattern)):
-            parts += [str(f.relative_to(root)), f.read_bytes()]
-    return parts
+class _Snapshot:
+    """The files of some directories, read once: what a key hashes and what the compiler
+    reads (`materialize` writes these bytes, not the files as they are now)."""
+
+    def __init__(self, roots: Mapping[str, tuple[Path, Sequence[str]]]) -> None:
+        self.files: dict[str, bytes] = {}
+        for name, (root, patterns) in roots.items():
+            for pattern in patterns:
+                for f in sorted(root.rglob(pattern)):
+                    self.files[f"{name}/{f.relative_to(root).as_posix()}"] = f.read_bytes()
+        self.files = dict(sorted(self.files.items()))
+
+    def parts(self) -> list[bytes | str]:
+        return [part for path, data in self.files.items() for part in (path, data)]
+
+    def materialize(self, directory: Path) -> Path:
+        for path, data in self.files.items():
+            target = directory / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return directory
 
 
-def headers_digest(api_dir: Path | None = None) -> str:
-    parts = _tree_digest(INCLUDE_DIR, ("*.h", "*.hpp"))
-    if api_dir is not None:
-        parts += _tree_digest(api_dir, ("*.h", "*.json"))
-    return _digest(parts)
+def _emulator_headers() -> dict[str, tuple[Path, Sequence[str]]]:
+    return {"include": (INCLUDE_DIR, ("*.h", "*.hpp"))}
 
 
-def _run(cmd: Sequence[str], what: str) -> None:
-    proc = subprocess.run(list(cmd), capture_output=True, text=True)
+def _api(api_dir: Path) -> dict[str, tuple[Path, Sequence[str]]]:
+    return {"api": (api_dir, ("*.h", "*.json"))}
+
+
+def _run(cmd: Sequence[str], what: str, stdin: bytes | None = None) -> None:
+    proc = subprocess.run(list(cmd), capture_output=True, input=stdin)
     if proc.returncode != 0:
-        raise CompileError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr}")
+        raise CompileError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr.decode(errors='replace')}")
+
+
+def _seal_of(path: Path) -> Path:
+    return path.with_name(path.name + ".seal")
+
+
+def _sealed(path: Path) -> bool:
+    """Whether ``path`` holds the product its seal was written for."""
+    try:
+        return _seal_of(path).read_text() == hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return False
 
 
 def _publish(tmp: Path, dest: Path) -> Path:
+    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
     os.replace(tmp, dest)
+    seal = _tmp_in(dest.parent, ".seal")
+    seal.write_text(digest)
+    os.replace(seal, _seal_of(dest))
     return dest
 
 
@@ -159,47 +194,27 @@ def _tmp_in(directory: Path, suffix: str) -> Path:
 
 def build_runtime() -> Path:
     """The runtime as a static library, built once per content hash."""
-    key = _digest(
-        [
-            compiler_version(),
-            *CXXFLAGS,
-            *_tree_digest(RUNTIME_DIR, ("*.cpp", "*.hpp")),
-            headers_digest(),
-        ]
-    )
+    inputs = _Snapshot({**_emulator_headers(), "runtime": (RUNTIME_DIR, ("*.cpp", "*.hpp"))})
+    key = _digest([compiler_version(), *CXXFLAGS, *inputs.parts()])
     lib = cache_dir() / f"libttlemu-{key}.a"
-    if lib.exists():
+    if _sealed(lib):
         return lib
-    sources = sorted(RUNTIME_DIR.glob("*.cpp"))
-    objs = [_tmp_in(cache_dir(), ".o") for _ in sources]
-    try:
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as scratch:
+        tree = inputs.materialize(Path(scratch))
+        sources = sorted((tree / "runtime").glob("*.cpp"))
+        objs = [source.with_suffix(".o") for source in sources]
+        include = [f"-I{tree / 'include'}", f"-I{tree / 'runtime'}"]
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             futures = [
-                pool.submit(
-                    _run,
-                    [
-                        CXX,
-                        *CXXFLAGS,
-                        f"-I{INCLUDE_DIR}",
-                        f"-I{RUNTIME_DIR}",
-                        "-c",
-                        str(s),
-                        "-o",
-                        str(o),
-                    ],
-                    f"compiling runtime {s.name}",
-                )
+                pool.submit(_run, [CXX, *CXXFLAGS, *include, "-c", str(s), "-o", str(o)], f"compiling runtime {s.name}")
                 for s, o in zip(sources, objs, strict=True)
             ]
             for f in futures:
                 f.result()
-        tmp = _tmp_in(cache_dir(), ".a")
-        tmp.unlink()
-        _run(["ar", "rcs", str(tmp), *map(str, objs)], "archiving runtime")
+        tmp = tree / "runtime.a"
+        # D: no timestamps or owners, so equal inputs give equal bytes.
+        _run(["ar", "rcsD", str(tmp), *map(str, objs)], "archiving runtime")
         return _publish(tmp, lib)
-    finally:
-        for o in objs:
-            o.unlink(missing_ok=True)
 
 
 def _export_entry(obj: Path, entry: str, role: str) -> None:
@@ -232,23 +247,24 @@ def compile_kernel(source: Path, role: str, compile_time_args: Sequence[int], ap
             "-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(f"{int(a)}u" for a in compile_time_args)
         )
     flags = [*CXXFLAGS, *defines]
-    entry = entry_symbol(api_dir, role)
+    headers = _Snapshot({**_emulator_headers(), **_api(api_dir)})
+    code = source.read_bytes()
     # "exported" versions the post-processing below, which the key must cover.
-    key = _digest([compiler_version(), *flags, headers_digest(api_dir), "exported", role, source.read_bytes()])
+    key = _digest([compiler_version(), *flags, *headers.parts(), "exported", role, code])
     obj = cache_dir() / f"{role}-{key}.o"
-    if obj.exists():
+    if _sealed(obj):
         return obj
-    tmp = _tmp_in(cache_dir(), ".o")
-    try:
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as scratch:
+        tree = headers.materialize(Path(scratch))
+        entry = entry_symbol(tree / "api", role)
+        tmp = tree / "kernel.o"
         _run(
-            [CXX, *flags, f"-I{api_dir}", f"-I{INCLUDE_DIR}", "-x", "c++", "-c", str(source), "-o", str(tmp)],
+            [CXX, *flags, f"-I{tree / 'api'}", f"-I{tree / 'include'}", "-x", "c++", "-c", "-", "-o", str(tmp)],
             f"compiling {source}",
+            stdin=code,
         )
         _export_entry(tmp, entry, role)
         return _publish(tmp, obj)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def build_executable(kernels: Mapping[str, tuple[Path, Sequence[int]]], api_dir: Path) -> Path:
@@ -261,14 +277,9 @@ def build_executable(kernels: Mapping[str, tuple[Path, Sequence[int]]], api_dir:
         objs = [f.result() for f in futures]
     key = _digest([lib.name, *(o.name for o in objs), *LDFLAGS])
     exe = cache_dir() / f"prog-{key}"
-    if exe.exists():
+    if _sealed(exe):
         return exe
-    tmp = _tmp_in(cache_dir(), ".exe")
-    try:
-        _run(
-            [CXX, "-pthread", *LDFLAGS, "-o", str(tmp), *map(str, objs), str(lib)], "linking emulator program"
-        )
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as scratch:
+        tmp = Path(scratch) / "prog"
+        _run([CXX, "-pthread", *LDFLAGS, "-o", str(tmp), *map(str, objs), str(lib)], "linking emulator program")
         return _publish(tmp, exe)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

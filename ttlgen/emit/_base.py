@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
+import hashlib
+import importlib.util
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -13,6 +14,7 @@ import jinja2.bccache
 
 from ttlgen import cache
 from ttlgen.emit import _filters
+from ttlgen.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -33,53 +35,101 @@ class GeneratedFile:
             raise ValueError(f"generated path must be relative and inside the tree: {self.path!r}")
 
 
-class _BytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Jinja's file cache of compiled templates, except that a compiled form the disk
-    refuses (full, read-only) is not kept: the cache only costs or saves time."""
+class Templates:
+    """Every file of a template tree, read once: the bytes Jinja compiles, the bytes a
+    static copy takes and the bytes MANIFEST hashes are the same bytes, whatever happens
+    to the files while a build runs. Hidden paths and ``__pycache__`` are not templates."""
+
+    def __init__(self, root: Path) -> None:
+        if not root.is_dir():
+            raise UsageError(f"template directory {str(root)!r} does not exist; pass --templates DIR")
+        self.root = root
+        files: dict[str, bytes] = {}
+        for path in sorted(root.rglob("*")):
+            parts = path.relative_to(root).parts
+            if any(p.startswith(".") or p == "__pycache__" for p in parts) or not path.is_file():
+                continue
+            files["/".join(parts)] = path.read_bytes()
+        self.files: Mapping[str, bytes] = dict(sorted(files.items()))
+        self.digest = hashlib.sha256(b"".join(f"{n}\0{len(b)}\0".encode() + b for n, b in self.files.items())).hexdigest()
+
+    def text(self, name: str) -> str:
+        try:
+            return self.files[name].decode("utf-8")
+        except KeyError:
+            raise jinja2.TemplateNotFound(name) from None
+
+    def loader(self) -> jinja2.BaseLoader:
+        def load(name: str) -> tuple[str, str, Callable[[], bool]]:
+            return self.text(name), f"{self.root}/{name}", lambda: True
+
+        return jinja2.FunctionLoader(load)
+
+
+class _SealedBytecodeCache(jinja2.BytecodeCache):
+    """Jinja's compiled templates as sealed records (ttlgen.cache), one per template source,
+    Jinja version and bytecode format: a damaged record is compiled afresh, never run."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, bucket: jinja2.bccache.Bucket) -> Path:
+        key = f"{bucket.key}\0{bucket.checksum}\0{jinja2.__version__}\0{importlib.util.MAGIC_NUMBER.hex()}"
+        return self.directory / hashlib.sha256(key.encode()).hexdigest()
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        payload = cache.load(self._path(bucket))
+        if payload is None:
+            return
+        try:
+            bucket.bytecode_from_string(payload)  # a record of another source or format resets
+        except Exception:  # a sealed record no Jinja wrote: compile afresh
+            bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)  # removes its temporary file when the write fails
+        cache.store(self._path(bucket), bucket.bytecode_to_string())
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    # Compiling templates costs more than rendering them; the compiled form is keyed by
-    # template source and Jinja version, so it never changes what is rendered.
-    if not cache.enabled():
-        return None
-    directory = cache.cache_root() / "jinja"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _BytecodeCache(str(directory))
+# Compiling templates costs more than rendering them (about 180 ms of a full render).
+_ENVIRONMENTS: dict[tuple[str, str, str | None], jinja2.Environment] = {}
 
 
-@functools.cache
-def _environment(templates_dir: str) -> jinja2.Environment:
-    env = jinja2.Environment(
-        bytecode_cache=_bytecode_cache(),
-        loader=jinja2.FileSystemLoader(templates_dir),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        auto_reload=False,
-    )
-    env.filters.update(_filters.FILTERS)
-    return env
+def _environment(templates: Templates, cached: bool) -> jinja2.Environment:
+    records = str(cache.cache_root() / "jinja") if cached else None
+    key = (str(templates.root), templates.digest, records)
+    if key not in _ENVIRONMENTS:
+        env = jinja2.Environment(
+            bytecode_cache=_SealedBytecodeCache(Path(records)) if records is not None else None,
+            loader=templates.loader(),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            auto_reload=False,
+        )
+        env.filters.update(_filters.FILTERS)
+        _ENVIRONMENTS.clear()  # one template tree per process is the rule; keep no history
+        _ENVIRONMENTS[key] = env
+    return _ENVIRONMENTS[key]
 
 
 @dataclass(frozen=True)
 class EmitContext:
-    """What an emitter renders with: the template tree."""
+    """What an emitter renders with: the template tree and whether compiled templates may
+    come from the cache."""
 
-    templates_dir: Path
+    templates: Templates
+    cached: bool = True
 
     def render(self, template: str, **variables: Any) -> str:
-        return _environment(str(self.templates_dir)).get_template(template).render(**variables)
+        use = self.cached and cache.enabled()
+        return _environment(self.templates, use).get_template(template).render(**variables)
 
     def copy(self, template_path: str) -> str:
         """A static file under templates/, copied verbatim (logic shared by every spec)."""
-        return (self.templates_dir / template_path).read_text(encoding="utf-8")
+        return self.templates.text(template_path)
+
+    def emitted(self, file: GeneratedFile) -> None:
+        """Called with each file the render produces (`ttlgen.pipeline.render`); a tracing
+        context records them."""

@@ -11,8 +11,10 @@ from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._kernel_printer import print_program
+from ttlgen.model.project import Project
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
+from ttlgen.plan.project import ProjectPlan
 
 
 def _kernel(source: str, program: ir.Program) -> dict[str, Any]:
@@ -56,3 +58,8 @@ def emit_kernel(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
         GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=print_program(k.writer)), k.dataflow_sources),
         GeneratedFile(f"{base}/program.json", ctx.render("kernels/program.json.j2", program=program(k)), k.sources),
     ]
+
+
+def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
+    del project
+    return [file for k in plan.kernels for file in emit_kernel(k, ctx)]

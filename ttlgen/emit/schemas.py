@@ -261,6 +261,6 @@ def schema_file(kind: SpecKind, project: Project) -> GeneratedFile:
 
 
 def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
-    """Every kind's editor schema but the kernel kind's (kernel_schema.py writes that one)."""
+    """Every spec kind's editor schema."""
     del plan, ctx
-    return [schema_file(kind, project) for kind in spec_kinds() if kind.name != KERNEL_KIND]
+    return [schema_file(kind, project) for kind in spec_kinds()]

@@ -9,7 +9,6 @@ from ttlgen.errors import DiagnosticSink
 from ttlgen.model import (
     kernels,
     layout,
-    memo,
     namespaces,
     ops,
     programs,
@@ -25,10 +24,20 @@ DESCRIPTION_KIND = "ttlgen.kernel_description"
 
 
 @dataclass(frozen=True)
+class SpecInput:
+    """A spec file as the model was built from it: the name generated files give it and
+    the sha256 of the bytes that were parsed."""
+
+    source: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class Project:
     """Typed model of all specs. Emitters read only this."""
 
     spec_files: tuple[str, ...]
+    inputs: tuple[SpecInput, ...]
     ops: ops.OpsModel
     api: tt_metal_api.ApiModel
     targets: targets.TargetsModel
@@ -36,23 +45,6 @@ class Project:
     kernels: kernels.KernelsModel
     layouts: layout.LayoutModel
     programs: programs.ProgramModel
-
-
-@dataclass(frozen=True)
-class _LayoutDomain:
-    """The runtime's layouts and the programs that use them, checked together: a pure
-    function of the layout and program specs alone, so it is built once for their content
-    (memo) and a kernel or target edit reuses it."""
-
-    layouts: layout.LayoutModel
-    programs: programs.ProgramModel
-
-
-def _layout_domain(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> _LayoutDomain:
-    layouts_model = layout.build(documents, sink)
-    programs_model = programs.build(documents, sink, layouts_model)
-    namespaces.check(layouts_model, programs_model, sink)
-    return _LayoutDomain(layouts_model, programs_model)
 
 
 def build_project(documents: Sequence[SpecDocument]) -> Project:
@@ -70,26 +62,23 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
                 "a kernel description is the input of `ttlgen resolve`, not a spec; keep it outside the spec tree",
             )
     ops_model = ops.build(documents, sink)
-    api_documents = [d for d in documents if d.kind in (tt_metal_api.KIND, tt_metal_api.EMULATION_KIND)]
-    api_model = memo.built_once(
-        "tt_metal_api", api_documents, lambda: tt_metal_api.build(api_documents, sink), sink, tt_metal_api.ApiModel
-    )
+    api_model = tt_metal_api.build(documents, sink)
     targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)
     spelling_model = spelling.build(documents, sink, ops_model, api_model)
     spelling_check.check(spelling_model, api_model, sink)
     kernels_model = kernels.build(documents, sink, ops_model, spelling_model, targets_model)
-    layout_documents = [d for d in documents if d.kind in (layout.KIND, programs.KIND)]
-    layout_domain = memo.built_once(
-        "layout", layout_documents, lambda: _layout_domain(layout_documents, sink), sink, _LayoutDomain
-    )
+    layouts_model = layout.build(documents, sink)
+    programs_model = programs.build(documents, sink, layouts_model)
+    namespaces.check(layouts_model, programs_model, sink)
     sink.raise_if_any()
     return Project(
         spec_files=tuple(d.display for d in documents),
+        inputs=tuple(SpecInput(d.source, d.sha256) for d in documents),
         ops=ops_model,
         api=api_model,
         targets=targets_model,
         spelling=spelling_model,
         kernels=kernels_model,
-        layouts=layout_domain.layouts,
-        programs=layout_domain.programs,
+        layouts=layouts_model,
+        programs=programs_model,
     )

@@ -6,6 +6,7 @@ import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
+from ttlgen.emit._base import Templates
 from ttlgen.errors import KeyPath, UsageError, did_you_mean, format_key_path
 from ttlgen.model.project import build_project
 from ttlgen.pipeline import validate_specs
@@ -51,7 +52,7 @@ def provenance_of(target: Target, specs: Path, out: Path, templates: Path) -> Ex
     documents = validate_specs(specs)
     project = build_project(documents)
     plan = plan_project(project)
-    files = trace_files(project, plan, documents, templates)
+    files = trace_files(project, plan, documents, Templates(templates))
     found = files.get(target.path)
     if found is None:
         raise UsageError(f"{target.path!r} is not a file the specs generate{did_you_mean(target.path, files)}")

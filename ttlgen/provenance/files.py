@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from pathlib import Path
 
-from ttlgen.emit._base import GeneratedFile
+from ttlgen.emit._base import GeneratedFile, Templates
 from ttlgen.emit._header import _normalise, finalize
-from ttlgen.generate import emit_project
 from ttlgen.model.project import Project
+from ttlgen.pipeline import render
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind
 from ttlgen.provenance.tracing import ModelIndex, Tracer, TracingContext
@@ -17,20 +16,21 @@ from ttlgen.spec.document import SpecDocument
 
 
 def trace_files(
-    project: Project, plan: ProjectPlan, documents: Sequence[SpecDocument], templates_dir: Path
+    project: Project, plan: ProjectPlan, documents: Sequence[SpecDocument], templates: Templates
 ) -> dict[str, FileProvenance]:
-    """Emit every file with a tracing context; path -> its lines and their origins."""
+    """Render every file with a tracing context; path -> its lines and their origins."""
     locator = Locator(tuple(documents))
     headers = {(level.level, header.path): header.mark for level in project.api.levels for header in level.headers}
-    tracer = Tracer(ModelIndex((project, plan), locator), templates_dir, plan.kernels, headers)
-    files = emit_project(project, plan, templates_dir, TracingContext(templates_dir, tracer))
+    tracer = Tracer(ModelIndex((project, plan), locator), templates, plan.kernels, headers)
+    ctx = TracingContext(templates, cached=False, tracer=tracer)
+    render(project, plan, ctx)
     # A file's body is the text one render returned. Two files with the same text (two
     # kernels with the same data movement) are rendered in the order of their sorted paths.
     rendered: dict[str, deque[tuple[LineOrigin, ...]]] = {}
     for text, origins in tracer.rendered:
         rendered.setdefault(text, deque()).append(origins)
     out = {}
-    for file in files:
+    for file in sorted(ctx.files, key=lambda f: f.path):
         found = rendered.get(file.body)
         out[file.path] = _as_written(file, found.popleft() if found else None)
     return out

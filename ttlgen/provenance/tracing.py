@@ -19,7 +19,6 @@ import dataclasses
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -28,7 +27,7 @@ import jinja2.runtime
 from jinja2 import nodes
 
 from ttlgen.emit import _filters
-from ttlgen.emit._base import EmitContext
+from ttlgen.emit._base import EmitContext, GeneratedFile, Templates
 from ttlgen.emit._cpp_layout import SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import Mark
@@ -273,10 +272,9 @@ def _each(sources: LineSources) -> PerLine:
 
 class Tracer:
     def __init__(
-        self, index: ModelIndex, templates_dir: Path, kernels: Sequence[LoweredKernel], headers: Headers
+        self, index: ModelIndex, templates: Templates, kernels: Sequence[LoweredKernel], headers: Headers
     ) -> None:
         self.index = index
-        self.templates_dir = templates_dir
         self.touched: list[SpecSource] = []
         self.decided: list[SpecSource] = []
         self.events: list[_Event] = []
@@ -287,7 +285,7 @@ class Tracer:
         self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}
         self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
-        self.environment = _TracingEnvironment(self, templates_dir)
+        self.environment = _TracingEnvironment(self, templates)
 
     def touch(self, obj: object, attribute: str | None = None) -> None:
         found = self.index.source(obj, attribute)
@@ -509,9 +507,9 @@ class _TracingEnvironment(jinja2.Environment):
     No bytecode cache: the compiled code differs from the emit environment's (it calls
     ``finalize``), and the cache is keyed by the template source only."""
 
-    def __init__(self, tracer: Tracer, templates_dir: Path) -> None:
+    def __init__(self, tracer: Tracer, templates: Templates) -> None:
         super().__init__(
-            loader=jinja2.FileSystemLoader(str(templates_dir)),
+            loader=templates.loader(),
             undefined=jinja2.StrictUndefined,
             autoescape=False,
             trim_blocks=True,
@@ -535,9 +533,11 @@ class _TracingEnvironment(jinja2.Environment):
 
 @dataclass(frozen=True)
 class TracingContext(EmitContext):
-    """An emit context whose renders and copies leave their line origins with the tracer."""
+    """An emit context whose renders and copies leave their line origins with the tracer,
+    and which keeps every file the render produces."""
 
-    tracer: Tracer = field(compare=False)
+    tracer: Tracer = field(compare=False, kw_only=True)
+    files: list[GeneratedFile] = field(default_factory=list, compare=False, kw_only=True)
 
     def render(self, template: str, **variables: Any) -> str:
         return self.tracer.render(template, variables)
@@ -546,3 +546,6 @@ class TracingContext(EmitContext):
         text = super().copy(template_path)
         self.tracer.copy(template_path, text)
         return text
+
+    def emitted(self, file: GeneratedFile) -> None:
+        self.files.append(file)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,13 +30,6 @@ class Positions:
         return self.value(path)
 
 
-def _content_digest(data: Any, values: dict[KeyPath, Position], keys: dict[KeyPath, Position]) -> str:
-    # marshal holds exactly the plain data and the position tuples. Format 2: later ones
-    # mark objects referenced twice, so equal data parsed afresh and read back from the
-    # parse cache would give different bytes.
-    return hashlib.sha256(marshal.dumps((data, values, keys), 2)).hexdigest()
-
-
 @dataclass(frozen=True)
 class SpecDocument:
     """One spec file after loading. ``data`` holds only dict/list/str/int/float/bool/None.
@@ -47,7 +37,9 @@ class SpecDocument:
     A file has two names: ``display``, the path messages print (relative to the current
     directory, so it names the file wherever ttlgen runs), and ``source``, the name
     generated headers print (``<spec dir name>/<path in it>``, the same whatever the
-    current directory, so the generated tree stays deterministic).
+    current directory, so the generated tree stays deterministic). ``sha256`` hashes the
+    bytes the document was parsed from (MANIFEST records it: the bytes hashed are the
+    bytes used, even when the file changes while ttlgen runs).
     """
 
     display: str
@@ -56,32 +48,11 @@ class SpecDocument:
     version: str
     data: Any
     positions: Positions
+    sha256: str
 
     @property
     def kind_id(self) -> str:
         return f"{self.kind}/{self.version}"
-
-    @functools.cached_property
-    def digest(self) -> str:
-        """A hash of everything a later stage reads of the document: its data and positions
-        (its names and kind are compared apart). Two documents with one digest give the
-        same model, so the caches that reuse a model or an output key by it."""
-        return _content_digest(self.data, self.positions.values, self.positions.keys)
-
-    def entry_digests(self, key: str) -> dict[str, str]:
-        """`digest` of each entry of the mapping ``data[key]``, alone: its data and the
-        positions of its nodes. An edit inside one entry, or one that moves no line of
-        another, leaves the others' digests as they were."""
-        values: dict[str, dict[KeyPath, Position]] = {}
-        keys: dict[str, dict[KeyPath, Position]] = {}
-        for found, positions in ((values, self.positions.values), (keys, self.positions.keys)):
-            for path, position in positions.items():
-                if len(path) >= 2 and path[0] == key and isinstance(path[1], str):
-                    found.setdefault(path[1], {})[path] = position
-        return {
-            name: _content_digest(entry, values.get(name, {}), keys.get(name, {}))
-            for name, entry in self.data[key].items()
-        }
 
     def mark(self, path: KeyPath = ()) -> Mark:
         line, column = self.positions.value(path)

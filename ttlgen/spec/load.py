@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors
-from ttlgen.spec import kinds, parse_cache
+from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.files import display_path, source_name, spec_files
 from ttlgen.spec.limits import (
@@ -130,10 +131,10 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
     raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
 
 
-def read_text(path: Path, file: str) -> str:
-    """The text of a spec file (or of anything read like one, e.g. a kernel description),
-    refused before it is parsed when it is over the size limit or not UTF-8; raises
-    SpecErrors located in ``file``, the name messages give it."""
+def read_bytes(path: Path, file: str) -> bytes:
+    """The bytes of a spec file (or of anything read like one, e.g. a kernel description),
+    refused when over the size limit; raises SpecErrors located in ``file``, the name
+    messages give it."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -143,23 +144,17 @@ def read_text(path: Path, file: str) -> str:
         raise SpecErrors(
             [Diagnostic(Mark(file, *oversized), f"the file is larger than {FILE_BYTES_LIMIT >> 20} MiB; split it into several files")]
         )
-    return decode_utf8(raw, file)
+    return raw
 
 
 def load_file(path: Path, source: str, display: str | None = None) -> SpecDocument:
     """One spec file; ``source`` is the name generated headers give it, ``display`` the one
     messages give it (default: the path from the current directory)."""
     file = display if display is not None else display_path(path)
-    text = read_text(path, file)
-    parsed = parse_cache.lookup(text, path.suffix)
-    if parsed is None:
-        parsed = parse_text(text, file, path.suffix)
-        parse_cache.store(text, path.suffix, *parsed)
-    data, positions = parsed
+    raw = read_bytes(path, file)
+    data, positions = parse_text(decode_utf8(raw, file), file, path.suffix)
     kind = identify(data, positions, file)
-    return SpecDocument(
-        display=file, source=source, kind=kind.name, version=kind.version, data=data, positions=positions
-    )
+    return SpecDocument(file, source, kind.name, kind.version, data, positions, hashlib.sha256(raw).hexdigest())
 
 
 def load_specs(specs_dir: Path, by_source: bool = False) -> list[SpecDocument]:

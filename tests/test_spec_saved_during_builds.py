@@ -1,0 +1,65 @@
+"""A spec saved while builds run: every tree a build writes is the one the specs it
+records in MANIFEST give (the bytes hashed are the bytes used), never a mix."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import threading
+import time
+from pathlib import Path
+
+from tests.conftest import SPECS, run_cli
+from ttlgen.pipeline import render_specs
+from ttlgen.tree import existing_entries
+
+EDITED = "kernels/elementwise.yaml"
+BUILDS = int(os.environ.get("TTLGEN_STRESS_BUILDS", "6"))
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {path: (root / path).read_bytes() for path in existing_entries(root)}
+
+
+def recorded_input(manifest: bytes, source: str) -> str:
+    found = re.search(rf"^input ([0-9a-f]{{64}}) {re.escape(source)}$", manifest.decode(), re.MULTILINE)
+    assert found, f"MANIFEST records no input {source}"
+    return found.group(1)
+
+
+def test_every_tree_built_while_a_spec_is_saved_matches_the_specs_its_manifest_records(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    spec = specs / EDITED
+    versions = [spec.read_bytes(), spec.read_bytes().replace(b"summary: ", b"summary: edited ", 1)]
+    expected: dict[str, dict[str, bytes]] = {}
+    for version in versions:
+        spec.write_bytes(version)
+        files = render_specs(specs)
+        expected[recorded_input(files["MANIFEST"], f"specs/{EDITED}")] = files
+
+    stop = threading.Event()
+
+    def save_repeatedly() -> None:
+        turn = 0
+        while not stop.is_set():
+            spec.write_bytes(versions[turn % 2])  # in place, as many editors save
+            turn += 1
+            time.sleep(0.005)
+
+    saver = threading.Thread(target=save_repeatedly)
+    saver.start()
+    outcomes = []
+    try:
+        for _ in range(BUILDS):
+            result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
+            outcomes.append(result.exit_code)
+            assert result.exit_code in (0, 2), result.stderr  # 2: the build read a half-saved file
+            if result.exit_code == 0:
+                built = tree(tmp_path / "out")
+                assert built == expected[recorded_input(built["MANIFEST"], f"specs/{EDITED}")]
+    finally:
+        stop.set()
+        saver.join()
+    assert 0 in outcomes
