@@ -37,10 +37,10 @@ from ttlgen.model.ops import OpSemantics, OpsModel, Route
 class ValueTypes:
     """Element type (a vocabulary name) of each op of a kernel, by op id."""
 
-    ops: tuple[tuple[str, str | None], ...]  # op id -> result type (None: the op has no result)
+    ops: Mapping[str, str | None]  # op id -> result type (None: the op has no result)
 
     def of(self, expr: OpExpr) -> str | None:
-        return dict(self.ops).get(expr.id)
+        return self.ops.get(expr.id)
 
 
 def copy_op(ops: OpsModel) -> OpSemantics | None:
@@ -81,4 +81,4 @@ def infer(kernel: Kernel, ops: OpsModel) -> ValueTypes:
     for stmt in walk_statements(kernel.body):
         if isinstance(stmt, Store):
             inference.value(stmt.value, inference.dtypes.get(stmt.target))
-    return ValueTypes(tuple(sorted(inference.results.items())))
+    return ValueTypes(dict(sorted(inference.results.items())))

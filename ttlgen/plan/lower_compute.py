@@ -148,6 +148,8 @@ class ComputeLowering:
     def __post_init__(self) -> None:
         self.by_name = {op.name: op for op in self.ops.ops}
         self.dfbs = {d.name: d for d in self.kernel.dfbs}
+        self.needs: dict[int, int] = {}  # DST slots of each sub-expression, by identity (`need`)
+        self.strategies = dict(self.plan.strategies)  # op id -> chosen strategy
 
     # -- spelling
     @property
@@ -195,7 +197,7 @@ class ComputeLowering:
         op = self.semantics(expr)
         if op.fixed:
             return None, 0
-        chosen = self.plan.strategy_of(expr.id)
+        chosen = self.strategies.get(expr.id)
         name = chosen.value if chosen is not None else op.strategies[0].name
         return name, next(i for i, s in enumerate(op.strategies) if s.name == name)
 
@@ -225,16 +227,21 @@ class ComputeLowering:
         return full[0] if full else (1, 1)
 
     def need(self, value: Value) -> int:
-        """DST slots one output tile of ``value`` uses."""
+        """DST slots one output tile of ``value`` uses (each sub-expression counted once,
+        so the count is linear in the expression's size)."""
         if isinstance(value, DfbRef):
             return 1
-        _, routes = self.spelled(value)
-        offset, need = 0, 1
-        for arg, route in zip(value.args, routes, strict=False):
-            if route is Route.DST:
-                need = max(need, offset + self.need(arg))
-                offset += self.need(arg)
-        return need
+        known = self.needs.get(id(value))
+        if known is None:
+            _, routes = self.spelled(value)
+            offset, known = 0, 1
+            for arg, route in zip(value.args, routes, strict=False):
+                if route is Route.DST:
+                    arg_need = self.need(arg)
+                    known = max(known, offset + arg_need)
+                    offset += arg_need
+            self.needs[id(value)] = known
+        return known
 
     def tile_of(self, ref: DfbRef, tile: Expr) -> Expr:
         return Const(0) if self.dfbs[ref.dfb].block == (1, 1) else tile

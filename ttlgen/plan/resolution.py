@@ -118,8 +118,9 @@ def relation_rules(kernel: Kernel, ops: OpsModel, catalog: Catalog, plan: Plan, 
     environment = plan.environment
     collected = collect(_describe(kernel, ops, catalog), environment, policy)
     uses = [req.template for req in collected.fixed]
+    strategies = dict(plan.strategies)
     for op in collected.search:
-        chosen = plan.strategy_of(op.op)
+        chosen = strategies.get(op.op)
         uses += [t for option in op.options if option.strategy == chosen for t in option.requirements]
     asked: tuple[Sequence[WidthRule | UnpackRule], ...] = (environment.table.dest_width.rules, environment.table.dfb_unpack.rules)
     stated = (target.dest_width.rules, target.dfb_unpack.rules)
