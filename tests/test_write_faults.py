@@ -26,7 +26,7 @@ from ttlgen.tree import existing_entries
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
 
-STEPS = ("mkdir", "write", "link", "copy", "rename", "exchange", "unlink")
+STEPS = ("mkdir", "write", "link", "copy", "chmod", "rename", "exchange", "unlink", "remove_tree")
 
 
 def small_tree(out: Path) -> None:
@@ -123,6 +123,30 @@ def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_tree(
         assert tree(out) in (old, files)
         write.write_tree(out, old)  # back to the old tree for the next kill
         assert [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name] == []
+    write.write_tree(out, files)
+    assert tree(out) == files
+
+
+def test_an_update_in_place_killed_at_any_step_leaves_the_old_or_the_new_tree_or_an_incomplete_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Where the tree cannot be swapped whole (a mount point, the current directory's tree)
+    # it is updated in place: every state a kill leaves is the old tree, the new tree, or a
+    # tree holding the INCOMPLETE marker, which `check` reports (an orphan) until a build.
+    monkeypatch.setattr(write, "_swap_refused", lambda out_dir: "forced by the test")
+    out = tmp_path / "generated"
+    small_tree(out)
+    old = tree(out)
+    files = new_tree(old)
+    steps = count_steps(out, files, tmp_path)
+    for step in range(1, steps + 1):
+        status = in_child(lambda step=step: killed_at(step, out, files, monkeypatch))
+        assert status == 137, f"step {step} of {steps} was not reached"
+        now = tree(out)
+        assert now in (old, files) or write.INCOMPLETE in now, f"a kill at step {step} left a mixed tree unmarked"
+        write.write_tree(out, old)  # back to the old tree for the next kill
+        assert tree(out) == old
+    assert [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name] == []
     write.write_tree(out, files)
     assert tree(out) == files
 

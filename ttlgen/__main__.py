@@ -2,20 +2,21 @@
 
 import sys
 
+from ttlgen import interrupt
+
 
 def main() -> None:
-    # A Ctrl-C while the CLI and its libraries are still importing ends the process as one
-    # during a command does (exit 130, one line), not with a traceback from an import.
+    # Before any heavy import: a Ctrl-C while the CLI and its libraries are still
+    # importing ends the process as one during a command does (exit 130, one line).
+    interrupt.install()
     try:
-        from ttlgen.cli import interrupted
         from ttlgen.cli import main as run
-    except KeyboardInterrupt:
+    except BaseException:
+        if not interrupt.requested():
+            raise
         sys.stderr.write("ttlgen: interrupted\n")
         raise SystemExit(130) from None
-    try:
-        run()
-    except KeyboardInterrupt:  # between the CLI's own handler and the exit
-        interrupted()
+    run()
 
 
 if __name__ == "__main__":

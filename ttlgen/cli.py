@@ -17,6 +17,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from ttlgen import interrupt
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
 
@@ -88,6 +89,23 @@ def _render(specs: Path, templates: Path | None, no_cache: bool) -> dict[str, by
     return render_specs(specs, templates, cached=not no_cache)
 
 
+def _refuse_inputs_inside(out: Path, specs: Path, templates: Path | None, no_cache: bool) -> None:
+    """build replaces the whole output tree: never let a mistyped --out take the specs,
+    the templates or the cache a build reads with it."""
+    from ttlgen import cache
+    from ttlgen.emit._templates import default_templates_dir
+    from ttlgen.write import resolved, tree_path
+
+    tree = tree_path(out)
+    inputs = [("the spec directory", specs, "choose another --out"), ("the template directory", templates or default_templates_dir(), "choose another --out")]
+    if cache.enabled() and not no_cache:
+        inputs.append(("the cache directory", cache.cache_root(), "set TTLGEN_CACHE_DIR outside it, or pass --no-cache"))
+    for what, path, fix in inputs:
+        inside = resolved(path)
+        if inside == tree or tree in inside.parents:
+            raise UsageError(f"--out {out} contains {what} {path}, which a build would replace; {fix}")
+
+
 @contextlib.contextmanager
 def _reading(out: Path) -> Iterator[None]:
     """Read the tree under its shared lock, first putting back a tree that a build killed
@@ -118,12 +136,9 @@ def build(
 
     def action() -> int:
         from ttlgen.emit._notice import MANIFEST, NOTICE
-        from ttlgen.write import is_generated_tree, recover, resolved, tree_lock, write_tree
+        from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
 
-        # build replaces the whole output tree: never let a mistyped --out wipe a source tree.
-        resolved_out, resolved_specs = resolved(out), resolved(specs)
-        if resolved_out == resolved_specs or resolved_out in resolved_specs.parents:
-            raise UsageError(f"--out {out} contains the spec directory {specs}; choose another --out")
+        _refuse_inputs_inside(out, specs, templates, no_cache)
         # Generate before taking the lock (which creates the tree's directory): a spec
         # error ends the build before it creates or waits for anything.
         files = _render(specs, templates, no_cache)
@@ -344,7 +359,13 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         interrupted()
+    except SystemExit:
+        if interrupt.requested():  # typer ends an interrupted command with a silent exit 130
+            interrupted()
+        raise
     except Exception:
+        if interrupt.requested():  # an interrupt some code re-raised as another exception
+            interrupted()
         # Python exits 1 on an uncaught exception, which would read as a "no" (a stale tree,
         # a failing kernel): a bug gets its own code.
         import traceback

@@ -46,13 +46,25 @@ StrPath = Union[str, "os.PathLike[str]"]
 
 
 class OutputError(UsageError):
-    """The output tree could not be written (the environment refused it); the old tree is intact."""
+    """The output tree could not be written (the environment refused it). A swapped tree is
+    intact; a tree updated in place is marked incomplete until the next build succeeds."""
 
-    def __init__(self, path: Path, error: OSError) -> None:
+    def __init__(self, path: Path, error: OSError, in_place: bool = False) -> None:
         self.path = path
         self.error = error
         reason = error.strerror or str(error)
-        super().__init__(f"cannot write {path}: {reason}; the previous tree is unchanged")
+        outcome = (
+            f"the tree is marked incomplete ({INCOMPLETE}) until a build succeeds"
+            if in_place
+            else "the previous tree is unchanged"
+        )
+        super().__init__(f"cannot write {path}: {reason}; {outcome}")
+
+
+# Written first and removed last by an update in place (`_update_in_place`): while it is
+# there, `check` lists it as an orphan, so a tree an interrupted update left half new is
+# never taken for an up-to-date one.
+INCOMPLETE = ".ttlgen-incomplete"
 
 
 # ----------------------------------------------------------------------- file system
@@ -156,10 +168,31 @@ def resolved(path: Path) -> Path:
 
 
 def tree_path(out_dir: Path) -> Path:
-    """Where the tree of ``out_dir`` is: ``out_dir``, or where it points when it is a
-    symbolic link. The tree is replaced at the link's target and the link is kept (swapping
-    the link itself would leave the target's old tree behind it)."""
-    return resolved(out_dir) if out_dir.is_symlink() else out_dir
+    """Where the tree of ``out_dir`` is, as an absolute path whose parent is the directory
+    that really holds it (so ``--out .`` and ``--out ..`` stage and lock beside the tree,
+    never inside it): ``out_dir``, or where it points when it is a symbolic link. The tree
+    is replaced at the link's target and the link is kept (swapping the link itself would
+    leave the target's old tree behind it)."""
+    absolute = Path(os.path.abspath(out_dir))
+    if absolute.parent == absolute:
+        raise UsageError(f"--out {out_dir} is a file system's root; choose a directory below it")
+    located = resolved(absolute.parent) / absolute.name
+    return resolved(located) if located.is_symlink() else located
+
+
+def _swap_refused(out_dir: Path) -> str | None:
+    """Why the tree at ``out_dir`` (a tree path) is updated in place instead of swapped
+    whole, or None: a mount point cannot be renamed, and a tree holding the current
+    directory would leave the user's shell in a deleted directory."""
+    if not out_dir.is_dir():
+        return None
+    if os.path.ismount(out_dir):
+        return "a mount point"
+    try:
+        Path.cwd().resolve().relative_to(out_dir)
+    except (ValueError, OSError):
+        return None
+    return "the current directory's tree"
 
 
 def _stage_name(out_dir: Path, role: str) -> Path:
@@ -326,18 +359,65 @@ def _stage(stage: str, out_dir: Path, files: dict[str, bytes], diff: TreeDiff, m
             FS.chmod(f"{stage}/{directory}", modes.directory)
 
 
+def _update_in_place(out_dir: Path, files: dict[str, bytes], diff: TreeDiff, modes: _Modes) -> None:
+    """Make the tree hold ``files`` file by file: each written under a temporary name and
+    renamed over its path (never half a file), orphans and emptied directories removed,
+    modes set; the `INCOMPLETE` marker is there from the first change to the last."""
+    root = os.fspath(out_dir)
+    marker = f"{root}/{INCOMPLETE}"
+    FS.write(marker, b"ttlgen is updating this tree in place; an interrupted build left it incomplete: run `ttlgen build`\n")
+    wanted = set(_directories(files))
+    for path in diff.orphaned:
+        if path != INCOMPLETE:  # an interrupted update's marker: written again above
+            FS.remove_tree(Path(f"{root}/{path}"))
+    for directory in sorted(wanted, key=lambda d: d.count("/")):
+        target = f"{root}/{directory}"
+        if os.path.lexists(target) and (os.path.islink(target) or not os.path.isdir(target)):
+            FS.remove_tree(Path(target))
+        if not os.path.isdir(target):
+            FS.mkdir(target)
+    for path in (*diff.stale, *diff.missing):
+        target = f"{root}/{path}"
+        if os.path.isdir(target) and not os.path.islink(target):
+            FS.remove_tree(Path(target))
+        temporary = f"{target.rpartition('/')[0]}/.ttlgen-tmp-{os.getpid()}"
+        FS.write(temporary, files[path])
+        FS.chmod(temporary, modes.file)
+        FS.rename(Path(temporary), Path(target))
+    for path in diff.unchanged:
+        if _mode(f"{root}/{path}") != modes.file:
+            FS.chmod(f"{root}/{path}", modes.file)
+    for directory, subdirectories, _ in sorted(os.walk(root), reverse=True):  # deepest first
+        relative = os.path.relpath(directory, root)
+        for name in subdirectories:
+            inner = name if relative == "." else f"{relative}/{name}"
+            if inner not in wanted and os.path.isdir(f"{root}/{inner}") and not os.listdir(f"{root}/{inner}"):
+                FS.remove_tree(Path(f"{root}/{inner}"))
+    for directory in (".", *wanted):
+        if _mode(f"{root}/{directory}") != modes.directory:
+            FS.chmod(f"{root}/{directory}", modes.directory)
+    FS.unlink(marker)
+
+
 def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     """Make ``out_dir`` hold exactly ``files``, every file and directory with the mode the
     umask gives. Writes nothing when that is already so.
 
-    Hold the tree's exclusive lock. Raises OutputError (old tree intact) when the disk
-    refuses a write. A symbolic link at ``out_dir`` is kept; the tree is replaced where it
-    points.
+    Hold the tree's exclusive lock. Raises OutputError when the disk refuses a write. The
+    tree is staged beside ``out_dir`` and swapped in whole (the old tree is intact until
+    the swap), except where it cannot be (`_swap_refused`): then it is updated in place. A
+    symbolic link at ``out_dir`` is kept; the tree is replaced where it points.
     """
     out_dir = tree_path(out_dir)
     recover(out_dir)
     diff = compare(out_dir, files)
     if up_to_date(out_dir, diff):
+        return diff
+    if _swap_refused(out_dir) is not None:
+        try:
+            _update_in_place(out_dir, files, diff, _Modes.current())
+        except OSError as exc:
+            raise OutputError(Path(exc.filename) if exc.filename else out_dir, exc, in_place=True) from None
         return diff
     stage = _stage_name(out_dir, "stage")
     old = _stage_name(out_dir, "old")

@@ -1,0 +1,70 @@
+"""Ctrl-C at any moment of a command ends it with exit 130 and one line, never a traceback,
+and never leaves a half-written tree.
+
+The default run interrupts a build at a few delays spread over its life (imports, load,
+plan, render, write); TTLGEN_STRESS_INTERRUPTS=N interrupts it at N delays instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GENERATED, REPO, SPECS
+from ttlgen.tree import existing_entries
+
+DELAYS = int(os.environ.get("TTLGEN_STRESS_INTERRUPTS", "8"))
+# Before Python has run a line of ttlgen (its own start-up, about 20 ms) an interrupt is
+# Python's to report; the delays start after it.
+FIRST_DELAY_S = 0.03
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {path: (root / path).read_bytes() for path in existing_entries(root)}
+
+
+def build_time(out: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)], env=env, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_an_interrupted_build_exits_130_with_one_line_and_leaves_a_whole_tree(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+    (out / "docs" / "komorebi-abi.md").write_text("stale\n")  # so every build writes
+    stale, fresh = tree(out), tree(GENERATED)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TTLGEN_CACHE_DIR": str(tmp_path / "cache")}
+    span = build_time(tmp_path / "probe", env) * 1.2
+    outcomes = set()
+    for i in range(DELAYS):
+        (out / "docs" / "komorebi-abi.md").write_text("stale\n")
+        delay = FIRST_DELAY_S + (span - FIRST_DELAY_S) * i / max(DELAYS - 1, 1)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        _, stderr = child.communicate(timeout=60)
+        # 130 from ttlgen; -SIGINT when the signal lands while Python tears down a finished
+        # command (a shell shows both as 130); 0 when the build finished first.
+        assert child.returncode in (130, -signal.SIGINT, 0), f"at {delay:.3f} s: exit {child.returncode}\n{stderr}"
+        assert "Traceback" not in stderr and "Exception ignored" not in stderr, f"at {delay:.3f} s:\n{stderr}"
+        if child.returncode == 130:
+            assert stderr.splitlines()[-1] == "ttlgen: interrupted"
+        assert tree(out) in (stale, fresh), f"an interrupt at {delay:.3f} s left a mixed tree"
+        outcomes.add(child.returncode)
+    assert 130 in outcomes, "no delay interrupted the build"
+    leftovers = [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name]
+    assert leftovers == [] or subprocess.run(
+        [sys.executable, "-m", "ttlgen", "check", "--specs", str(SPECS), "--out", str(out)], env=env, capture_output=True
+    ).returncode in (0, 1), "a leftover the next command could not clear"
