@@ -23,17 +23,32 @@ from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, erro
 
 app = typer.Typer(
     name="ttlgen",
-    help=(
-        "Generate TT-Lang's kernel-configuration resolver, runtime ABI headers and codec, "
-        "and Tensix kernels from the versioned spec files in specs/.\n\n"
-        "Typical use: edit a spec, run `ttlgen build`, review the diff of generated/ "
-        "(and the test snapshots) in your pull request. CI runs `ttlgen check`."
-    ),
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+def _version(requested: bool) -> None:
+    if requested:
+        from ttlgen import __version__
+
+        sys.stdout.write(f"ttlgen {__version__}\n")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", help="Print ttlgen's version and exit.", callback=_version, is_eager=True)
+    ] = False,
+) -> None:
+    """Generate TT-Lang's kernel-configuration resolver, runtime ABI headers and codec,
+    and Tensix kernels from the versioned spec files in specs/.
+
+    Typical use: edit a spec, run `ttlgen build`, review the diff of generated/ (and the
+    test snapshots) in your pull request. CI runs `ttlgen check`.
+    """
 
 SpecsOption = Annotated[
     Path, typer.Option("--specs", help="Spec tree to read.", show_default=True, file_okay=False)
