@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,9 @@ def describe_value(value: object) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, datetime.date | datetime.time):  # TOML's unquoted dates and times
+        kind = "date and time" if isinstance(value, datetime.datetime) else "date" if isinstance(value, datetime.date) else "time"
+        return f"the {kind} {value.isoformat()} (quote it to make it text)"
     return repr(value)
 
 

@@ -274,8 +274,13 @@ class _Builder:
             return raw
         assert isinstance(raw, str)
         if raw not in self.params:
-            known = ", ".join(sorted(self.params)) or "none"
-            self.sink.error(self.mark(*path), f"unknown parameter {raw!r}; parameters: {known}{did_you_mean(raw, self.params)}")
+            if self.params:
+                known = f"one of the kernel's parameters ({', '.join(sorted(self.params))})"
+            else:
+                known = "a parameter name (this kernel declares none)"
+            self.sink.error(
+                self.mark(*path), f"expected a count (a non-negative integer) or {known}, got {raw!r}{did_you_mean(raw, self.params)}"
+            )
             return 1
         return self.params[raw]
 

@@ -188,6 +188,54 @@ _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U0001
 _ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
+def _indent(line: str) -> int | None:
+    """Spaces before a line's content; None for a blank or comment-only line."""
+    content = line.lstrip(" ")
+    return None if not content.strip() or content.startswith("#") else len(line) - len(content)
+
+
+def _misindented(text: str, line: int, column: int, block: int | None) -> tuple[int, int, str] | None:
+    """Where the indentation went wrong when the parser gave up at ``line``:``column``.
+
+    A line indented less than its neighbours (``  dfbs:`` among keys at four spaces) ends
+    their block; the parser only complains lines later, where the block continues at its
+    old indentation. Walking back from there to the nearest line at that indentation, the
+    first line between them indented less is the one to fix: (its line, its indentation,
+    the message), or None when no such line explains the error. ``block``: the line where
+    the block the parser was reading started, when it says so."""
+    lines = text.split("\n")
+    if not 1 < line <= len(lines) or _indent(lines[line - 1]) != column - 1:
+        return None
+    expected = column - 1
+    if block is not None and block < line and all(_indent(lines[n - 1]) is None for n in range(block + 1, line)):
+        opened = _indent(lines[block - 1])
+    else:
+        opened = None
+    if opened is not None and block is not None and opened < expected:
+        # The line right after a block's first entry is deeper than that entry.
+        return line, expected, (
+            f"invalid YAML: this line is indented {expected} spaces, but the entry before it, "
+            f"line {block}, is at {opened}; indent the entries of one block alike"
+        )
+    shallower = None
+    for number in range(line - 1, 0, -1):
+        indent = _indent(lines[number - 1])
+        if indent is None:
+            continue
+        if indent == expected:
+            if shallower is None:
+                return None
+            found = _indent(lines[shallower - 1])
+            message = (
+                f"invalid YAML: this line is indented {found} spaces, which ends the block above it, "
+                f"yet line {line} continues that block at {expected}; indent this line as the lines around it"
+            )
+            return shallower, found or 0, message
+        if indent < expected:
+            shallower = number
+    return None
+
+
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     """Parse one YAML document into plain data and positions; raises YamlLoadError."""
     # Checked here because the YAML reader reports such a character by its byte offset
@@ -217,6 +265,10 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = _within(text, *((mark.line + 1, mark.column + 1) if mark is not None else (1, 1)))
+        start = exc.context_mark
+        culprit = _misindented(text, line, column, start.line + 1 if start is not None and start is not mark else None)
+        if culprit is not None:
+            raise YamlLoadError(Diagnostic(Mark(file, culprit[0], culprit[1] + 1), culprit[2])) from None
         context = exc.context or ""
         if exc.context_mark is not None and exc.context_mark is not mark and context:
             start = exc.context_mark
