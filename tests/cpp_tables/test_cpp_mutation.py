@@ -1,12 +1,15 @@
 """One relation rule edited in a copy of the specs: the C++ tables and the Python resolver
-change together, and the golden that guards the rule stops the C++ from compiling."""
+change together, and the golden that guards the rule stops `validate` at the golden's line,
+and (the second line of defence) the C++ from compiling."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tests.conftest import GENERATED, run_cli
+import pytest
+
+from tests.conftest import GENERATED, TEMPLATES, run_cli
 from tests.cpp_tables.support import (
     canonical,
     check_syntax,
@@ -34,6 +37,25 @@ def _edit(path: Path, old: str, new: str) -> None:
 def _build(specs: Path, out: Path) -> None:
     result = run_cli("build", "--specs", specs, "--out", out)
     assert result.exit_code == 0, result.stderr
+
+
+def _build_unchecked(specs: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Build with the goldens unchecked, as a tree that went stale behind the specs would be."""
+    from ttlgen.plan import goldens
+
+    monkeypatch.setattr(goldens, "check", lambda *args: None)
+    from ttlgen.emit._base import EmitContext, Templates
+    from ttlgen.pipeline import plan, render
+    from ttlgen.write import write_tree
+
+    project, planned = plan(specs)
+    write_tree(out, render(project, planned, EmitContext(Templates(TEMPLATES))))
+
+
+def _golden_errors(specs: Path) -> list[str]:
+    result = run_cli("validate", "--specs", specs)
+    assert result.exit_code == 2, result.stderr
+    return [line for line in result.stderr.splitlines() if ": golden." in line]
 
 
 def _changed(before: list[dict[str, object]], after: list[dict[str, object]]) -> set[str]:
@@ -68,7 +90,15 @@ def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path:
     assert len(records) == 4 * 3 * 3
 
 
-def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
+def test_a_relation_edit_that_breaks_a_golden_fails_validate_at_each_golden(spec_copy: Path) -> None:
+    _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
+    errors = _golden_errors(spec_copy)
+    assert len(errors) == len(GUARDED), errors
+    for name in GUARDED:
+        assert any(line.startswith(f"specs/targets/{name}:") and "golden.dest_width[0]: the relations allow {16, 32}" in line for line in errors), errors
+
+
+def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "include_tables.cpp"
     source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
     # Without linking, the return code is the header's: the specs as they are compile.
@@ -76,7 +106,7 @@ def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, 
     assert unchanged.returncode == 0, unchanged.stderr
     _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
     out = tmp_path / "generated"
-    _build(spec_copy, out)
+    _build_unchecked(spec_copy, out, monkeypatch)
     result = check_syntax(source, [out / "include"])
     assert result.returncode == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
@@ -93,10 +123,19 @@ WARNING = "using non-full-fp32 reduce lowering"
 CHANGED_WARNING = "using the non-full-fp32 lowering"
 
 
-def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
+def test_an_edit_of_a_pinned_warning_text_fails_validate_at_each_golden(spec_copy: Path) -> None:
+    _edit(spec_copy / "targets" / "architectures" / "blackhole.yaml", WARNING, CHANGED_WARNING)
+    errors = _golden_errors(spec_copy)
+    pinning = ("blackhole.yaml", "blackhole_gen1_config.yaml")
+    assert len(errors) == len(pinning), errors
+    for name in pinning:
+        assert any(line.startswith(f"specs/targets/{name}:") and "golden.full_fp32[0]: the full-fp32 reduce_row warning is" in line for line in errors), errors
+
+
+def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _edit(spec_copy / "targets" / "architectures" / "blackhole.yaml", WARNING, CHANGED_WARNING)
     out = tmp_path / "generated"
-    _build(spec_copy, out)
+    _build_unchecked(spec_copy, out, monkeypatch)
     source = tmp_path / "include_tables.cpp"
     source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
     result = check_syntax(source, [out / "include"])

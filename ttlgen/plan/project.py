@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ttlgen.errors import DiagnosticSink
 from ttlgen.model.project import Project
-from ttlgen.plan import kernel_target_cpp
+from ttlgen.plan import goldens, kernel_target_cpp
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.tables import ResolverTables, resolver_tables
 
@@ -31,8 +32,12 @@ def plan_tables(project: Project) -> tuple[ResolverTables | None, kernel_target_
 
 
 def plan_project(project: Project) -> ProjectPlan:
-    """Resolve and lower every kernel; raises SpecErrors with every problem found."""
+    """Check the goldens, resolve and lower every kernel; raises SpecErrors with every
+    problem found."""
     tables, cpp = plan_tables(project)
+    sink = DiagnosticSink()
+    goldens.check(project.targets, tables, sink)
+    sink.raise_if_any()
     if not project.kernels.kernels:
         return ProjectPlan((), tables, cpp)
     return ProjectPlan(
