@@ -23,8 +23,13 @@ at particular work:
   spec is not one the tt-metal API has (every spelled call is checked against its API
   level, ``ttlgen/plan/api_check.py``).
 
-A ``golden broken`` trial is not a failure: the edit broke a fact a target spec pins, and
-the C++ tables' ``static_assert`` stops the header compiling, as goldens are meant to.
+A ``golden broken`` trial is a hole too: goldens are checked at ``validate``
+(ttlgen/plan/goldens.py), so a build whose C++ tables fail a golden's ``static_assert``
+got past that check. ``table`` counts every kind of hole together.
+
+Kernel spec files also get kernel-body edits: an expression under many unary ops or
+spread into a wide tree of binary ops, statements moved into a loop (of 0, 1, a few or
+4097 trips) or a conditional, a loop unwrapped.
 
 Run it from the test suite (tests/test_spec_fuzz.py) or alone, e.g. for a long run:
 ``python -m tests.spec_fuzz --trials 10000 --jobs 2``.
@@ -143,14 +148,13 @@ class Outcome(enum.Enum):
     BAD_EXIT = "bad exit code"
     INJECTION = "injection"
     API_NAME = "unknown API name"
-    # The edit broke a fact a target spec pins as a golden: the C++ tables' static_assert
-    # stops the header compiling, which is how goldens are meant to work.
+    # The C++ tables' static_assert failed on a golden that validate should have refused.
     GOLDEN = "golden broken"
     HARNESS = "fuzzer error"  # the mutator or judge itself failed: fix this module
 
     @property
     def failed(self) -> bool:
-        return self not in (Outcome.REJECTED, Outcome.BUILT, Outcome.GOLDEN)
+        return self not in (Outcome.REJECTED, Outcome.BUILT)
 
     @property
     def open_elsewhere(self) -> bool:
@@ -319,6 +323,9 @@ def _typo(rng: random.Random, word: str) -> str:
 DEEP = "__ttlgen_fuzz_deep__"
 
 
+KERNEL_EDITS = frozenset({"deepen expression", "widen expression", "wrap in loop", "wrap in conditional", "unwrap loop"})
+
+
 class Mutator:
     """Mutations of one spec file: data edits (written back as YAML or TOML) and text edits."""
 
@@ -445,6 +452,88 @@ class Mutator:
             return data, "nothing", False
         return _set(data, path, type(_get(data, path))()), f"emptied {_show(path)}", False
 
+    # --- kernel body edits (a ttlgen.kernel file): expressions deeper and wider, statements
+    # moved into loops and conditionals or out of them
+
+    def kernel_edits(self) -> list[tuple[str, Callable[[Any], tuple[Any, str, bool]]]]:
+        return [
+            ("deepen expression", self.deepen_expression),
+            ("widen expression", self.widen_expression),
+            ("wrap in loop", self.wrap_in_loop),
+            ("wrap in conditional", self.wrap_in_conditional),
+            ("unwrap loop", self.unwrap_loop),
+        ]
+
+    def _stored(self, data: Any) -> tuple[Any, ...] | None:
+        """The path of a store's or accumulation's value."""
+        return self.pick(data, lambda p, v: len(p) >= 2 and p[-1] == "value" and p[-2] in ("store", "accumulate"))
+
+    def deepen_expression(self, data: Any) -> tuple[Any, str, bool]:
+        path = self._stored(data)
+        unaries = op_names(1)
+        if path is None or not unaries:
+            return data, "no store", False
+        depth = self.rng.choice((2, 10, 45, 60, 200))
+        value = _get(data, path)
+        for _ in range(depth):
+            value = {"op": self.rng.choice(unaries), "args": [value]}
+        return _set(data, path, value), f"{_show(path)} under {depth} unary ops", False
+
+    def widen_expression(self, data: Any) -> tuple[Any, str, bool]:
+        path = self._stored(data)
+        binaries = op_names(2)
+        if path is None or not binaries:
+            return data, "no store", False
+        value = _get(data, path)
+        leaves = [v for p, v in _nodes(value) if isinstance(v, str) and (not p or p[-2:-1] == ("args",) or isinstance(p[-1], int))] or [value]
+        width = self.rng.choice((2, 3, 16, 257, 2048, 4096))
+        level: list[Any] = [json.loads(json.dumps(leaves[i % len(leaves)])) for i in range(width)]
+        op = self.rng.choice(binaries)
+        while len(level) > 1:
+            paired = [{"op": op, "args": [a, b]} for a, b in zip(level[::2], level[1::2], strict=False)]
+            level = paired + (level[-1:] if len(level) % 2 else [])
+        return _set(data, path, level[0]), f"{_show(path)} a tree of {width} leaves", False
+
+    def _bodies(self, data: Any) -> list[tuple[Any, ...]]:
+        return [p for p, v in _nodes(data) if p and p[-1] in ("body", "then", "else") and isinstance(v, list) and v]
+
+    def wrap_in_loop(self, data: Any) -> tuple[Any, str, bool]:
+        bodies = self._bodies(data)
+        if not bodies:
+            return data, "no body", False
+        path = self.rng.choice(bodies)
+        body = _get(data, path)
+        start = self.rng.randrange(len(body))
+        end = self.rng.randrange(start, len(body)) + 1
+        count = self.rng.choice((0, 1, 2, 3, 4097))
+        body[start:end] = [{"loop": {"var": f"fz{self.rng.randrange(100)}", "count": count, "body": body[start:end]}}]
+        return data, f"{_show(path)}[{start}:{end}] in a loop of {count}", False
+
+    def wrap_in_conditional(self, data: Any) -> tuple[Any, str, bool]:
+        inside = [p for p in self._bodies(data) if "loop" in p[:-1]]
+        if not inside:
+            return data, "no body inside a loop", False
+        path = self.rng.choice(inside)
+        loop = _get(data, path[: len(path) - 1 - path[::-1].index("loop")])
+        var = loop.get("var") if isinstance(loop, dict) else None
+        if self.rng.random() < 0.1 or not isinstance(var, str):
+            var = "no_such_var"
+        body = _get(data, path)
+        start = self.rng.randrange(len(body))
+        end = self.rng.randrange(start, len(body)) + 1
+        when = self.rng.choice(("first", "last", "not_first", "not_last"))
+        body[start:end] = [{"if": {"var": var, "is": when, "then": body[start:end]}}]
+        return data, f"{_show(path)}[{start}:{end}] if {var} is {when}", False
+
+    def unwrap_loop(self, data: Any) -> tuple[Any, str, bool]:
+        path = self.pick(data, lambda p, v: isinstance(v, dict) and isinstance(v.get("loop"), dict) and isinstance(p[-1:] and p[-1], int))
+        if path is None:
+            return data, "no loop", False
+        parent = _get(data, path[:-1])
+        inner = parent[path[-1]]["loop"].get("body", [])
+        parent[path[-1] : path[-1] + 1] = inner if isinstance(inner, list) else [inner]
+        return data, f"unwrapped the loop at {_show(path)}", False
+
     # --- text edits: return the new text
 
     def text_edits(self) -> list[tuple[str, Callable[[str], tuple[str, str]]]]:
@@ -484,6 +573,23 @@ class Mutator:
         i = self.rng.randrange(len(lines))
         lines[i] = lines[i][2:] if lines[i].startswith("  ") and self.rng.random() < 0.5 else "  " + lines[i]
         return "\n".join(lines), f"line {i + 1}"
+
+
+_OP_NAMES: dict[int, list[str]] = {}
+
+
+def op_names(arity: int) -> list[str]:
+    """Elementwise ops of the real specs with ``arity`` operands (what a kernel body edit
+    composes), found in the op specs rather than named here."""
+    if not _OP_NAMES:
+        for path in sorted((SPECS / "ops").glob("*.yaml")):
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("spec") != "ttlgen.ops/v1":
+                continue
+            for family in (data.get("families") or {}).values():
+                if str(family.get("primitive", "")).startswith("Elementwise") and family.get("result") == "dst":
+                    _OP_NAMES.setdefault(len(family.get("operands", ())), []).extend(family.get("names", ()))
+    return sorted(_OP_NAMES.get(arity, []))
 
 
 def _show(path: Sequence[Any]) -> str:
@@ -529,7 +635,8 @@ def mutate(rng: random.Random, specs: Path, files: Sequence[str]) -> Mutation:
     if to_toml and rng.random() < 0.3:
         name, detail, hostile = "convert", "the same data", False
     else:
-        name, edit = rng.choice(mutator.data_edits())
+        kernel = isinstance(data, dict) and data.get("spec") == "ttlgen.kernel/v1" and rng.random() < 0.6
+        name, edit = rng.choice(mutator.kernel_edits() if kernel else mutator.data_edits())
         data, detail, hostile = edit(data)
     if to_toml and isinstance(data, dict):
         new_text, new_rel = dump_toml(data), str(Path(rel).with_suffix(".toml"))
@@ -852,11 +959,18 @@ def run_campaign(trials: int, first_seed: int = 0, jobs: int = 1, batch: int = 1
     return results
 
 
+# A hole: specs that validate and build, yet give output that does not compile or import.
+HOLES = frozenset({Outcome.COMPILE_FAILURE, Outcome.IMPORT_FAILURE, Outcome.INJECTION, Outcome.API_NAME, Outcome.GOLDEN})
+
+
 def table(trials: Sequence[Trial]) -> str:
     counts = collections.Counter(t.outcome for t in trials)
     slowest = max(trials, key=lambda t: t.seconds, default=None)
     lines = [f"{len(trials)} trials", f"slowest: {slowest.describe() if slowest else '-'}", f"{'outcome':<18}{'trials':>8}"]
     lines += [f"{o.value:<18}{counts.get(o, 0):>8}" for o in Outcome]
+    lines.append(f"{'holes (all kinds)':<18}{sum(counts.get(o, 0) for o in HOLES):>8}")
+    kernel_edits = [t for t in trials if any(m.kind in KERNEL_EDITS for m in t.mutations)]
+    lines.append(f"{'kernel-body edits':<18}{len(kernel_edits):>8} ({sum(t.outcome.failed for t in kernel_edits)} failed)")
     return "\n".join(lines)
 
 

@@ -1,0 +1,160 @@
+"""The standing stress suite: builds killed at random moments, builds, checks and diffs of
+one tree racing each other, and inputs at the size limits. Small seeded sizes by default;
+TTLGEN_STRESS=N multiplies every campaign by N.
+
+Related campaigns live beside their subject: kills at every file-system step in
+tests/test_write_faults.py, Ctrl-C in tests/test_interrupts.py, a spec saved during
+builds in tests/test_spec_saved_during_builds.py, hostile text in tests/injection/, the
+spec fuzzer in tests/test_spec_fuzz.py.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GENERATED, REPO, SPECS, run_cli
+from ttlgen.pipeline import plan
+from ttlgen.tree import existing_entries
+from ttlgen.write import recover
+
+SCALE = int(os.environ.get("TTLGEN_STRESS", "1"))
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {path: (root / path).read_bytes() for path in existing_entries(root)}
+
+
+def ttlgen(*args: str | Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ttlgen", *map(str, args)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), "TTLGEN_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def test_a_build_killed_at_random_moments_leaves_the_old_or_the_new_tree(tmp_path: Path, env: dict[str, str]) -> None:
+    out = tmp_path / "generated"
+    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+    fresh = tree(out)
+    rng = random.Random(24)
+    for _ in range(6 * SCALE):
+        (out / "docs" / "komorebi-abi.md").write_text("stale\n")
+        stale = tree(out)
+        child = ttlgen("build", "--specs", SPECS, "--out", out, env=env)
+        time.sleep(rng.uniform(0.05, 1.2))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        recover(out)  # what every command does first
+        assert tree(out) in (stale, fresh)
+        assert [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name] == []
+
+
+def test_builds_checks_and_diffs_of_one_tree_racing_each_other_all_answer(tmp_path: Path, env: dict[str, str]) -> None:
+    out = tmp_path / "generated"
+    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+    commands = [("build",), ("check",), ("diff",)] * (2 * SCALE)
+    random.Random(28).shuffle(commands)
+    (out / "docs" / "komorebi-abi.md").write_text("stale\n")
+    children = [(command, ttlgen(*command, "--specs", SPECS, "--out", out, env=env)) for command in commands]
+    for command, child in children:
+        _, stderr = child.communicate(timeout=120)
+        # check and diff answer "no" (1) before the build swaps the tree in and "yes" after;
+        # never a mixed tree, a traceback or a failure to read.
+        assert child.returncode in (0, 1) if command != ("build",) else child.returncode == 0, stderr
+        assert "Traceback" not in stderr
+    assert tree(out) == tree(GENERATED)
+    assert [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name] == []
+
+
+def test_a_line_near_the_file_size_limit_is_read_or_refused_quickly(spec_copy: Path) -> None:
+    kernel = spec_copy / "kernels" / "long_line.yaml"
+    kernel.write_text("spec: ttlgen.kernel/v1\n# " + "x" * 1_000_000 + "\nkernels: {}\n")
+    start = time.process_time()
+    result = run_cli("validate", "--specs", spec_copy)
+    assert time.process_time() - start < 5.0
+    assert result.exit_code == 2
+    assert result.stderr.startswith("specs/kernels/long_line.yaml:")
+
+
+def _sized_kernel(value: str) -> str:
+    return (
+        "spec: ttlgen.kernel/v1\n"
+        "kernels:\n"
+        "  sized:\n"
+        "    summary: one expression of the size under test\n"
+        "    target: blackhole\n"
+        "    dfbs:\n"
+        "      x: {index: 0, dtype: f32, block: [1, 1], input: {shape: [1, 1]}}\n"
+        "      out: {index: 16, dtype: f32, block: [1, 1], output: {shape: [1, 1]}}\n"
+        f"    body: [{{wait: x}}, {{reserve: out}}, {{store: {{to: out, value: {value}}}}}, {{pop: x}}, {{push: out}}]\n"
+        "    tolerance: {pcc: 0.99, max_rel: 0.5, derivation: stress only}\n"
+    )
+
+
+def _tree(leaves: int, op: str) -> str:
+    level = ["x"] * leaves
+    while len(level) > 1:
+        level = [f"{{op: {op}, args: [{a}, {b}]}}" for a, b in zip(level[::2], level[1::2], strict=False)] + (level[-1:] if len(level) % 2 else [])
+    return level[0]
+
+
+@pytest.fixture
+def sized_specs(spec_copy: Path) -> Path:
+    """The real specs with the sized kernel as their only kernel, so planning it is most of
+    what a measurement times."""
+    for kernel_spec in (spec_copy / "kernels").glob("*.yaml"):
+        kernel_spec.unlink()
+    return spec_copy
+
+
+def _plan_seconds(specs: Path, value: str) -> float:
+    (specs / "kernels" / "sized.yaml").write_text(_sized_kernel(value))
+    start = time.process_time()
+    plan(specs)
+    return time.process_time() - start
+
+
+def _binary_op(specs: Path) -> str:
+    from ttlgen.pipeline import load_project
+
+    project = load_project(specs)
+    return next(op.name for op in project.ops.ops if len(op.operands) == 2 and op.primitive.fixed == "ElementwiseBinary")
+
+
+def _unary_op(specs: Path) -> str:
+    from ttlgen.pipeline import load_project
+
+    project = load_project(specs)
+    return next(op.name for op in project.ops.ops if len(op.operands) == 1 and op.primitive.fixed == "ElementwiseUnary")
+
+
+def test_planning_grows_linearly_with_the_width_of_an_expression(sized_specs: Path) -> None:
+    op = _binary_op(sized_specs)
+
+    def cost(value: str) -> float:  # the best of two, less the specs' own planning
+        return min(_plan_seconds(sized_specs, value) for _ in range(2)) - min(_plan_seconds(sized_specs, "x") for _ in range(2))
+
+    small, large = cost(_tree(256, op)), cost(_tree(1024, op))
+    # Four times the leaves: about four times the time; sixteen would be quadratic.
+    assert large < 8 * max(small, 0.02), (small, large)
+
+
+def test_a_deep_chain_of_unary_ops_plans_at_once(sized_specs: Path) -> None:
+    op = _unary_op(sized_specs)
+    value = "x"
+    for _ in range(45):
+        value = f"{{op: {op}, args: [{value}]}}"
+    # Counting DST slots twice per operand took 2^45 steps here.
+    assert _plan_seconds(sized_specs, value) < 5.0
