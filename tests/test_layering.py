@@ -24,7 +24,7 @@ STAGES = (
     ("plan", ("ttlgen.plan",)),
     ("emit", ("ttlgen.emit",)),
     ("write", ("ttlgen.write", "ttlgen.tree_cache", "ttlgen.part_cache")),
-    ("commands", ("ttlgen.pipeline", "ttlgen.incremental", "ttlgen.generate", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance")),
+    ("commands", ("ttlgen.pipeline", "ttlgen.incremental", "ttlgen.generate", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance", "ttlgen.upstream")),
 )
 # The emulator consumes generated kernels like a runtime does: it sees no generator stage.
 DEVICE = "ttlgen.device"

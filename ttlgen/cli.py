@@ -22,6 +22,7 @@ import typer
 
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
+from ttlgen.upstream.cli import app as upstream_app
 
 if TYPE_CHECKING:
     from ttlgen.generate import GeneratedTree
@@ -41,6 +42,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+app.add_typer(upstream_app)
 
 SpecsOption = Annotated[
     Path, typer.Option("--specs", help="Spec tree to read.", show_default=True, file_okay=False)
