@@ -73,6 +73,11 @@ class FetchError(UsageError):
     """The pinned wheel could not be had (offline, pip failed, a wrong hash): exit code 2."""
 
 
+class DownloadFailed(FetchError):
+    """pip could not download the wheel: no network or package index, or no such release.
+    (Not a wrong hash: that is the pin's or the index's fault, never the machine's.)"""
+
+
 def upstream_root() -> Path:
     """Where wheels, extracted trees and the ttnn venvs are kept (see the module docstring).
     With caching off (``TTLGEN_NO_CACHE=1``) or an unwritable root, a temporary directory
@@ -203,9 +208,9 @@ def _pip_download(release: Release, into: Path) -> Path:
     try:
         done = subprocess.run(pip_download_command(release, into), capture_output=True, text=True, check=False)
     except OSError as exc:
-        raise FetchError(f"cannot run pip to download {_where(release)}: {exc.strerror}") from None
+        raise DownloadFailed(f"cannot run pip to download {_where(release)}: {exc.strerror}") from None
     if done.returncode != 0:
-        raise FetchError(f"pip could not download {_where(release)}: {_pip_reason(done.stderr, done.stdout)}")
+        raise DownloadFailed(f"pip could not download {_where(release)}: {_pip_reason(done.stderr, done.stdout)}")
     files = sorted(into.glob("*.whl"))
     if [f.name for f in files] != [release.wheel]:
         got = ", ".join(f.name for f in files) or "no wheel"
@@ -213,18 +218,21 @@ def _pip_download(release: Release, into: Path) -> Path:
     return files[0]
 
 
+_CONNECTION = re.compile(r"Failed to establish a new connection: (\[Errno -?\d+\] )?(?P<why>[^'\")]+)")
+
+
 def _pip_reason(stderr: str, stdout: str) -> str:
-    """pip's own one-line reason: its last ERROR line (after retries and warnings), else its
-    last line, else its exit status."""
+    """pip's own one-line reason: its ERROR lines (first and last), with the connection
+    failure behind them when pip retried one (no network, no index)."""
     lines = [line.strip() for line in (stderr + "\n" + stdout).splitlines() if line.strip()]
     errors = [line.removeprefix("ERROR:").strip() for line in lines if line.startswith("ERROR:")]
-    if errors:
-        return errors[-1] if len(errors) == 1 else f"{errors[0]} ({errors[-1]})"
-    if lines:
-        return lines[-1]
-    if "No module named pip" in stderr:
-        return f"{sys.executable} has no pip"
-    return "pip failed without a message"
+    reason = (errors[0] if len(errors) == 1 else f"{errors[0]} ({errors[-1]})") if errors else (lines[-1] if lines else "")
+    if not reason:
+        return "pip failed without a message"
+    connection = next((found for line in lines if (found := _CONNECTION.search(line))), None)
+    if connection is not None:
+        reason = f"the package index is unreachable ({connection.group('why').strip()}): {reason}"
+    return reason
 
 
 # ------------------------------------------------------------------------------ extraction
