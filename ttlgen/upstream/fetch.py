@@ -128,7 +128,7 @@ def fetch(release: Release) -> Path:
     if known is not None:
         return known
     root = upstream_root()
-    with _locked(root / "locks" / f"{release.sha256}.lock"):
+    with locked(root / "locks" / f"{release.sha256}.lock"):
         # Another process may have finished while this one waited for the lock.
         known = _complete_tree(release)
         if known is not None:
@@ -140,12 +140,12 @@ def fetch(release: Release) -> Path:
 def wheel_path(release: Release) -> Path:
     """The verified wheel of ``release`` in the cache, downloading it first if needed."""
     root = upstream_root()
-    with _locked(root / "locks" / f"{release.sha256}.lock"):
+    with locked(root / "locks" / f"{release.sha256}.lock"):
         return _wheel(release, root)
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     """An exclusive advisory lock: concurrent fetches of one release (pytest-xdist workers,
     two shells) download and extract it once."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -210,7 +210,7 @@ def _pip_download(release: Release, into: Path) -> Path:
     except OSError as exc:
         raise DownloadFailed(f"cannot run pip to download {_where(release)}: {exc.strerror}") from None
     if done.returncode != 0:
-        raise DownloadFailed(f"pip could not download {_where(release)}: {_pip_reason(done.stderr, done.stdout)}")
+        raise DownloadFailed(f"pip could not download {_where(release)}: {pip_reason(done.stderr, done.stdout)}")
     files = sorted(into.glob("*.whl"))
     if [f.name for f in files] != [release.wheel]:
         got = ", ".join(f.name for f in files) or "no wheel"
@@ -221,7 +221,7 @@ def _pip_download(release: Release, into: Path) -> Path:
 _CONNECTION = re.compile(r"Failed to establish a new connection: (\[Errno -?\d+\] )?(?P<why>[^'\")]+)")
 
 
-def _pip_reason(stderr: str, stdout: str) -> str:
+def pip_reason(stderr: str, stdout: str) -> str:
     """pip's own one-line reason: its ERROR lines (first and last), with the connection
     failure behind them when pip retried one (no network, no index)."""
     lines = [line.strip() for line in (stderr + "\n" + stdout).splitlines() if line.strip()]

@@ -35,7 +35,12 @@ _COMPLETE = "ttlgen-complete"
 
 
 class EnvironmentUnavailable(UsageError):
-    """No Python 3.12, or the environment could not be made: exit code 2, or a skip."""
+    """No Python 3.12, or pip could not make the environment (no network, no index)."""
+
+
+class TtnnImportFailed(UsageError):
+    """The environment was made but ``import ttnn`` fails in it: the wheel's fault, not
+    the machine's."""
 
 
 def python312() -> str | None:
@@ -88,7 +93,7 @@ def ttnn_python(release: Release) -> Path:
             f"install one (e.g. `pyenv install {WHEEL_PYTHON}`) or set ${PYTHON_ENV}"
         )
     wheel = fetch.wheel_path(release)
-    with fetch._locked(fetch.upstream_root() / "locks" / f"{directory.name}.lock"):
+    with fetch.locked(fetch.upstream_root() / "locks" / f"{directory.name}.lock"):
         if (directory / _COMPLETE).is_file() and python.exists():
             return python  # made by another process while this one waited
         shutil.rmtree(directory, ignore_errors=True)  # an unfinished one: never trusted
@@ -97,21 +102,21 @@ def ttnn_python(release: Release) -> Path:
         pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input"]
         _run([*pip, *REQUIREMENTS], f"install {', '.join(REQUIREMENTS)} for {release.name}")
         _run([*pip, "--no-deps", str(wheel)], f"install {release.wheel}")
-        _run([str(python), "-c", "import ttnn"], f"import ttnn from {release.wheel}")
+        _run([str(python), "-c", "import ttnn"], f"import ttnn from {release.wheel}", TtnnImportFailed)
         (directory / _COMPLETE).write_text(f"{release.wheel} {release.sha256}\n", encoding="utf-8")
     return python
 
 
-def _run(args: Sequence[str], what: str) -> None:
+def _run(args: Sequence[str], what: str, error: type[UsageError] = EnvironmentUnavailable) -> None:
     try:
         done = subprocess.run(list(args), capture_output=True, text=True, check=False)
     except OSError as exc:
-        raise EnvironmentUnavailable(f"cannot {what}: {exc.strerror}") from None
+        raise error(f"cannot {what}: {exc.strerror}") from None
     if done.returncode != 0:
-        raise EnvironmentUnavailable(f"cannot {what}: {fetch._pip_reason(done.stderr, done.stdout)}")
+        raise error(f"cannot {what}: {fetch.pip_reason(done.stderr, done.stdout)}")
 
 
-def run_python(release: Release, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
+def run_python(release: Release, args: Sequence[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run the environment's interpreter with ``args``. ttlgen's own package is importable
     there (alone: a directory holding a link to it goes on ``PYTHONPATH``, not the
     site-packages of the interpreter running ttlgen, whose compiled modules are not 3.12's),
@@ -121,4 +126,4 @@ def run_python(release: Release, args: Sequence[str]) -> subprocess.CompletedPro
         os.symlink(Path(__file__).resolve().parents[1], Path(path) / "ttlgen")
         variables = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         variables["PYTHONPATH"] = path
-        return subprocess.run([str(python), *args], capture_output=True, text=True, check=False, env=variables)
+        return subprocess.run([str(python), *args], input=stdin, capture_output=True, text=True, check=False, env=variables)
