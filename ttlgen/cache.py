@@ -80,11 +80,13 @@ def read_marshalled(target: Path) -> object | None:
 # each new tree's blobs): bounded like ccache's, by size, oldest written first. The
 # emulator's compiled kernels (device/) are left alone: a kernel run may be about to
 # execute one. So are the spare trees of ttlgen.write (spares/): their files are the
-# trees' own (hard links), and their number is bounded there.
+# trees' own (hard links), and their number is bounded there. And so is upstream/
+# (ttlgen.upstream): pinned wheels, their extracted headers and a ttnn environment, each
+# whole or useless, a few hundred MB that a download and a pip install make again.
 _DEFAULT_LIMIT_MB = 512
 _TRIM_EVERY_S = 3600.0
 _TRIMMED = ".trimmed"
-_UNTRIMMED = frozenset({"device", "spares", _TRIMMED})
+_UNTRIMMED = frozenset({"device", "spares", "upstream", _TRIMMED})
 
 
 def _limit_bytes() -> int:
