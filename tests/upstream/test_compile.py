@@ -190,3 +190,21 @@ def test_the_summary_counts_units_per_level_architecture_and_processor(tmp_path:
     assert text.startswith(f"ttlgen: {len(selected) - 1} of {len(selected)} units compile")
     assert "TRISC1 (math) 0/1" in text
     assert "not compiled: quasar" in text
+
+
+def test_the_command_exits_1_with_a_line_per_failing_unit(generated_copy: Path) -> None:
+    kernel, target = targets()[0]
+    arch = architectures(project())[0][0].name
+    source = generated_copy / "kernels" / kernel.name / dict(kernel.sources)["compute"]
+    text = source.read_text(encoding="utf-8")
+    call = next(c for c in _CALL.finditer(text) if _forms(_level(target), c.group("name")))
+    source.write_text(text[: call.start("name")] + "ttlgen_no_such_function" + text[call.end("name") :], encoding="utf-8")
+    result = run_cli("upstream", "compile", kernel.name, "--arch", arch, "--specs", str(SPECS), "--out", str(generated_copy))
+    assert result.exit_code == 1
+    failures = result.stderr.splitlines()
+    # The compute source fails on each TRISC; the reader and writer still compile.
+    assert [line.split(": ")[0] for line in failures] == [
+        f"{kernel.name} compute on {p.label}, {arch}, level {target.level} ({target.release.name})" for p in (jit.UNPACK, jit.MATH, jit.PACK)
+    ]
+    assert all("error: " in line and "ttlgen_no_such_function" in line for line in failures)
+    assert result.stdout.startswith("ttlgen: 4 of 7 units compile")

@@ -98,8 +98,8 @@ def fetch(
     _guarded(as_json, action)
 
 
-@app.command()
-def compile(
+@app.command("compile")
+def compile_kernels(
     kernels: Annotated[list[str] | None, typer.Argument(help="Kernels of the specs to compile (default: all).")] = None,
     arch: Annotated[
         list[str] | None, typer.Option("--arch", help="Only this architecture (repeatable; default: every one the specs name that the JIT model covers).")

@@ -173,7 +173,9 @@ def _wheel(release: Release, root: Path) -> Path:
     target = root / "wheels" / release.sha256 / release.wheel
     if target.is_file() and sha256_of(target) == release.sha256:
         return target
-    staging = Path(tempfile.mkdtemp(prefix=".download-", dir=_ensure(root / "wheels")))
+    parent = _ensure(root / "wheels")
+    _remove_abandoned(parent)
+    staging = Path(tempfile.mkdtemp(prefix=f".download-{os.getpid()}-", dir=parent))
     try:
         downloaded = _pip_download(release, staging)
         found = sha256_of(downloaded)
@@ -321,14 +323,11 @@ def _discard(path: Path) -> None:
 
 
 def _remove_abandoned(parent: Path) -> None:
-    """Delete the staging directories of extractions whose process is gone (killed)."""
-    for entry in parent.glob(".extract-*"):
+    """Delete the staging directories (.download-, .extract-, .discard-<pid>-...) of
+    processes that are gone (killed before they could clean up)."""
+    for entry in parent.glob(".*-*-*"):
         pid = entry.name.split("-")[1]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(entry, ignore_errors=True)
-    for entry in parent.glob(".discard-*"):
-        pid = entry.name.split("-")[1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if entry.name.startswith((".download-", ".extract-", ".discard-")) and pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
 
 
