@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import resource
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -208,3 +209,22 @@ def test_the_command_exits_1_with_a_line_per_failing_unit(generated_copy: Path) 
     ]
     assert all("error: " in line and "ttlgen_no_such_function" in line for line in failures)
     assert result.stdout.startswith("ttlgen: 4 of 7 units compile")
+
+
+def test_the_descriptor_arrays_have_one_entry_per_circular_buffer_of_the_release(tmp_path: Path) -> None:
+    # chlkc_descriptors.h is indexed by CB: its arrays are as long as the release says an
+    # architecture has CBs (NUM_CIRCULAR_BUFFERS, which the JIT sizes them by).
+    releases = {target.release.sha256: target for _, target in targets()}
+    for target in releases.values():
+        for arch in architectures(project())[0]:
+            probe = tmp_path / f"{arch.name}.cpp"
+            probe.write_text(
+                '#include "tt-metalium/circular_buffer_constants.h"\n'
+                f"static_assert(NUM_CIRCULAR_BUFFERS == {arch.circular_buffers});\n",
+                encoding="utf-8",
+            )
+            done = subprocess.run(
+                [jit.compiler(), "-std=c++17", "-fsyntax-only", f"-D{arch.define}", f"-I{target.root / 'tt_metal' / 'api'}", str(probe)],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, f"{arch.name}, {target.release.name}: {done.stderr}"
