@@ -20,6 +20,7 @@ import typer
 from ttlgen import interrupt
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
+from ttlgen.upstream.cli import app as upstream_app
 
 app = typer.Typer(
     name="ttlgen",
@@ -27,6 +28,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+app.add_typer(upstream_app)
 
 
 def _version(requested: bool) -> None:

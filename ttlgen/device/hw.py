@@ -3,18 +3,21 @@
 :func:`program_descriptor` maps program.json one-to-one onto the ttnn descriptors of
 tt-metal's ``program_descriptors.hpp`` (``ProgramDescriptor`` with ``KernelDescriptor``s,
 ``CBDescriptor``s and an empty semaphore list) on a single core (0, 0): per kernel its
-source file, compile-time arguments (a buffer's accessor arguments come from
-``ttnn.TensorAccessorArgs``), runtime arguments as ``[(CoreCoord, args)]`` and its config
-(``ComputeConfigDescriptor`` from the compute config). It takes the ``ttnn`` module as an
-argument, so it is tested against a stand-in that enforces the upstream field names and
-shapes (tests/device/fake_ttnn.py). :func:`run_program_on_device` needs ``ttnn`` importable
-and a Tenstorrent device; neither exists here, so that part runs only on such a machine.
+source file, compile-time arguments (a buffer's accessor arguments, which
+``ttnn.TensorAccessorArgs`` gives for its device tensor), runtime arguments as
+``[(CoreCoord, args)]`` and its config (``ComputeConfigDescriptor`` from the compute
+config). It takes the ``ttnn`` module and each buffer's :class:`DeviceBuffer` as
+arguments, so it builds the descriptors without a device: tests/upstream builds them for
+every generated kernel with the real classes of the pinned ttnn, in a Python 3.12
+environment (ttlgen.upstream.ttnn_env). :func:`run_program_on_device` needs ``ttnn``
+importable and a Tenstorrent device.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,48 +43,88 @@ def ttnn_device_available() -> tuple[bool, str]:
     return True, ""
 
 
+# How many entries a non-empty unpack_to_dest_mode of ComputeConfigDescriptor must have: one
+# per buffer format tt-metal tracks (its 64 circular buffers); entries past the program's
+# are Default.
+UNPACK_TO_DEST_ENTRIES = 64
+
+
+@dataclass(frozen=True)
+class DeviceBuffer:
+    """Where a program.json buffer lives on the device: its DRAM address (a runtime
+    argument) and the compile-time words of its ``ttnn.TensorAccessorArgs``."""
+
+    address: int
+    accessor_args: tuple[int, ...]
+
+
+def device_buffer(ttnn: Any, tensor: Any) -> DeviceBuffer:
+    """The :class:`DeviceBuffer` of a tensor allocated on a device."""
+    words = ttnn.TensorAccessorArgs(tensor).get_compile_time_args()
+    return DeviceBuffer(int(tensor.buffer_address()), tuple(int(w) for w in words))
+
+
 def data_types(ttnn: Any) -> dict[str, Any]:
     """The ttnn data type of each program.json format."""
     return {"Float32": ttnn.float32, "Float16_b": ttnn.bfloat16, "Bfp8_b": ttnn.bfloat8_b}
 
 
-def _compile_time_args(ttnn: Any, kernel: KernelSpec, tensors: Mapping[str, Any]) -> list[int]:
+def _compile_time_args(kernel: KernelSpec, buffers: Mapping[str, DeviceBuffer]) -> list[int]:
     out: list[int] = []
     for arg in kernel.compile_time_args:
         if isinstance(arg, AccessorArgs):
-            out.extend(int(a) for a in ttnn.TensorAccessorArgs(tensors[arg.buffer]).get_compile_time_args())
+            out.extend(buffers[arg.buffer].accessor_args)
         else:
             out.append(arg)
     return out
 
 
-def program_descriptor(ttnn: Any, prog: Program, kernel_dir: Path, tensors: Mapping[str, Any]) -> Any:
-    """The ``ttnn.ProgramDescriptor`` of ``prog`` on core (0, 0); ``tensors`` maps each
-    buffer name to its device tensor (its address and accessor arguments)."""
+def unpack_to_dest_modes(modes: Sequence[str]) -> list[str]:
+    """program.json's unpack_to_dest_mode as ComputeConfigDescriptor takes it: empty, or
+    :data:`UNPACK_TO_DEST_ENTRIES` entries (tt-metal rejects a shorter list at launch)."""
+    if not modes:
+        return []
+    if len(modes) > UNPACK_TO_DEST_ENTRIES:
+        raise ValueError(f"unpack_to_dest_mode has {len(modes)} entries; tt-metal takes at most {UNPACK_TO_DEST_ENTRIES}")
+    return [*modes, *["Default"] * (UNPACK_TO_DEST_ENTRIES - len(modes))]
+
+
+def compute_config(ttnn: Any, prog: Program) -> Any:
+    """The ``ttnn.ComputeConfigDescriptor`` of the program's compute config. Its
+    constructor takes no unpack_to_dest_mode: that is a property, set after."""
+    cc = prog.compute_config
+    config = ttnn.ComputeConfigDescriptor(
+        math_fidelity=getattr(ttnn.MathFidelity, cc.math_fidelity),
+        math_approx_mode=cc.math_approx_mode,
+        fp32_dest_acc_en=cc.fp32_dest_acc_en,
+        dst_full_sync_en=cc.dst_full_sync_en,
+        bfp8_pack_precise=cc.bfp8_pack_precise,
+    )
+    modes = unpack_to_dest_modes(cc.unpack_to_dest_mode)
+    if modes:
+        config.unpack_to_dest_mode = [getattr(ttnn.UnpackToDestMode, m) for m in modes]
+    return config
+
+
+def program_descriptor(ttnn: Any, prog: Program, kernel_dir: Path, buffers: Mapping[str, DeviceBuffer]) -> Any:
+    """The ``ttnn.ProgramDescriptor`` of ``prog`` on core (0, 0); ``buffers`` gives each
+    buffer's address and accessor arguments (:func:`device_buffer` of its device tensor)."""
     coord = ttnn.CoreCoord(0, 0)
     core = ttnn.CoreRangeSet([ttnn.CoreRange(coord, coord)])
     dtype = data_types(ttnn)
-    cc = prog.compute_config
     configs = {
         "reader": ttnn.ReaderConfigDescriptor(),
         "writer": ttnn.WriterConfigDescriptor(),
-        "compute": ttnn.ComputeConfigDescriptor(
-            math_fidelity=getattr(ttnn.MathFidelity, cc.math_fidelity),
-            fp32_dest_acc_en=cc.fp32_dest_acc_en,
-            dst_full_sync_en=cc.dst_full_sync_en,
-            unpack_to_dest_mode=[getattr(ttnn.UnpackToDestMode, m) for m in cc.unpack_to_dest_mode],
-            bfp8_pack_precise=cc.bfp8_pack_precise,
-            math_approx_mode=cc.math_approx_mode,
-        ),
+        "compute": compute_config(ttnn, prog),
     }
     kernels = []
     for role, k in prog.kernels.items():
-        args = [int(tensors[a].buffer_address()) if isinstance(a, str) else a for a in k.runtime_args]
+        args = [buffers[a].address if isinstance(a, str) else a for a in k.runtime_args]
         kernels.append(
             ttnn.KernelDescriptor(
                 kernel_source=str(Path(kernel_dir) / k.source),
                 core_ranges=core,
-                compile_time_args=_compile_time_args(ttnn, k, tensors),
+                compile_time_args=_compile_time_args(k, buffers),
                 runtime_args=[(coord, args)],
                 config=configs[role],
             )
@@ -125,7 +168,8 @@ def run_program_on_device(kernel_dir: Path, inputs: Mapping[str, npt.ArrayLike])
                 device=device,
             )
         # The output tensors are preallocated and passed with the inputs.
-        ttnn.generic_op(list(tensors.values()), program_descriptor(ttnn, prog, Path(kernel_dir), tensors))
+        buffers = {name: device_buffer(ttnn, tensor) for name, tensor in tensors.items()}
+        ttnn.generic_op(list(tensors.values()), program_descriptor(ttnn, prog, Path(kernel_dir), buffers))
         outputs = {
             b.name: ttnn.to_torch(tensors[b.name]).float().numpy().astype(np.float32)
             for b in prog.buffers

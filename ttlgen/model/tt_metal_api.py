@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -204,6 +205,64 @@ class TypeDecl:
         return any(e.name == name for e in self.enumerators or ())
 
 
+# The interpreter and platform the pinned wheels are fetched for (`ttlgen upstream fetch`
+# runs `pip download --python-version ... --platform ...`): the ttnn wheels are built for
+# CPython 3.12 on manylinux_2_34 x86_64 only. A pin names a wheel pip would pick for them.
+WHEEL_PYTHON = "3.12"
+WHEEL_PLATFORM = "manylinux_2_34_x86_64"
+_PYTHON_TAGS = frozenset({"cp312", "py312", "py3"})
+_ABI_TAGS = frozenset({"cp312", "abi3", "none"})
+# The legacy manylinux names and the glibc each stands for (PEP 600).
+_LEGACY_MANYLINUX = {"manylinux1_x86_64": 5, "manylinux2010_x86_64": 12, "manylinux2014_x86_64": 17}
+_MANYLINUX = re.compile(r"manylinux_2_(\d+)_x86_64\Z")
+
+
+@dataclass(frozen=True)
+class Release:
+    """The upstream release a level follows: the wheel that ships its kernel headers."""
+
+    package: str
+    version: str
+    wheel: str  # the exact file name pip downloads
+    sha256: str
+    mark: Mark = field(compare=False)
+
+    @property
+    def name(self) -> str:
+        """``ttnn 0.81.1``, as messages name the release."""
+        return f"{self.package} {self.version}"
+
+
+def normalized_distribution(name: str) -> str:
+    """A distribution name as wheel file names and the package index compare it (PEP 503/427)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def wheel_problem(package: str, version: str, wheel: str) -> str | None:
+    """Why ``wheel`` is not the file pip downloads for ``package==version`` for CPython
+    3.12 on manylinux_2_34 x86_64, or None."""
+    parts = wheel.removesuffix(".whl").split("-")
+    if len(parts) not in (5, 6):
+        return f"{wheel!r} is no wheel file name (<name>-<version>[-<build>]-<python>-<abi>-<platform>.whl)"
+    name, found_version, python, abi, platform = parts[0], parts[1], parts[-3], parts[-2], parts[-1]
+    if normalized_distribution(name) != normalized_distribution(package) or found_version != version:
+        return f"{wheel!r} is a wheel of {name} {found_version}, not of the pinned {package} {version}"
+    if not _PYTHON_TAGS & set(python.split(".")) or not _ABI_TAGS & set(abi.split(".")):
+        return f"{wheel!r} is not built for CPython {WHEEL_PYTHON} ({python}-{abi}); the pinned wheels are fetched for {WHEEL_PYTHON} (cp312)"
+    if not any(_platform_fits(tag) for tag in platform.split(".")):
+        return f"{wheel!r} does not run on {WHEEL_PLATFORM} ({platform}); the pinned wheels are fetched for {WHEEL_PLATFORM}"
+    return None
+
+
+def _platform_fits(tag: str) -> bool:
+    if tag == "any":
+        return True
+    glibc = _LEGACY_MANYLINUX.get(tag)
+    if glibc is None and (found := _MANYLINUX.match(tag)) is not None:
+        glibc = int(found.group(1))
+    return glibc is not None and glibc <= int(WHEEL_PLATFORM.split("_")[2])
+
+
 @dataclass(frozen=True)
 class EntryPoint:
     """``void function()``, or ``namespace N { void M { ... } }`` with both names macros."""
@@ -250,6 +309,8 @@ class ApiLevel:
     removed: tuple[tuple[str, Removal], ...]
     source: str
     mark: Mark = field(compare=False)
+    # The upstream release the level follows (None in a spec tree that pins none).
+    release: Release | None = None
 
     def entry(self, kernel: KernelKind) -> EntryPoint:
         return self.compute_entry if kernel is KernelKind.COMPUTE else self.dataflow_entry
@@ -792,6 +853,17 @@ def _entry(raw: Mapping[str, str], mark: Mark) -> EntryPoint:
     return EntryPoint(raw["function_macro"], raw["namespace"], mark)
 
 
+def _release(doc: SpecDocument, sink: DiagnosticSink) -> Release | None:
+    raw = doc.data.get("release")
+    if raw is None:
+        return None
+    release = Release(raw["package"], raw["version"], raw["wheel"], raw["sha256"], doc.mark(("release",)))
+    problem = wheel_problem(release.package, release.version, release.wheel)
+    if problem is not None:
+        sink.error(doc.mark(("release", "wheel")), problem)
+    return release
+
+
 def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     reader = _LevelReader(doc, sink)
     reader.read_types()
@@ -813,6 +885,7 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         ),
         source=doc.source,
         mark=doc.mark(("level",)),
+        release=_release(doc, sink),
     )
     for index, name in enumerate(level.startup):
         forms = level.forms(name, KernelKind.COMPUTE)

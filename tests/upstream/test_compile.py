@@ -1,0 +1,230 @@
+"""Every generated kernel compiles against the real tt-metal headers of the release its
+target's API level pins, as tt-metal's JIT compiles it: the compute kernel for the three
+TRISCs (unpack, math with the SFPI stand-in, pack), the reader and the writer for both
+data-movement processors, for every architecture of the specs the JIT model covers.
+
+And the check has teeth: copies of a real generated kernel with a removed function, a call
+with an argument too few, or a template argument of the wrong kind each fail, and the
+failure names the kernel, the processor, the architecture and the compiler's first error.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from upstream_helpers import project, targets
+
+from tests.conftest import GENERATED, SPECS, run_cli
+from ttlgen.model.cpp_declarations import Signature
+from ttlgen.model.tt_metal_api import ApiLevel, KernelKind
+from ttlgen.upstream import jit
+from ttlgen.upstream.cli import summary
+from ttlgen.upstream.compile import Outcome, Target, Unit, compile_units, units
+from ttlgen.upstream.jit import KernelDir, read_kernel_dir
+from ttlgen.upstream.project import architectures
+
+# Issue 25: the whole check within a minute of CPU (about 10 s here: units that differ only
+# in their kernel share a translation unit).
+CPU_BUDGET_S = 60.0
+
+
+def failure_report(outcomes: list[Outcome]) -> str:
+    """What a failing run says: one line per unit that does not compile."""
+    return "\n".join(f"{o.unit.describe()}: {o.error}" for o in outcomes if not o.ok)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_every_generated_kernel_compiles_against_its_levels_headers_on_every_processor() -> None:
+    found = targets()
+    covered, _ = architectures(project())
+    assert covered
+    selected = units(found, covered)
+    before = _children_cpu()
+    outcomes = compile_units(selected)
+    spent = _children_cpu() - before
+    assert all(o.ok for o in outcomes), f"units that do not compile:\n{failure_report(outcomes)}"
+    # Every kernel of the specs, on every processor: unpack, math, pack, and the reader and
+    # writer on BRISC and NCRISC.
+    runtime = {t.name for t in project().targets.targets if t.kernel_api is not None}
+    kernels = {k.name for k in project().kernels.kernels if k.target in runtime}
+    assert {o.unit.kernel.name for o in outcomes} == kernels
+    per_kernel = {(o.unit.processor.role, o.unit.role) for o in outcomes if o.unit.kernel.name == min(kernels)}
+    assert per_kernel == {
+        ("unpack", "compute"), ("math", "compute"), ("pack", "compute"),
+        ("brisc", "reader"), ("brisc", "writer"), ("ncrisc", "reader"), ("ncrisc", "writer"),
+    }  # fmt: skip
+    assert spent < CPU_BUDGET_S, f"the compile check took {spent:.1f} s of CPU (budget {CPU_BUDGET_S} s)"
+
+
+def test_the_command_compiles_the_kernels_named() -> None:
+    found = targets()
+    kernel = found[0][0].name
+    arch = architectures(project())[0][0].name
+    result = run_cli("upstream", "compile", kernel, "--arch", arch, "--specs", str(SPECS), "--out", str(GENERATED))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("ttlgen: 7 of 7 units compile against their level's tt-metal headers\n")
+    assert f", {arch}: TRISC0 (unpack) 1/1, TRISC1 (math) 1/1, TRISC2 (pack) 1/1, BRISC (NoC 0) 2/2, NCRISC (NoC 1) 2/2" in result.stdout
+
+
+# ------------------------------------------------------------------------------------ teeth
+
+_CALL = re.compile(r"\b(?P<name>[A-Za-z_]\w*)(?:<(?P<template>[^<>()]*)>)?\((?P<args>[^()]*)\);")
+
+
+def _level(target: Target) -> ApiLevel:
+    level = project().api.level(target.level)
+    assert level is not None
+    return level
+
+
+def _mutant(tmp_path: Path, kernel: KernelDir, edit: Callable[[str], str | None]) -> KernelDir | None:
+    """A copy of ``kernel``'s directory whose compute source ``edit`` changed, or None when
+    ``edit`` finds nothing to change."""
+    source = kernel.source("compute").read_text(encoding="utf-8")
+    changed = edit(source)
+    if changed is None:
+        return None
+    assert changed != source
+    copy = tmp_path / kernel.name
+    shutil.copytree(kernel.path, copy)
+    (copy / dict(kernel.sources)["compute"]).write_text(changed, encoding="utf-8")
+    return read_kernel_dir(copy)
+
+
+def _first_mutant(tmp_path: Path, edit: Callable[[ApiLevel, str], str | None]) -> tuple[KernelDir, Target]:
+    for kernel, target in targets():
+        mutant = _mutant(tmp_path, kernel, lambda text, target=target: edit(_level(target), text))
+        if mutant is not None:
+            return mutant, target
+    pytest.skip("no generated kernel has a call this mutation applies to")
+
+
+def _compile_mutant(kernel: KernelDir, target: Target) -> Outcome:
+    arch = architectures(project())[0][0]
+    (unit,) = [u for u in units([(kernel, target)], [arch], [jit.UNPACK])]
+    (outcome,) = compile_units([unit], batch=False)
+    return outcome
+
+
+def _assert_fails_naming(outcome: Outcome, unit: Unit, *words: str) -> None:
+    assert not outcome.ok
+    report = failure_report([outcome])
+    for part in (unit.kernel.name, unit.processor.label, unit.arch.name, "error:", *words):
+        assert part in report, report
+    # The compiler's first error, located in the kernel's own source.
+    assert re.search(rf"{re.escape(str(unit.kernel.source('compute')))}:\d+:\d+: error: ", report), report
+
+
+def _forms(level: ApiLevel, name: str) -> list[Signature]:
+    return [f.signature for f in level.forms(name, KernelKind.COMPUTE)]
+
+
+def test_calling_a_function_upstream_removed_fails(tmp_path: Path) -> None:
+    def rename(level: ApiLevel, text: str) -> str | None:
+        # A function the level records as removed upstream (else one that never existed),
+        # called where the kernel calls its first API function.
+        removed = sorted(name for name, _ in level.removed) or ["ttlgen_no_such_function"]
+        for call in _CALL.finditer(text):
+            if _forms(level, call.group("name")):
+                return text[: call.start("name")] + removed[0] + text[call.end("name") :]
+        return None
+
+    kernel, target = _first_mutant(tmp_path, rename)
+    outcome = _compile_mutant(kernel, target)
+    removed = sorted(name for name, _ in _level(target).removed) or ["ttlgen_no_such_function"]
+    _assert_fails_naming(outcome, outcome.unit, removed[0])
+
+
+def test_a_call_with_an_argument_too_few_fails(tmp_path: Path) -> None:
+    def drop_last_argument(level: ApiLevel, text: str) -> str | None:
+        # A call whose function has no form taking one argument fewer.
+        for call in _CALL.finditer(text):
+            args = [a.strip() for a in call.group("args").split(",") if a.strip()]
+            forms = _forms(level, call.group("name"))
+            if args and forms and not any(f.accepts_args(len(args) - 1) for f in forms):
+                return text[: call.start("args")] + ", ".join(args[:-1]) + text[call.end("args") :]
+        return None
+
+    kernel, target = _first_mutant(tmp_path, drop_last_argument)
+    outcome = _compile_mutant(kernel, target)
+    _assert_fails_naming(outcome, outcome.unit)
+
+
+def test_a_template_argument_of_the_wrong_kind_fails(tmp_path: Path) -> None:
+    def wrong_kind(level: ApiLevel, text: str) -> str | None:
+        # The first explicit template argument replaced by a value no conversion makes one
+        # of its parameter: `true` for an enumeration, `nullptr` for a bool or an integer.
+        for call in _CALL.finditer(text):
+            forms = _forms(level, call.group("name"))
+            if call.group("template") is None or not forms or not forms[0].template:
+                continue
+            param = forms[0].template[0].type
+            if param is None:
+                continue
+            declared = level.type(param.name)
+            value = "true" if declared is not None and declared.is_enum else "nullptr"
+            first = call.group("template").split(",")[0]
+            return text[: call.start("template")] + value + text[call.start("template") + len(first) :]
+        return None
+
+    kernel, target = _first_mutant(tmp_path, wrong_kind)
+    outcome = _compile_mutant(kernel, target)
+    _assert_fails_naming(outcome, outcome.unit)
+
+
+def test_the_summary_counts_units_per_level_architecture_and_processor(tmp_path: Path) -> None:
+    kernel, target = targets()[0]
+    arch = architectures(project())[0][0]
+    selected = units([(kernel, target)], [arch])
+    outcomes = [Outcome(u, None if u.processor is not jit.MATH else "x.cpp:1:1: error: no") for u in selected]
+    text = summary(outcomes, ["quasar"])
+    assert text.startswith(f"ttlgen: {len(selected) - 1} of {len(selected)} units compile")
+    assert "TRISC1 (math) 0/1" in text
+    assert "not compiled: quasar" in text
+
+
+def test_the_command_exits_1_with_a_line_per_failing_unit(generated_copy: Path) -> None:
+    kernel, target = targets()[0]
+    arch = architectures(project())[0][0].name
+    source = generated_copy / "kernels" / kernel.name / dict(kernel.sources)["compute"]
+    text = source.read_text(encoding="utf-8")
+    call = next(c for c in _CALL.finditer(text) if _forms(_level(target), c.group("name")))
+    source.write_text(text[: call.start("name")] + "ttlgen_no_such_function" + text[call.end("name") :], encoding="utf-8")
+    result = run_cli("upstream", "compile", kernel.name, "--arch", arch, "--specs", str(SPECS), "--out", str(generated_copy))
+    assert result.exit_code == 1
+    failures = result.stderr.splitlines()
+    # The compute source fails on each TRISC; the reader and writer still compile.
+    assert [line.split(": ")[0] for line in failures] == [
+        f"{kernel.name} compute on {p.label}, {arch}, level {target.level} ({target.release.name})" for p in (jit.UNPACK, jit.MATH, jit.PACK)
+    ]
+    assert all("error: " in line and "ttlgen_no_such_function" in line for line in failures)
+    assert result.stdout.startswith("ttlgen: 4 of 7 units compile")
+
+
+def test_the_descriptor_arrays_have_one_entry_per_circular_buffer_of_the_release(tmp_path: Path) -> None:
+    # chlkc_descriptors.h is indexed by CB: its arrays are as long as the release says an
+    # architecture has CBs (NUM_CIRCULAR_BUFFERS, which the JIT sizes them by).
+    releases = {target.release.sha256: target for _, target in targets()}
+    for target in releases.values():
+        for arch in architectures(project())[0]:
+            probe = tmp_path / f"{arch.name}.cpp"
+            probe.write_text(
+                '#include "tt-metalium/circular_buffer_constants.h"\n'
+                f"static_assert(NUM_CIRCULAR_BUFFERS == {arch.circular_buffers});\n",
+                encoding="utf-8",
+            )
+            done = subprocess.run(
+                [jit.compiler(), "-std=c++17", "-fsyntax-only", f"-D{arch.define}", f"-I{target.root / 'tt_metal' / 'api'}", str(probe)],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, f"{arch.name}, {target.release.name}: {done.stderr}"

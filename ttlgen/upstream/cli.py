@@ -1,0 +1,194 @@
+"""``ttlgen upstream``: fetch the pinned tt-metal releases, compile kernels against them.
+
+Exit codes as every ttlgen command (README "Exit codes"): 0 done / every unit compiles,
+1 some unit does not compile, 2 bad input or environment (a spec error, an unknown kernel,
+no network, a wheel whose sha256 is not the pinned one, no compiler).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
+
+if TYPE_CHECKING:
+    from ttlgen.upstream.compile import Outcome
+
+app = typer.Typer(
+    name="upstream",
+    help=(
+        "tt-metal as released: each API level pins a ttnn wheel (specs/tt_metal/<level>.yaml, "
+        "`release:`); fetch its kernel headers and compile the generated kernels against them "
+        "as tt-metal's JIT does."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+SpecsOption = Annotated[Path, typer.Option("--specs", help="Spec tree to read.", show_default=True, file_okay=False)]
+OutOption = Annotated[
+    Path, typer.Option("--out", help="Generated tree whose kernels are compiled.", show_default=True, file_okay=False)
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON result on stdout.")]
+
+
+def _emit_json(payload: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+
+
+def _guarded(as_json: bool, action: Callable[[], int]) -> None:
+    """Run an action; a spec, usage or fetch error is its located line(s) and exit 2."""
+    try:
+        code = action()
+    except (SpecErrors, UsageError) as exc:  # FetchError is a UsageError
+        if as_json:
+            _emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
+        else:
+            sys.stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def fetch(
+    level: Annotated[str | None, typer.Option("--level", help="Only this API level (default: every level).")] = None,
+    specs: SpecsOption = Path("specs"),
+    as_json: JsonOption = False,
+) -> None:
+    """Download each pinned ttnn wheel, check its sha256 and extract its kernel headers.
+
+    pip downloads the wheel (no dependencies, binary only, for CPython 3.12 on
+    manylinux_2_34 x86_64) into ttlgen's cache; the tt-metal sources a kernel compile
+    needs are extracted beside it, in a directory named by the sha256. An extraction that
+    is complete is reused. Prints where each release's headers are.
+    """
+
+    def action() -> int:
+        from ttlgen.upstream.fetch import fetch as fetch_release
+        from ttlgen.upstream.project import load_project, pinned
+
+        project = load_project(specs)
+        levels = list(project.api.levels)
+        if level is not None:
+            levels = [lv for lv in levels if lv.level == level]
+            if not levels:
+                from ttlgen.errors import did_you_mean
+
+                names = project.api.level_names
+                raise UsageError(f"no API level {level!r} in {specs}{did_you_mean(level, names)}; levels: {', '.join(names) or 'none'}")
+        releases = [(lv.level, pinned(lv)) for lv in levels]  # every pin checked before any download
+        found = []
+        for name, release in releases:
+            root = fetch_release(release)
+            found.append({"level": name, "release": release.name, "wheel": release.wheel, "sha256": release.sha256, "headers": str(root)})
+            if not as_json:
+                sys.stdout.write(f"ttlgen: level {name}: {release.name} headers in {root / 'tt_metal'}\n")
+        if as_json:
+            _emit_json({"status": "ok", "releases": found})
+        return ExitCode.OK
+
+    _guarded(as_json, action)
+
+
+@app.command("compile")
+def compile_kernels(
+    kernels: Annotated[list[str] | None, typer.Argument(help="Kernels of the specs to compile (default: all).")] = None,
+    arch: Annotated[
+        list[str] | None, typer.Option("--arch", help="Only this architecture (repeatable; default: every one the specs name that the JIT model covers).")
+    ] = None,
+    one_by_one: Annotated[
+        bool, typer.Option("--one-by-one", help="Compile every unit in its own translation unit, exactly the files the JIT writes for it (slower; by default units that differ only in their kernel share one).")
+    ] = False,
+    specs: SpecsOption = Path("specs"),
+    out: OutOption = Path("generated"),
+    as_json: JsonOption = False,
+) -> None:
+    """Compile generated kernels against their API level's pinned tt-metal headers.
+
+    Every kernel (or those named) is compiled as tt-metal's JIT does, with g++ in 32-bit
+    mode and -fsyntax-only, against the headers of the release its target's API level
+    pins: the compute kernel for TRISC0 (unpack), TRISC1 (math; SFPI is a stand-in, see
+    the README) and TRISC2 (pack), the reader and the writer for BRISC (NoC 0) and NCRISC
+    (NoC 1), for each architecture. Exit 0 when every unit compiles, 1 when one does not
+    (each failure with the compiler's first error), 2 on bad input or environment.
+    """
+
+    def action() -> int:
+        from ttlgen.upstream import compile as compiling
+        from ttlgen.upstream.project import architectures, kernel_targets, load_project
+
+        project = load_project(specs)
+        covered, others = architectures(project)
+        if arch:
+            known = {a.name: a for a in covered}
+            wrong = [a for a in arch if a not in known]
+            if wrong:
+                from ttlgen.errors import did_you_mean
+
+                raise UsageError(f"--arch {wrong[0]}: not an architecture this check compiles for{did_you_mean(wrong[0], known)}; architectures: {', '.join(known)}")
+            covered = [known[a] for a in arch]
+            others = []
+        targets = kernel_targets(project, out, kernels or ())
+        selected = compiling.units(targets, covered)
+        try:
+            outcomes = compiling.compile_units(selected, batch=not one_by_one)
+        except FileNotFoundError as exc:
+            raise UsageError(str(exc)) from None
+        failed = [o for o in outcomes if not o.ok]
+        if as_json:
+            _emit_json(
+                {
+                    "status": "ok" if not failed else "failed",
+                    "units": [_outcome_json(o) for o in outcomes],
+                    "not_compiled": others,
+                }
+            )
+        else:
+            for outcome in failed:
+                sys.stderr.write(f"{outcome.unit.describe()}: {outcome.error}\n")
+            sys.stdout.write(summary(outcomes, others))
+        return ExitCode.OK if not failed else ExitCode.FAILED
+
+    _guarded(as_json, action)
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    unit = outcome.unit
+    return {
+        "kernel": unit.kernel.name,
+        "source": unit.role,
+        "processor": unit.processor.name,
+        "flavour": unit.processor.role,
+        "architecture": unit.arch.name,
+        "level": unit.target.level,
+        "release": unit.target.release.name,
+        "error": outcome.error,
+    }
+
+
+def summary(outcomes: list[Outcome], others: list[str]) -> str:
+    """How many units of each (level, architecture, processor) compile, one line per
+    level and architecture."""
+    counts: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for outcome in outcomes:
+        unit = outcome.unit
+        key = (f"level {unit.target.level} ({unit.target.release.name})", unit.arch.name)
+        tally = counts.setdefault(key, {}).setdefault(unit.processor.label, [0, 0])
+        tally[0] += outcome.ok
+        tally[1] += 1
+    good = sum(o.ok for o in outcomes)
+    lines = [f"ttlgen: {good} of {len(outcomes)} units compile against their level's tt-metal headers\n"]
+    for (level, arch), tallies in counts.items():
+        parts = ", ".join(f"{label} {ok}/{total}" for label, (ok, total) in tallies.items())
+        lines.append(f"  {level}, {arch}: {parts}\n")
+    if others:
+        lines.append(f"  not compiled: {', '.join(others)} (the check models tt-metal's tt-1xx JIT only)\n")
+    return "".join(lines)

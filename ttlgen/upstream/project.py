@@ -1,0 +1,87 @@
+"""The specs' side of the upstream checks: which release each level pins, which kernels
+there are and what each compiles against."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ttlgen.errors import Diagnostic, SpecErrors, UsageError, did_you_mean
+from ttlgen.model.project import Project, build_project
+from ttlgen.model.tt_metal_api import ApiLevel, KernelKind, Release
+from ttlgen.spec.load import load_specs
+from ttlgen.upstream.compile import Target
+from ttlgen.upstream.fetch import fetch
+from ttlgen.upstream.jit import (
+    ARCHITECTURES,
+    Architecture,
+    KernelDir,
+    ProgramError,
+    read_kernel_dir,
+)
+from ttlgen.validate.documents import validate_documents
+
+
+def load_project(specs: Path) -> Project:
+    """The validated model of a spec tree; raises SpecErrors."""
+    documents = load_specs(specs)
+    diagnostics = validate_documents(documents)
+    if diagnostics:
+        raise SpecErrors(diagnostics)
+    return build_project(documents)
+
+
+def pinned(level: ApiLevel) -> Release:
+    """The release ``level`` follows; a located error when it pins none."""
+    if level.release is None:
+        raise SpecErrors([Diagnostic(level.mark, f"API level {level.level!r} pins no release: add `release:` (package, version, wheel, sha256)")])
+    return level.release
+
+
+def release_of(level: str, specs: Path = Path("specs")) -> Release:
+    """The release API level ``level`` of the spec tree pins."""
+    project = load_project(specs)
+    found = project.api.level(level)
+    if found is None:
+        names = project.api.level_names
+        raise UsageError(f"no API level {level!r} in {specs}{did_you_mean(level, names)}; levels: {', '.join(names) or 'none'}")
+    return pinned(found)
+
+
+def architectures(project: Project) -> tuple[list[Architecture], list[str]]:
+    """The architectures of the specs the JIT model compiles for, and the others."""
+    names = sorted({arch for arch, _ in project.targets.architectures})
+    return [ARCHITECTURES[n] for n in names if n in ARCHITECTURES], [n for n in names if n not in ARCHITECTURES]
+
+
+def kernel_targets(project: Project, out: Path, names: Sequence[str] = ()) -> list[tuple[KernelDir, Target]]:
+    """Each kernel of the specs (or those named) with what it compiles against: its
+    generated directory under ``out``, and the level of its target's runtime API with the
+    release that level pins (its headers fetched)."""
+    kernels = {k.name: k for k in project.kernels.kernels}
+    unknown = [n for n in names if n not in kernels]
+    if unknown:
+        raise UsageError(f"no kernel {unknown[0]!r} in the specs{did_you_mean(unknown[0], kernels)}")
+    targets = {t.name: t for t in project.targets.targets}
+    found: list[tuple[KernelDir, Target]] = []
+    resolved: dict[str, Target] = {}
+    for name in names or sorted(kernels):
+        kernel = kernels[name]
+        level_name = targets[kernel.target].kernel_api
+        if level_name is None:
+            continue  # a kernel of no runtime has nothing to compile against
+        if level_name not in resolved:
+            level = project.api.level(level_name)
+            assert level is not None  # the model checked every runtime API's level
+            release = pinned(level)
+            entry = {kind: None if level.entry(kind).uses_macros else level.entry(kind).function for kind in KernelKind}
+            resolved[level_name] = Target(level_name, release, fetch(release), entry)
+        directory = out / "kernels" / name
+        try:
+            read = read_kernel_dir(directory)
+        except ProgramError as exc:
+            raise UsageError(f"{exc}; run `ttlgen build`") from None
+        if read.kernel_api != level_name:
+            raise UsageError(f"{directory / 'program.json'} says kernel_api {read.kernel_api!r}, the specs {level_name!r}; run `ttlgen build`")
+        found.append((read, resolved[level_name]))
+    return found
