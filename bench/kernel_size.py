@@ -47,14 +47,18 @@ kernels:
     summary: a kernel whose one expression is sized by the benchmark
     target: blackhole
     dfbs:
-      x: {{index: 0, dtype: f32, block: [1, 1], input: {{shape: [1, 1]}}}}
-      out: {{index: 16, dtype: f32, block: [1, 1], output: {{shape: [1, 1]}}}}
+      x: {{index: 0, dtype: f32, block: [1, 1], input: {{shape: [1, 2]}}}}
+      out: {{index: 16, dtype: f32, block: [1, 1], output: {{shape: [1, 2]}}}}
     body:
-      - wait: x
-      - reserve: out
-      - store: {{to: out, value: {value}}}
-      - pop: x
-      - push: out
+      - loop:
+          var: i
+          count: 2
+          body:
+            - wait: x
+            - reserve: out
+            - store: {{to: out, value: {value}}}
+            - pop: x
+            - push: out
     tolerance: {{pcc: 0.99, max_rel: 0.5, derivation: benchmark only}}
 """
 

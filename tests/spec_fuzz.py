@@ -198,7 +198,13 @@ def load_data(text: str, suffix: str) -> Any:
 
 
 def dump_yaml(data: Any) -> str:
-    return str(yaml.dump(data, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=10**9))
+    # A deepened expression nests hundreds of levels; PyYAML's representer recurses per level.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        return str(yaml.dump(data, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=10**9))
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")

@@ -96,9 +96,10 @@ def _sized_kernel(value: str) -> str:
         "    summary: one expression of the size under test\n"
         "    target: blackhole\n"
         "    dfbs:\n"
-        "      x: {index: 0, dtype: f32, block: [1, 1], input: {shape: [1, 1]}}\n"
-        "      out: {index: 16, dtype: f32, block: [1, 1], output: {shape: [1, 1]}}\n"
-        f"    body: [{{wait: x}}, {{reserve: out}}, {{store: {{to: out, value: {value}}}}}, {{pop: x}}, {{push: out}}]\n"
+        "      x: {index: 0, dtype: f32, block: [1, 1], input: {shape: [1, 2]}}\n"
+        "      out: {index: 16, dtype: f32, block: [1, 1], output: {shape: [1, 2]}}\n"
+        # In a loop, as kernels are: hoisting looks at every call of a loop's body.
+        f"    body: [{{loop: {{var: i, count: 2, body: [{{wait: x}}, {{reserve: out}}, {{store: {{to: out, value: {value}}}}}, {{pop: x}}, {{push: out}}]}}}}]\n"
         "    tolerance: {pcc: 0.99, max_rel: 0.5, derivation: stress only}\n"
     )
 

@@ -32,7 +32,17 @@ HOISTABLE = frozenset(
 
 def hoist(body: tuple[ir.Stmt, ...], effects: Effects) -> tuple[ir.Stmt, ...]:
     """``body`` with inits and reconfigurations out of the loops that leave them alone."""
-    return drop_repeated(tuple(_body(body, effects)), effects)
+    # Each call object is looked at many times (once per loop it is in, then again when
+    # repeats are dropped); by identity, as hashing a call walks all its arguments.
+    known: dict[int, tuple[ir.Call, frozenset[State]]] = {}
+
+    def remembered(call: ir.Call) -> frozenset[State]:
+        found = known.get(id(call))
+        if found is None:
+            found = known[id(call)] = (call, effects(call))  # the call kept: its id stays its own
+        return found[1]
+
+    return drop_repeated(tuple(_body(body, remembered)), remembered)
 
 
 Known = dict[State, ir.Call]  # the call that last set each state, where it is known
@@ -105,7 +115,17 @@ def _invariant(call: ir.Call, bound: set[str]) -> bool:
 
 def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt], list[ir.Stmt], list[ir.Stmt]]:
     bound = _bound(var, body)
-    every = [c for c in ir.calls(body) if effects(c)]
+    # Which calls of the loop touch each state, in program order, and where each top-level
+    # call stands: looked up, not searched, so a body of thousands of calls stays linear.
+    touching_state: dict[State, list[tuple[int, ir.Call]]] = {}
+    for order, call in enumerate(c for c in ir.calls(body) if effects(c)):
+        for s in effects(call):
+            touching_state.setdefault(s, []).append((order, call))
+    distinct = {s: {c for _, c in calls} for s, calls in touching_state.items()}
+    positions: dict[ir.Call, list[int]] = {}
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ir.Call):
+            positions.setdefault(stmt, []).append(i)
     before: list[ir.Stmt] = []
     after: list[ir.Stmt] = []
     removed: set[int] = set()
@@ -116,11 +136,13 @@ def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt
         state = effects(call)
         if not state or not _invariant(call, bound):
             continue
-        touching = [c for c in every if effects(c) & state]
-        if all(c == call for c in touching):
+        if all(distinct[s] == {call} for s in state):
             before.append(call)
-            removed.update(i for i, s in enumerate(body) if s == call)
+            removed.update(positions[call])
             continue
+        if any(len(touching_state[s]) > 2 for s in state):
+            continue  # moved with its uninit only when the two are all that touch the state
+        touching = [c for _, c in sorted({order: c for s in state for order, c in touching_state[s]}.items())]
         pair = _init_and_uninit(call, touching, body, bound, effects)
         if pair is not None:
             before.append(call)
