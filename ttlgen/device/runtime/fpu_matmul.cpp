@@ -360,7 +360,13 @@ void matmul_tile_scalar(const MatmulOperands& op, float* d, const FpuAccum& f) {
 }
 
 Isa best_isa() {
-    static const Isa isa = __builtin_cpu_supports("avx512f") ? Isa::Avx512
+    // bench/emulator_devices.py builds the runtime with TTLEMU_NO_AVX512 to measure that path.
+#ifdef TTLEMU_NO_AVX512
+    constexpr bool avx512 = false;
+#else
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+#endif
+    static const Isa isa = avx512 ? Isa::Avx512
                            : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
                                ? Isa::Avx2
                                : Isa::Scalar;

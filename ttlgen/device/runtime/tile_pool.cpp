@@ -115,11 +115,13 @@ void tile_pool_start(int cpu) {
     if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
         return;
     pool.thread = std::thread([cpu, allowed] {
+#ifndef TTLEMU_NO_PINNING // bench/emulator_devices.py measures the placement without it
         cpu_set_t home;
         CPU_ZERO(&home);
         CPU_SET(cpu, &home);
         pthread_setaffinity_np(pthread_self(), sizeof home, &home);
         pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+#endif
         helper_main();
     });
 }
