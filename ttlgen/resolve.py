@@ -248,7 +248,7 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
     env = _select(catalog, desc, target)
     if isinstance(env, Diagnostic):
         return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
-    policy = normalize_policy(desc.options, desc.attributes)
+    policy = normalize_policy(desc.options, desc.attributes, env.table.generation)
     if isinstance(policy, ResolveFailure):  # malformed options or attributes: bad input
         return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", _failure_text(desc, policy))
     result: Plan | ResolveFailure = resolve(desc.kernel, env, policy)

@@ -6,11 +6,13 @@
 //   specs/targets/architectures/wormhole_b0.yaml
 //   specs/targets/blackhole.yaml
 //   specs/targets/blackhole_gen1_config.yaml
+//   specs/targets/blackhole_main.yaml
 //   specs/targets/gen1_llk.yaml
 //   specs/targets/no_target.yaml
 //   specs/targets/runtime_apis.yaml
 //   specs/targets/wormhole_b0.yaml
 //   specs/targets/wormhole_b0_gen1_config.yaml
+//   specs/targets/wormhole_b0_main.yaml
 
 // Prints every answer of ttl_kernel_config/kernel_target_tables.hpp as one JSON object per line:
 // each target's record, its answer to every primitive x element type (x operand route) and every

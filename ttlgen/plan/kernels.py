@@ -120,10 +120,8 @@ def lower(
     acc = l1_accumulation.analyze(kernel, sink)
     width = int(plan.dest_width)
     sync = plan.sync.value
-    capacity = spelling.capacity(width, sync)
-    if capacity is None:
-        sink.error(kernel.mark, f"{spelling.source} gives no DST capacity for {width}-bit {sync} sync")
-        return None
+    # The DST register is the vocabulary's, as the resolver's capacity checks read it.
+    capacity = plan.environment.table.dst_capacity.tiles(plan.dest_width, plan.sync)
     level, calls = api.level, api.spelling
     low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
     compute = low.body(kernel.body)

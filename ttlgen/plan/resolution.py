@@ -112,10 +112,10 @@ def relation_rules(kernel: Kernel, ops: OpsModel, catalog: Catalog, plan: Plan, 
     plan (each use takes the first rule that matches it), in table order: what allowed the
     plan's DST width and unpack set, for provenance. The uses are the resolver's own
     requirements of the strategies the plan chose."""
-    policy = normalize_policy(dict(kernel.options), dict(kernel.attributes))
+    environment = plan.environment
+    policy = normalize_policy(dict(kernel.options), dict(kernel.attributes), environment.table.generation)
     if isinstance(policy, ResolveFailure) or target.dest_width is None or target.dfb_unpack is None:
         return ()
-    environment = plan.environment
     collected = collect(_describe(kernel, ops, catalog), environment, policy)
     uses = [req.template for req in collected.fixed]
     strategies = dict(plan.strategies)

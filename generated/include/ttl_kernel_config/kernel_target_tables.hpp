@@ -6,11 +6,13 @@
 //   specs/targets/architectures/wormhole_b0.yaml
 //   specs/targets/blackhole.yaml
 //   specs/targets/blackhole_gen1_config.yaml
+//   specs/targets/blackhole_main.yaml
 //   specs/targets/gen1_llk.yaml
 //   specs/targets/no_target.yaml
 //   specs/targets/runtime_apis.yaml
 //   specs/targets/wormhole_b0.yaml
 //   specs/targets/wormhole_b0_gen1_config.yaml
+//   specs/targets/wormhole_b0_main.yaml
 
 // Capability tables of TT-Lang's compute-kernel configuration pass (ttl-set-compute-kernel-config):
 // how each target spec answers the three queries of TT-Lang's KernelTargetEnvironment, as constexpr
@@ -622,7 +624,7 @@ struct TargetRecord {
 // Relation tables, each once whichever targets use it.
 
 // gen1_llk.dest_width (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
-// wormhole_b0, wormhole_b0_gen1_config.
+// blackhole_main, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main.
 inline constexpr WidthRule kGen1LlkDestWidthRules[] = {
     WidthRule{
         When{
@@ -647,7 +649,7 @@ inline constexpr WidthRule kGen1LlkDestWidthRules[] = {
 inline constexpr WidthTable kGen1LlkDestWidth{"gen1_llk.dest_width", kGen1LlkDestWidthRules, 3};
 
 // gen1_llk.dfb_unpack (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
-// no_target, wormhole_b0, wormhole_b0_gen1_config.
+// blackhole_main, no_target, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main.
 inline constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
     UnpackRule{
         When{
@@ -756,6 +758,36 @@ inline constexpr TargetRecord kTargetBlackholeGen1Config{
     nullptr,
 };
 
+// blackhole_main (specs/targets/blackhole_main.yaml): Blackhole launched through
+// ttnn.ComputeConfigDescriptor, configured as TT-Lang's main line does.
+// dest_width: gen1_llk.dest_width, reviewed: The main line still enforces the 16-bit broadcast
+// restriction (broadcast_dst_mode_invalid.mlir@610d7b5e); only a branch removes it.
+// dfb_unpack: gen1_llk.dfb_unpack, reviewed: The main line keeps the Gen1 unpack-to-DST relation
+// unchanged (getWormholeBlackholeSupportedDFBConfigurations is identical in every version read).
+inline constexpr TargetRecord kTargetBlackholeMain{
+    "blackhole_main",
+    Architecture::Blackhole,
+    RuntimeApi::ComputeConfigDescriptor,
+    false,
+    64,
+    &kGen1LlkDestWidth,
+    &kGen1LlkDfbUnpack,
+    {
+        FullFp32Support{true, nullptr},
+        FullFp32Support{
+            false,
+            "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using "
+            "non-full-fp32 reduce lowering",
+        },
+        FullFp32Support{true, nullptr},
+        FullFp32Support{true, nullptr},
+    },
+    ElementTypeSet{ElementType::F32},
+    false,
+    false,
+    nullptr,
+};
+
 // no_target (specs/targets/no_target.yaml): No architecture attached: the shared Wormhole B0 /
 // Blackhole relations without architecture-specific restrictions. For compiler tests only; emits no
 // runtime configuration.
@@ -859,13 +891,41 @@ inline constexpr TargetRecord kTargetWormholeB0Gen1Config{
     nullptr,
 };
 
+// wormhole_b0_main (specs/targets/wormhole_b0_main.yaml): Wormhole B0 launched through
+// ttnn.ComputeConfigDescriptor, configured as TT-Lang's main line does.
+// dest_width: gen1_llk.dest_width, reviewed: The main line still enforces the 16-bit broadcast
+// restriction (broadcast_dst_mode_invalid.mlir@610d7b5e); only a branch removes it.
+// dfb_unpack: gen1_llk.dfb_unpack, reviewed: The main line keeps the Gen1 unpack-to-DST relation
+// unchanged (getWormholeBlackholeSupportedDFBConfigurations is identical in every version read).
+inline constexpr TargetRecord kTargetWormholeB0Main{
+    "wormhole_b0_main",
+    Architecture::WormholeB0,
+    RuntimeApi::ComputeConfigDescriptor,
+    false,
+    32,
+    &kGen1LlkDestWidth,
+    &kGen1LlkDfbUnpack,
+    {
+        FullFp32Support{true, nullptr},
+        FullFp32Support{false, nullptr},
+        FullFp32Support{false, nullptr},
+        FullFp32Support{false, nullptr},
+    },
+    ElementTypeSet{ElementType::F32},
+    false,
+    false,
+    nullptr,
+};
+
 inline constexpr const TargetRecord* kTargets[] = {
     &kTargetBlackhole,            // specs/targets/blackhole.yaml
     &kTargetBlackholeGen1Config,  // specs/targets/blackhole_gen1_config.yaml
+    &kTargetBlackholeMain,        // specs/targets/blackhole_main.yaml
     &kTargetNoTarget,             // specs/targets/no_target.yaml
     &kTargetQuasar,               // specs/targets/architectures/quasar.yaml
     &kTargetWormholeB0,           // specs/targets/wormhole_b0.yaml
     &kTargetWormholeB0Gen1Config, // specs/targets/wormhole_b0_gen1_config.yaml
+    &kTargetWormholeB0Main,       // specs/targets/wormhole_b0_main.yaml
 };
 
 // The queries.
@@ -1117,6 +1177,20 @@ static_assert(holds(DfbCapacityGolden{&kTargetBlackholeGen1Config, 64}),
               "TargetInfo.h gives Blackhole 64 dataflow-buffer indices, whichever API launches it");
 
 static_assert(holds(DestWidthGolden{
+                  &kTargetBlackholeMain,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/blackhole_main.yaml golden.dest_width[0]: the main line still "
+              "allows only 16-bit DST for a bf16 row broadcast on Blackhole "
+              "(broadcast_dst_mode_invalid.mlir@610d7b5e)");
+
+static_assert(holds(DfbCapacityGolden{&kTargetBlackholeMain, 64}),
+              "specs/targets/blackhole_main.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h "
+              "gives Blackhole 64 dataflow-buffer indices (#893)");
+
+static_assert(holds(DestWidthGolden{
                   &kTargetNoTarget,
                   TilePrimitive::BroadcastRow,
                   ElementType::Bf16,
@@ -1235,6 +1309,20 @@ static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0Gen1Config, 32}),
               "specs/targets/wormhole_b0_gen1_config.yaml golden.dfb_capacity: TT-Lang's "
               "TargetInfo.h gives Wormhole B0 32 dataflow-buffer indices, whichever API launches "
               "it");
+
+static_assert(holds(DestWidthGolden{
+                  &kTargetWormholeB0Main,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/wormhole_b0_main.yaml golden.dest_width[0]: the main line still "
+              "allows only 16-bit DST for a bf16 row broadcast on Wormhole B0 "
+              "(broadcast_dst_mode_invalid.mlir@610d7b5e)");
+
+static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0Main, 32}),
+              "specs/targets/wormhole_b0_main.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h "
+              "gives Wormhole B0 32 dataflow-buffer indices (#893)");
 
 } // namespace ttl_kernel_config
 

@@ -90,14 +90,18 @@ from .runtime import (
 )
 from .semantics import (
     ArchitectureInfo,
+    AutoSync,
     DestWidth,
+    DstCapacity,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
+    Generation,
     LegalityCondition,
     Match,
     OperandSemantics,
     OpSemantics,
+    PolicyValues,
     Preference,
     Route,
     RuntimeApi,
@@ -121,7 +125,7 @@ from .tables import (
     UnpackTable,
     WidthTable,
 )
-from .targets import NO_TARGET, REJECTED, RUNTIME_APIS, TARGETS
+from .targets import DST_CAPACITY, GENERATIONS, NO_TARGET, REJECTED, RUNTIME_APIS, TARGETS
 from .vocabulary import (
     ARCHITECTURES,
     ELEMENTS,
@@ -150,6 +154,8 @@ TABLES = Tables(
     targets=TARGETS,
     rejected=REJECTED,
     no_target=NO_TARGET,
+    generations=tuple(GENERATIONS.values()),
+    dst_capacity=DST_CAPACITY,
 )
 CATALOG = Catalog(TABLES)
 
@@ -170,12 +176,14 @@ __all__ = [
     "TABLES",
     "Architecture",
     "ArchitectureInfo",
+    "AutoSync",
     "Catalog",
     "ComputeConfigDescriptorFields",
     "ComputeGen1ConfigFields",
     "Conflict",
     "ConflictKind",
     "DestWidth",
+    "DstCapacity",
     "DfbOperand",
     "Diagnostic",
     "ElementInfo",
@@ -183,6 +191,7 @@ __all__ = [
     "FullFp32Kind",
     "FullFp32KindInfo",
     "FullFp32Support",
+    "Generation",
     "KernelConfigPolicy",
     "KernelDescription",
     "LegalityCondition",
@@ -193,6 +202,7 @@ __all__ = [
     "Operand",
     "OperandSemantics",
     "Plan",
+    "PolicyValues",
     "Preference",
     "Primitive",
     "RejectedTarget",

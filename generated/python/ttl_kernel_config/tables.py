@@ -42,6 +42,8 @@ from typing import NamedTuple
 
 from .semantics import (
     ArchitectureInfo,
+    DstCapacity,
+    Generation,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
@@ -89,6 +91,11 @@ class TargetTable(NamedTuple):
     unpack_other_entries_need_32bit_dest: bool
     unpack_unbound_entries_rejected: bool
     full_fp32: Mapping[str, FullFp32Support]  # full-fp32 kind -> support
+    generation: Generation  # the resolver generation the target follows
+    dst_capacity: DstCapacity
+    # What range diagnostics say the capacity is ("for <description>"); None: they give the
+    # range alone (the generation names no capacity).
+    dfb_capacity_description: str | None = None
 
 
 class RejectedTarget(NamedTuple):
@@ -122,3 +129,5 @@ class Tables(NamedTuple):
     targets: tuple[TargetTable, ...]
     rejected: tuple[RejectedTarget, ...]
     no_target: str | None  # the target used when a kernel names neither target nor device
+    generations: tuple[Generation, ...] = ()
+    dst_capacity: DstCapacity | None = None
