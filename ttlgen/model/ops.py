@@ -112,6 +112,7 @@ class Vocabulary:
     cpp: ttlang_cpp.TtlangCpp | None = None  # TT-Lang's C++ spelling; None: no C++ is generated
     dst: DstRegister | None = None  # None only without a vocabulary
     generations: tuple[ResolverGeneration, ...] = ()  # sorted by name
+    default_generation: str = ""  # followed by a target that names none
 
     def generation(self, name: str) -> ResolverGeneration | None:
         return next((g for g in self.generations if g.name == name), None)
@@ -249,7 +250,7 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
     cpp = None
     if ttlang_cpp.SECTION in data:
         cpp = ttlang_cpp.build(doc, [e.name for e in elements], primitives, [k.name for k in kinds], sink)
-    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.source, cpp, _dst(doc), _generations(doc, sink))
+    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.source, cpp, _dst(doc), *_generations(doc, sink))
 
 
 def _dst(doc: SpecDocument) -> DstRegister:
@@ -262,7 +263,7 @@ def _dst(doc: SpecDocument) -> DstRegister:
 _RANGE_FIELDS = {"target": ("capacity", "target"), "no_target": ("capacity",)}
 
 
-def _generations(doc: SpecDocument, sink: DiagnosticSink) -> tuple[ResolverGeneration, ...]:
+def _generations(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[ResolverGeneration, ...], str]:
     out = []
     for name, raw in sorted(doc.data["resolver_generations"].items()):
         texts: dict[str, str | None] = {"target": None, "no_target": None}
@@ -284,7 +285,10 @@ def _generations(doc: SpecDocument, sink: DiagnosticSink) -> tuple[ResolverGener
                 texts["target"], texts["no_target"], doc.key_mark(("resolver_generations", name)),
             )
         )
-    return tuple(out)
+    default = doc.data["default_resolver_generation"]
+    if default not in doc.data["resolver_generations"]:
+        sink.error(doc.mark(("default_resolver_generation",)), unknown_name("resolver generation", default, [g.name for g in out]))
+    return tuple(out), default
 
 
 def unknown_name(what: str, name: str, declared: Sequence[str]) -> str:

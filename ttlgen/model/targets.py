@@ -386,7 +386,7 @@ class _ArchitectureSpec:
     name: str
     summary: str
     runtime_name: str
-    display_name: str
+    display_name: str | None
     default_target: str | None
     dfb_capacity: int
     full_fp32: tuple[FullFp32Support, ...]
@@ -444,7 +444,7 @@ def _architectures(docs: Sequence[SpecDocument], vocabulary: Vocabulary, sink: D
             name=name,
             summary=" ".join(data["summary"].split()),
             runtime_name=data["runtime_name"],
-            display_name=" ".join(str(data.get("display_name", name)).split()),
+            display_name=" ".join(data["display_name"].split()) if "display_name" in data else None,
             default_target=data.get("default_target"),
             dfb_capacity=int(data.get("dfb_capacity", 0)),
             full_fp32=_full_fp32(doc, kinds, sink) if "full_fp32" in data else (),
@@ -577,11 +577,18 @@ def build(
             unpack = _unpack_rules(doc, ("unpack_attribute",), elements, sink)
         else:
             unpack = UnpackAttributeRules((), "inert", "accept")
-        generation = vocabulary.generation(data["generation"])
-        if generation is None and vocabulary.generations:
+        generation_name = data.get("generation", vocabulary.default_generation)
+        generation = vocabulary.generation(generation_name)
+        if generation is None and "generation" in data and vocabulary.generations:
             known = [g.name for g in vocabulary.generations]
-            sink.error(doc.mark(("generation",)), unknown_name("resolver generation", data["generation"], known), after=[VOCABULARY])
+            sink.error(doc.mark(("generation",)), unknown_name("resolver generation", generation_name, known), after=[VOCABULARY])
         display_name = arch.display_name if arch is not None else None
+        if generation is not None and generation.dfb_range_target is not None and arch is not None and display_name is None:
+            sink.error(
+                doc.key_mark(("generation",)) if "generation" in data else doc.mark(("architecture",)),
+                f"generation {generation.name!r} names the architecture in range diagnostics ({generation.mark}), "
+                f"but architecture {arch.name!r} states no display_name ({arch.doc.mark(())})",
+            )
         description = None
         if generation is not None:
             sources.add(vocabulary.source)
@@ -614,7 +621,7 @@ def build(
             sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
             goldens=golden_model.build(doc, vocabulary.primitives, tuple(elements), tuple(kinds), sink),
-            generation=data["generation"],
+            generation=generation_name,
             display_name=display_name,
             dfb_capacity_description=description,
         )

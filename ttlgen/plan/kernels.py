@@ -121,7 +121,9 @@ def lower(
     width = int(plan.dest_width)
     sync = plan.sync.value
     # The DST register is the vocabulary's, as the resolver's capacity checks read it.
-    capacity = plan.environment.table.dst_capacity.tiles(plan.dest_width, plan.sync)
+    dst = plan.environment.table.dst_capacity
+    assert dst is not None, "tables built from a valid model state the DST register"
+    capacity = dst.tiles(plan.dest_width, plan.sync)
     level, calls = api.level, api.spelling
     low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
     compute = low.body(kernel.body)

@@ -216,10 +216,11 @@ class _Residency:
 
 
 def _residency(target: TargetEnvironment, policy: KernelConfigPolicy, collected: Collected) -> _Residency | None:
-    if target.table.generation.auto_sync is not AutoSync.BY_CAPACITY or collected.residency is None:
+    capacity = target.table.dst_capacity
+    if target.table.generation.auto_sync is not AutoSync.BY_CAPACITY or collected.residency is None or capacity is None:
         return None
     op, slots = collected.residency
-    return _Residency(op, slots, target.table.dst_capacity, _syncs(policy))
+    return _Residency(op, slots, capacity, _syncs(policy))
 
 
 def _failure(conflict: Conflict, residency: _Residency | None) -> ResolveFailure:

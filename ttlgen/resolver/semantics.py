@@ -117,6 +117,11 @@ class Generation(NamedTuple):
     policy_values: PolicyValues
 
 
+# The generation of tables that name none (written by hand): the resolver as it was before
+# generations were data, which the seed generation's switches also describe.
+UNNAMED_GENERATION = Generation("", "tables that name no generation", AutoSync.DOUBLE_BUFFERED, PolicyValues.COERCED)
+
+
 class DstCapacity(NamedTuple):
     """The DST register: ``physical_tiles`` 32x32 tiles, halved under each sync mode in
     ``halved_for_sync`` and again for each width in ``halved_for_width``."""

@@ -50,6 +50,7 @@ from .semantics import (
     OpSemantics,
     RuntimeApi,
     StrategyInfo,
+    UNNAMED_GENERATION,
     UnpackRule,
     WidthRule,
 )
@@ -91,8 +92,9 @@ class TargetTable(NamedTuple):
     unpack_other_entries_need_32bit_dest: bool
     unpack_unbound_entries_rejected: bool
     full_fp32: Mapping[str, FullFp32Support]  # full-fp32 kind -> support
-    generation: Generation  # the resolver generation the target follows
-    dst_capacity: DstCapacity
+    generation: Generation = UNNAMED_GENERATION  # the resolver generation the target follows
+    # The DST register (None: unknown; a generation that checks residency needs it).
+    dst_capacity: DstCapacity | None = None
     # What range diagnostics say the capacity is ("for <description>"); None: they give the
     # range alone (the generation names no capacity).
     dfb_capacity_description: str | None = None
