@@ -194,14 +194,20 @@ def parse_kernel(doc: SpecDocument, catalog: Catalog) -> Description:
                 )
             )
         operands: list[Operand] = []
-        for operand in raw.get("operands", []):
+        for k, operand in enumerate(raw.get("operands", [])):
             if "value" in operand:
                 operands.append(ValueOperand(operand["value"]))
+            elif "map" in operand:
+                try:
+                    operands.append(DfbOperand(operand["dfb"], map=operand["map"]))
+                except ValueError as exc:
+                    errors.append(Diagnostic(doc.mark((*base, "operands", k, "map")), str(exc)))
             else:
                 row, column = operand.get("tile", [0, 0])
                 operands.append(DfbOperand(operand["dfb"], (row, column)))
         result = element(raw["result"], (*base, "result")) if "result" in raw else None
-        attrs = {k: v for k, v in raw.get("attrs", {}).items() if k != STRATEGY_ATTR}
+        # An integer attribute (an op's DST slot count) reaches the resolver as its text.
+        attrs = {k: str(v) for k, v in raw.get("attrs", {}).items() if k != STRATEGY_ATTR}
         strategy = raw.get("attrs", {}).get(STRATEGY_ATTR)
         if strategy is not None and strategy not in strategies:
             unknown((*base, "attrs", STRATEGY_ATTR), "strategy", strategy, strategies)

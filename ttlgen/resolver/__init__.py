@@ -28,7 +28,7 @@ Capability queries
     its bit width, as TT-Lang's compiler knows any ``mlir::Type``).
 Inputs
     ``KernelDescription(dfbs={index: element type}, ops=(TileOp, ...))`` with
-    ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
+    ``TileOp(id, op, operands=(DfbOperand(dfb, tile, map=None) | ValueOperand(value), ...),
     result=element type | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
 Policy
     ``normalize_policy(options, attributes)`` -> ``KernelConfigPolicy | ResolveFailure``
@@ -66,7 +66,7 @@ from .diagnostics import (
     TranslationError,
 )
 from .environment import TargetEnvironment
-from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand
+from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand, canonical_map
 from .lookup import Catalog
 from .policy import (
     ATTRIBUTE_NAMES,
@@ -180,6 +180,7 @@ __all__ = [
     "ValueOperand",
     "WidthRule",
     "WidthTable",
+    "canonical_map",
     "diagnose",
     "normalize_policy",
     "resolve",

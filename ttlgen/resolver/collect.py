@@ -73,8 +73,8 @@ def _legal(candidate: Candidate, operands: Sequence[Operand], result: str | None
             if not isinstance(operand, DfbOperand):
                 return False
             if tile is None:
-                tile = operand.tile
-            elif operand.tile != tile:
+                tile = operand.coordinates
+            elif operand.coordinates != tile:
                 return False
     if candidate.needs_same_tile and not operands:
         return False
@@ -274,8 +274,8 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
                 op_dfbs.append(dfb)
                 signature.append(element)
                 if tile is None:
-                    tile = operand.tile
-                elif operand.tile != tile:
+                    tile = operand.coordinates
+                elif operand.coordinates != tile:
                     same_tile = False
             else:
                 value = operand.value  # type: ignore[union-attr]

@@ -28,7 +28,7 @@ Capability queries
     its bit width, as TT-Lang's compiler knows any ``mlir::Type``).
 Inputs
     ``KernelDescription(dfbs={index: ElementType}, ops=(TileOp, ...))`` with
-    ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
+    ``TileOp(id, op, operands=(DfbOperand(dfb, tile, map=None) | ValueOperand(value), ...),
     result=ElementType | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
     ``OPS`` is the op semantics table (``OpSemantics``). The spec's names are
     ``enum.StrEnum`` members (``ElementType.F32 == "f32"``), so plain strings work too.
@@ -68,7 +68,7 @@ from .diagnostics import (
     TranslationError,
 )
 from .environment import TargetEnvironment
-from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand
+from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand, canonical_map
 from .lookup import Catalog
 from .ops_table import OPS
 from .policy import (
@@ -234,6 +234,7 @@ __all__ = [
     "ValueOperand",
     "WidthRule",
     "WidthTable",
+    "canonical_map",
     "architecture_from_runtime_name",
     "dfb_capacity",
     "diagnose",
