@@ -264,10 +264,21 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
             fields = runtime_fields(result, desc.math_fidelity)
             descriptor = fields.to_json() if fields is not None else None
         except TranslationError as exc:
-            result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
+            # The plan cannot be written in the runtime's descriptor: say so at the buffer
+            # the runtime cannot hold (the largest unpack-to-DST index), else at the file.
+            located = _translation_error(desc, result, str(exc))
+            return _Outcome(ExitCode.FAILED, error_envelope([located.to_json()]), "", located.format())
     if isinstance(result, ResolveFailure):
         return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", _failure_text(desc, result))
     return _plan_outcome(where, result, descriptor)
+
+
+def _translation_error(desc: Description, plan: Plan, message: str) -> Diagnostic:
+    keys = [("dfbs", str(index)) for index in reversed(plan.unpack_to_dest_fp32)]
+    path = next((key for key in keys if key in desc.document.positions.values), None)
+    if path is None:
+        return Diagnostic(Mark(desc.document.display), message)
+    return Diagnostic(desc.document.key_mark(path), message)
 
 
 def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
@@ -345,7 +356,12 @@ def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | 
             payload = error_envelope(d.to_json() for d in sink.diagnostics)
             outcomes.append((k.name, _Outcome(ExitCode.FAILED, payload, "", text)))
             continue
-        fields = runtime_fields(plan, k.math_fidelity)
+        try:
+            fields = runtime_fields(plan, k.math_fidelity)
+        except TranslationError as exc:
+            located = Diagnostic(k.target_mark, f"kernel {k.name!r}: {exc}")
+            outcomes.append((k.name, _Outcome(ExitCode.FAILED, error_envelope([located.to_json()]), "", located.format())))
+            continue
         outcomes.append((k.name, _plan_outcome(where, plan, fields.to_json() if fields is not None else None)))
     return outcomes
 
