@@ -14,8 +14,8 @@ The placement follows TT-Lang's own rules (``ttl-annotate-l1-acc-loops`` and
   iteration 0 of the *innermost* loop that first packs them all (upstream's
   ``nested_l1_acc_loops``: enabling at the outer loop would let the inner loop's later
   iterations of outer iteration 0 overwrite). It is re-enabled before each later loop of
-  the scope, and disabled again after the scope's targets are pushed (after the last
-  ``cb_push_back``, as upstream places it), or after the last loop when no push follows.
+  the scope, and disabled again once the scope's targets are pushed (after the last push,
+  as upstream places it), or after the last loop when no push follows.
 * A scope whose targets were certainly written in this reservation (a store before the
   ``+=`` loop) accumulates from its first pack: the flag is enabled before the loop
   (upstream's ``accumulate_existing``). A store inside a conditional or inside a loop that
