@@ -619,6 +619,14 @@ struct TargetRecord {
     bool unpack_other_entries_need_32bit_dest;
     bool unpack_unbound_entries_rejected;
     const char* rejection;
+    // The generation of TT-Lang's resolver the target follows ("" when rejected) and the rules
+    // in which generations differ: auto DST sync chosen by the ops' DST residency (else always
+    // double-buffered), policy attributes that must have their type (else read like options),
+    // and the capacity range diagnostics name ("for <description>"; nullptr: the range alone).
+    std::string_view generation;
+    bool dst_sync_by_capacity;
+    bool typed_policy_values;
+    const char* dfb_capacity_description;
 };
 
 // Relation tables, each once whichever targets use it.
@@ -725,6 +733,10 @@ inline constexpr TargetRecord kTargetBlackhole{
     false,
     false,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
 };
 
 // blackhole_gen1_config (specs/targets/blackhole_gen1_config.yaml): Blackhole launched through the
@@ -756,6 +768,10 @@ inline constexpr TargetRecord kTargetBlackholeGen1Config{
     true,
     true,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
 };
 
 // blackhole_main (specs/targets/blackhole_main.yaml): Blackhole launched through
@@ -786,6 +802,10 @@ inline constexpr TargetRecord kTargetBlackholeMain{
     false,
     false,
     nullptr,
+    "main",
+    true,
+    true,
+    "the 64-DFB-index Blackhole target capacity",
 };
 
 // no_target (specs/targets/no_target.yaml): No architecture attached: the shared Wormhole B0 /
@@ -813,6 +833,10 @@ inline constexpr TargetRecord kTargetNoTarget{
     false,
     false,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
 };
 
 // quasar (specs/targets/architectures/quasar.yaml): Quasar is recognized but cannot be compiled
@@ -836,6 +860,10 @@ inline constexpr TargetRecord kTargetQuasar{
     false,
     "Quasar compute kernels require the Gen2 configuration and launch APIs, which are not "
     "supported by the current TT-Lang runtime",
+    "",
+    false,
+    false,
+    nullptr,
 };
 
 // wormhole_b0 (specs/targets/wormhole_b0.yaml): Wormhole B0 launched through
@@ -859,6 +887,10 @@ inline constexpr TargetRecord kTargetWormholeB0{
         FullFp32Support{false, nullptr},
     },
     ElementTypeSet{ElementType::F32},
+    false,
+    false,
+    nullptr,
+    "seed",
     false,
     false,
     nullptr,
@@ -889,6 +921,10 @@ inline constexpr TargetRecord kTargetWormholeB0Gen1Config{
     true,
     true,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
 };
 
 // wormhole_b0_main (specs/targets/wormhole_b0_main.yaml): Wormhole B0 launched through
@@ -915,6 +951,10 @@ inline constexpr TargetRecord kTargetWormholeB0Main{
     false,
     false,
     nullptr,
+    "main",
+    true,
+    true,
+    "the 32-DFB-index Wormhole B0 target capacity",
 };
 
 inline constexpr const TargetRecord* kTargets[] = {
@@ -1020,6 +1060,32 @@ constexpr std::optional<std::uint32_t> dfb_capacity_of(Architecture architecture
         return std::nullopt;
     }
     return target->dfb_capacity;
+}
+
+// The DST register, the same for every target: 16 physical tiles, halved as the
+// op vocabulary says per sync mode and element width.
+inline constexpr std::uint32_t kDstPhysicalTiles = 16;
+
+// The DST tiles one destination width holds under full (or double-buffered) synchronization.
+constexpr std::uint32_t dst_capacity(Width width, bool full_sync) {
+    if (width == Width::Bits16 && full_sync == false) {
+        return 8;
+    }
+    if (width == Width::Bits16 && full_sync == true) {
+        return 16;
+    }
+    if (width == Width::Bits32 && full_sync == false) {
+        return 4;
+    }
+    if (width == Width::Bits32 && full_sync == true) {
+        return 8;
+    }
+    return 0;
+}
+
+// The same for an element of 32 bits or not (TT-Lang's getDstCapacity(isFloat32, fullSync)).
+constexpr std::uint32_t dst_capacity_for(bool is_32_bit, bool full_sync) {
+    return dst_capacity(is_32_bit ? Width::Bits32 : Width::Bits16, full_sync);
 }
 
 // Goldens: answers TT-Lang's lit tests pin, written in the target specs. Each is asserted
