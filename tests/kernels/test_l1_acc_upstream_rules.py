@@ -251,6 +251,7 @@ def test_an_inner_loop_repeating_one_target_before_another_is_first_written_is_r
 # A block-float element type and format, which the packer cannot accumulate in (test only).
 BFP8 = [
     ("ops/vocabulary.yaml", "  u16: {bits: 16, float: false}\n", "  u16: {bits: 16, float: false}\n  bfp_bf8: {bits: 8, float: true}\n"),
+    ("ops/vocabulary.yaml", "    u16: isUnsignedInteger(16)\n", "    u16: isUnsignedInteger(16)\n    bfp_bf8: isFloat8E4M3FN()\n"),
     (
         "ops/tt_metal_spelling.yaml",
         "  f32: {name: Float32, tile_bytes: 4096, mantissa_bits: 23, l1_accumulation: true}\n",
@@ -322,7 +323,11 @@ def test_the_enable_is_reissued_after_an_init_that_may_reset_the_packer(tmp_path
     # consecutive_with_init_between: the re-enable lands after the init between the loops.
     at = plain.index("for k2")
     assert plain[at - 2 : at] == ["E", "init c"]
-    assert resetting[at - 2 : at] == ["init c", "E"]
+    at = resetting.index("for k2")
+    assert resetting[at - 3 : at] == ["end", "init c", "E"]
+    # An init that touches the flag stays in the first loop (it is not hoisted past the
+    # loop's enable), and re-arms there from the second iteration on.
+    assert resetting[: resetting.index("end")] == ["reserve out", "D", "for k1", "init a", "if(k1!=0) E", "pack out", "if(k1==0) E"]
 
 
 def test_an_init_inside_an_accumulating_loop_is_followed_by_the_enable_where_it_should_be_on(tmp_path: Path) -> None:
