@@ -33,7 +33,6 @@ from ttlgen.resolver import (
 )
 from ttlgen.resolver.collect import collect
 
-
 # The indexing maps a block-style kernel implies, as TT-Lang's ttl.compute states them: an
 # operand whose block is the op's block is read at the op's tile coordinates; a one-tile
 # block broadcast over a larger one always at its tile (0, 0).

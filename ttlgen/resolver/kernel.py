@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-
 # Kernels can hold tens of thousands of these: tuples keep them small, which keeps the
 # resolver's walk over them in cache.
 _MAP = re.compile(r"\s*\(([^()]*)\)\s*->\s*\((.*)\)\s*")

@@ -37,16 +37,16 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from .semantics import (
+    UNNAMED_GENERATION,
     ArchitectureInfo,
     DstCapacity,
-    Generation,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
+    Generation,
     OpSemantics,
     RuntimeApi,
     StrategyInfo,
-    UNNAMED_GENERATION,
     UnpackRule,
     WidthRule,
 )
