@@ -113,6 +113,38 @@ KERNELS = {
     "prior_in_loop": matmul_kernel("prior_in_loop", R + loop("j", 1, step(acc=False, indent=10)) + loop("k", 3, step(indent=10)) + P, 4),
     # l1_acc_inside_outer_loop: the bracket per outer iteration.
     "inside_outer": matmul_kernel("inside_outer", loop("m", 2, nest(R + loop("k", 2, step(indent=10)) + P, 4)), 4, (("out", 16, (4, 2)),)),
+    # annotate_l1_acc_loops.mlir: plain_store_no_annotation (each store overwrites).
+    "plain_store_loop": matmul_kernel("plain_store_loop", R + loop("k", 2, step(acc=False, indent=10)) + P, 2),
+    # single_iteration: still the standard pattern.
+    "single_iteration": matmul_kernel("single_iteration", R + loop("k", 1, step(indent=10)) + P, 1),
+    # different_cb_siblings: loops into different blocks are scopes of their own.
+    "different_cb_siblings": matmul_kernel(
+        "different_cb_siblings",
+        "      - reserve: [o1, o2]\n" + loop("k1", 2, step("o1", indent=10)) + loop("k2", 2, step("o2", indent=10)) + "      - push: o1\n      - push: o2\n",
+        4,
+        (("o1", 16, (2, 2)), ("o2", 17, (2, 2))),
+    ),
+    # prior_value_root_then_plain_acc_sibling: a written block keeps accumulating in both loops.
+    "prior_then_sibling": matmul_kernel("prior_then_sibling", R + step(acc=False) + loop("k1", 2, step(indent=10)) + loop("k2", 2, step(indent=10)) + P, 5),
+    # unrelated_scf_for_skipped_to_prior_pack / unrelated_scf_if_skipped_to_prior_pack.
+    "unrelated_between": matmul_kernel(
+        "unrelated_between",
+        "      - reserve: [out, other]\n" + step(acc=False)
+        + loop("j", 1, step("other", acc=False, indent=10))
+        + loop("i", 1, "          - if:\n              var: i\n              is: first\n              then:\n" + nest(step("other", acc=False), 10))
+        + loop("k", 2, step(indent=10))
+        + "      - push: [out, other]\n",
+        5,
+        (("out", 16, (2, 2)), ("other", 17, (2, 2))),
+    ),
+    # multi_output_full_prior_enables_pre_group.
+    "full_prior_two_outputs": matmul_kernel(
+        "full_prior_two_outputs",
+        "      - reserve: [o1, o2]\n" + step("o1", acc=False) + step("o2", acc=False)
+        + loop("k", 2, step("o1", indent=10) + step("o2", indent=10)) + "      - push: [o1, o2]\n",
+        6,
+        (("o1", 16, (2, 2)), ("o2", 17, (2, 2))),
+    ),
 }
 
 EXPECTED = {
@@ -128,6 +160,18 @@ EXPECTED = {
     "prior_zero_trip": ["reserve out", "D", "for k", "pack out", "if(k==0) E", "end", "push out", "D"],
     "prior_in_loop": ["reserve out", "for j", "pack out", "end", "E", "for k", "pack out", "end", "push out", "D"],
     "inside_outer": ["for m", "reserve out", "D", "for k", "pack out", "if(k==0) E", "end", "push out", "D", "end"],
+    "plain_store_loop": ["reserve out", "for k", "pack out", "end", "push out"],
+    "single_iteration": ["reserve out", "D", "for k", "pack out", "if(k==0) E", "end", "push out", "D"],
+    "different_cb_siblings": [
+        "reserve o1", "reserve o2", "D", "for k1", "pack o1", "if(k1==0) E", "end", "D",
+        "D", "for k2", "pack o2", "if(k2==0) E", "end", "push o1", "push o2", "D",
+    ],
+    "prior_then_sibling": ["reserve out", "pack out", "E", "for k1", "pack out", "end", "E", "for k2", "pack out", "end", "push out", "D"],
+    "unrelated_between": [
+        "reserve out", "reserve other", "pack out", "for j", "pack other", "end", "for i", "if", "pack other", "end", "end",
+        "E", "for k", "pack out", "end", "push out", "push other", "D",
+    ],
+    "full_prior_two_outputs": ["reserve o1", "reserve o2", "pack o1", "pack o2", "E", "for k", "pack o1", "pack o2", "end", "push o1", "push o2", "D"],
 }
 
 
@@ -213,7 +257,10 @@ def test_upstream_call_sequence(lowered: dict[str, LoweredKernel], case: str) ->
 
 
 @pytest.mark.device
-@pytest.mark.parametrize("case", ["nested", "two_contributions", "prior_in_if", "prior_zero_trip", "prior_in_loop", "inside_outer"])
+@pytest.mark.parametrize(
+    "case",
+    ["nested", "two_contributions", "prior_in_if", "prior_zero_trip", "prior_in_loop", "inside_outer", "different_cb_siblings", "prior_then_sibling", "unrelated_between", "full_prior_two_outputs"],
+)
 def test_emulator_runs_pass_their_tolerance(lowered: dict[str, LoweredKernel], case: str) -> None:
     report = run(lowered[case])
     assert report.passed, report.to_json()
@@ -282,6 +329,14 @@ def _strict(dtype: str) -> str:
     kernel = kernel.replace("block: [2, 1], input: {shape: [2, 2]}", "block: [4, 1], input: {shape: [4, 2]}")
     kernel = kernel.replace("block: [1, 2], input: {shape: [2, 2]}", "block: [1, 4], input: {shape: [2, 4]}")
     return kernel.replace("out: {index: 16, dtype: bf16, block: [2, 2], output: {shape: [2, 2]}}", f"out: {{index: 16, dtype: {dtype}, block: [4, 4], output: {{shape: [4, 4]}}}}")
+
+
+def test_a_subblocked_accumulation_enables_once_per_k_step_after_all_subblocks(tmp_path: Path) -> None:
+    # insert_l1_accumulation.mlir subblocked_loop: D, for k { for sb {...}; if(k==0) E }, D.
+    kernel = _strict("bf16").replace("    strict_f32_acc: true\n", "")
+    lowered = _lowered(_tree(tmp_path, kernel))["strict"]
+    assert lowered.subblocked
+    assert trace(lowered.compute.body) == ["reserve out", "D", "for k", "pack out", "if(k==0) E", "end", "push out", "D"]
 
 
 def test_strict_f32_acc_refuses_subblocking_a_non_f32_output(tmp_path: Path) -> None:
