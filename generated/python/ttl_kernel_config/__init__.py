@@ -68,7 +68,14 @@ from .diagnostics import (
     TranslationError,
 )
 from .environment import TargetEnvironment
-from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand, canonical_map
+from .kernel import (
+    DfbOperand,
+    KernelDescription,
+    Operand,
+    TileOp,
+    ValueOperand,
+    canonical_map,
+)
 from .lookup import Catalog
 from .ops_table import OPS
 from .policy import (
@@ -125,7 +132,14 @@ from .tables import (
     UnpackTable,
     WidthTable,
 )
-from .targets import DST_CAPACITY, GENERATIONS, NO_TARGET, REJECTED, RUNTIME_APIS, TARGETS
+from .targets import (
+    DST_CAPACITY,
+    GENERATIONS,
+    NO_TARGET,
+    REJECTED,
+    RUNTIME_APIS,
+    TARGETS,
+)
 from .vocabulary import (
     ARCHITECTURES,
     ELEMENTS,
@@ -183,9 +197,9 @@ __all__ = [
     "Conflict",
     "ConflictKind",
     "DestWidth",
-    "DstCapacity",
     "DfbOperand",
     "Diagnostic",
+    "DstCapacity",
     "ElementInfo",
     "ElementType",
     "FullFp32Kind",
@@ -234,8 +248,8 @@ __all__ = [
     "ValueOperand",
     "WidthRule",
     "WidthTable",
-    "canonical_map",
     "architecture_from_runtime_name",
+    "canonical_map",
     "dfb_capacity",
     "diagnose",
     "get_target",
