@@ -30,9 +30,20 @@ Inputs
     ``KernelDescription(dfbs={index: element type}, ops=(TileOp, ...))`` with
     ``TileOp(id, op, operands=(DfbOperand(dfb, tile, map=None) | ValueOperand(value), ...),
     result=element type | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
+    A ``DfbOperand`` may give its indexing ``map`` (TT-Lang's affine form, kept as
+    ``canonical_map`` makes it): operands address the same tile coordinates when their maps
+    are equal. An op whose semantics name a ``dst_slots_attribute`` holds that many DST
+    slots at once (``attrs={"num_tiles": "5"}``).
+Generations
+    Each ``TargetTable`` follows a ``Generation`` of TT-Lang's resolver (``Tables.generations``):
+    ``auto_sync`` (``AutoSync.DOUBLE_BUFFERED``, or ``BY_CAPACITY``: ops' DST residency is
+    checked against ``TargetTable.dst_capacity`` and picks the sync), ``policy_values``
+    (``PolicyValues.COERCED`` or ``TYPED``), and ``TargetTable.dfb_capacity_description``,
+    the capacity range diagnostics name (None: the range alone).
 Policy
-    ``normalize_policy(options, attributes)`` -> ``KernelConfigPolicy | ResolveFailure``
-    (option names in ``OPTION_NAMES``, attribute names in ``ATTRIBUTE_NAMES``).
+    ``normalize_policy(options, attributes, generation=None)`` -> ``KernelConfigPolicy |
+    ResolveFailure`` (option names in ``OPTION_NAMES``, attribute names in
+    ``ATTRIBUTE_NAMES``; the generation decides whether attribute values must be typed).
 Resolution
     ``resolve(kernel, target_env, policy)`` -> ``Plan | ResolveFailure``;
     ``Catalog.resolve_kernel(kernel, target=, device_arch=, options=, attributes=)`` does

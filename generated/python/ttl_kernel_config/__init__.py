@@ -32,9 +32,18 @@ Inputs
     result=ElementType | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
     ``OPS`` is the op semantics table (``OpSemantics``). The spec's names are
     ``enum.StrEnum`` members (``ElementType.F32 == "f32"``), so plain strings work too.
+    A ``DfbOperand`` may give its indexing ``map`` (``"(d0, d1) -> (d0, d1)"``): operands
+    address the same tile coordinates when their maps are equal (``canonical_map``). An op
+    whose semantics name a ``dst_slots_attribute`` holds that many DST slots at once.
+Generations
+    Each target follows a ``Generation`` of TT-Lang's resolver (``GENERATIONS``): how auto
+    DST sync is chosen (``AutoSync``; ``BY_CAPACITY`` checks ops' DST residency against
+    ``DST_CAPACITY``), whether policy attributes must be typed (``PolicyValues``), and the
+    capacity its range diagnostics name (``TargetTable.dfb_capacity_description``).
 Policy
-    ``normalize_policy(options, attributes)`` -> ``KernelConfigPolicy | ResolveFailure``
-    (option names in ``OPTION_NAMES``, attribute names in ``ATTRIBUTE_NAMES``).
+    ``normalize_policy(options, attributes, generation=None)`` -> ``KernelConfigPolicy |
+    ResolveFailure`` (option names in ``OPTION_NAMES``, attribute names in
+    ``ATTRIBUTE_NAMES``; ``resolve_kernel`` passes the target's generation).
 Resolution
     ``resolve(kernel, target_env, policy)`` -> ``Plan | ResolveFailure``;
     ``resolve_kernel(kernel, target=, device_arch=, options=, attributes=)`` does all three
