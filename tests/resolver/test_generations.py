@@ -332,3 +332,12 @@ def test_a_description_gives_an_ops_dst_slots_as_an_integer_attribute(tmp_path: 
     result = run_cli("resolve", path, "--specs", specs)
     assert result.exit_code == 1
     assert result.stderr == "k.yaml:4:5: op 'n': error: requires 17 simultaneous DST slots, but at most 16 are available under the kernel configuration\n"
+
+
+def test_the_main_line_keeps_the_16_bit_broadcast_restriction(main_catalog: engine.Catalog) -> None:
+    # broadcast_dst_mode_invalid.mlir@610d7b5e: only a branch of TT-Lang lifts it.
+    for target in _targets(main_catalog):
+        if target.architecture is None:
+            continue
+        for primitive in ("BroadcastColumn", "BroadcastRow", "BroadcastScalar"):
+            assert target.dest_widths(primitive, "bf16") == {engine.DestWidth.BITS16}, (target.name, primitive)
