@@ -219,6 +219,10 @@ def test_no_sync_mode_holding_the_residency_is_upstreams_capacity_error(main_cat
     assert isinstance(result, engine.ResolveFailure)
     assert result.errors[0].op == "norm"
     assert result.errors[0].message == "requires 5 simultaneous DST slots, but at most 4 are available under the kernel configuration"
+    # Typed evidence: the residency, against the policy that fixed the width.
+    assert result.conflict is not None
+    assert result.conflict.requirement.source is engine.Source.DST_RESIDENCY
+    assert result.conflict.established_by is not None and result.conflict.established_by.source is engine.Source.DEST_POLICY
 
 
 def test_the_capacity_error_names_the_most_any_configuration_holds(main_catalog: engine.Catalog) -> None:

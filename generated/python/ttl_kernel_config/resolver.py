@@ -31,7 +31,7 @@ from .diagnostics import (
 from .environment import TargetEnvironment
 from .kernel import KernelDescription
 from .policy import STRATEGY_ATTRIBUTE, KernelConfigPolicy
-from .requirements import Req, RequirementTemplate
+from .requirements import Req, RequirementTemplate, requirement
 from .search import Domains, search
 from .semantics import (
     ALL_MODES,
@@ -279,7 +279,10 @@ def _resolve(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
             if conflict is not None:
                 return ResolveFailure((diagnose(conflict),), conflict)
         if not residency.widths & dom.w:
-            return ResolveFailure((residency.diagnostic(dom.w),))
+            found = requirement(residency.req)
+            assert found is not None
+            evidence = Conflict(ConflictKind.NO_WIDTH, found, requirement(dom.w_by))
+            return ResolveFailure((residency.diagnostic(dom.w),), evidence)
         hard = [residency.req]
     for req in (*hard, *collected.fixed):
         conflict = dom.apply(req)
