@@ -395,3 +395,14 @@ def test_an_init_inside_an_accumulating_loop_is_followed_by_the_enable_where_it_
         "reserve out", "D", "for k", "init a", "if(k!=0) E", "pack out", "if(k==0) E", "init c", "E", "pack out", "end",
         "push out", "D",
     ]
+
+
+def test_a_prior_value_of_only_some_outputs_is_refused(tmp_path: Path) -> None:
+    # Upstream's multi_output_partial_prior_falls_back_to_standard keeps the standard pattern,
+    # whose first pack would overwrite the written block: ttlgen refuses the kernel instead.
+    body = (
+        "      - reserve: [o1, o2]\n" + step("o1", acc=False)
+        + loop("k", 2, step("o1", indent=10) + step("o2", indent=10)) + "      - push: [o1, o2]\n"
+    )
+    kernels = matmul_kernel("partial_prior", body, 5, (("o1", 16, (2, 2)), ("o2", 17, (2, 2))))
+    assert "mixes fresh reservations (o2) with written ones (o1)" in _build_errors(tmp_path, kernels)
