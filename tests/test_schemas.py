@@ -86,7 +86,7 @@ def test_a_document_found_valid_is_validated_again_once_it_changes(tmp_path: Pat
     assert validate_documents(load_specs(specs)) == []
     (specs / "v.yaml").write_text(vocabulary + "stray: 1\n")
     problems = [d.message for d in validate_documents(load_specs(specs))]
-    assert problems == ["unknown key 'stray'; valid keys: element_types, full_fp32_kinds, primitives, spec, strategies, ttlang_cpp"]
+    assert problems == ["unknown key 'stray'; valid keys: default_resolver_generation, dst, element_types, full_fp32_kinds, primitives, resolver_generations, spec, strategies, ttlang_cpp"]
 
 
 def test_an_invalid_document_stays_invalid_when_validated_again(tmp_path: Path) -> None:

@@ -51,11 +51,13 @@ def test_the_environment_without_an_architecture_states_its_own_facts(targets: T
     none = targets.no_target
     assert (none.architecture, none.runtime_api, none.dfb_capacity) == (NO_ARCHITECTURE, NO_RUNTIME_API, 32)
     assert all(s.supported for s in none.full_fp32)
-    assert none.sources == ("specs/targets/gen1_llk.yaml", "specs/targets/no_target.yaml")
+    # The vocabulary declares the resolver generation it follows.
+    assert none.sources == ("specs/ops/vocabulary.yaml", "specs/targets/gen1_llk.yaml", "specs/targets/no_target.yaml")
 
 
 def test_a_target_names_every_spec_it_is_composed_from(targets: TargetsModel) -> None:
     assert target(targets, "wormhole_b0_gen1_config").sources == (
+        "specs/ops/vocabulary.yaml",  # its resolver generation
         "specs/targets/architectures/wormhole_b0.yaml",
         "specs/targets/gen1_llk.yaml",
         "specs/targets/runtime_apis.yaml",

@@ -194,14 +194,20 @@ def parse_kernel(doc: SpecDocument, catalog: Catalog) -> Description:
                 )
             )
         operands: list[Operand] = []
-        for operand in raw.get("operands", []):
+        for k, operand in enumerate(raw.get("operands", [])):
             if "value" in operand:
                 operands.append(ValueOperand(operand["value"]))
+            elif "map" in operand:
+                try:
+                    operands.append(DfbOperand(operand["dfb"], map=operand["map"]))
+                except ValueError as exc:
+                    errors.append(Diagnostic(doc.mark((*base, "operands", k, "map")), str(exc)))
             else:
                 row, column = operand.get("tile", [0, 0])
                 operands.append(DfbOperand(operand["dfb"], (row, column)))
         result = element(raw["result"], (*base, "result")) if "result" in raw else None
-        attrs = {k: v for k, v in raw.get("attrs", {}).items() if k != STRATEGY_ATTR}
+        # An integer attribute (an op's DST slot count) reaches the resolver as its text.
+        attrs = {k: str(v) for k, v in raw.get("attrs", {}).items() if k != STRATEGY_ATTR}
         strategy = raw.get("attrs", {}).get(STRATEGY_ATTR)
         if strategy is not None and strategy not in strategies:
             unknown((*base, "attrs", STRATEGY_ATTR), "strategy", strategy, strategies)
@@ -248,7 +254,7 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
     env = _select(catalog, desc, target)
     if isinstance(env, Diagnostic):
         return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
-    policy = normalize_policy(desc.options, desc.attributes)
+    policy = normalize_policy(desc.options, desc.attributes, env.table.generation)
     if isinstance(policy, ResolveFailure):  # malformed options or attributes: bad input
         return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", _failure_text(desc, policy))
     result: Plan | ResolveFailure = resolve(desc.kernel, env, policy)
@@ -258,10 +264,21 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
             fields = runtime_fields(result, desc.math_fidelity)
             descriptor = fields.to_json() if fields is not None else None
         except TranslationError as exc:
-            result = ResolveFailure((ResolverDiagnostic(None, None, str(exc)),))
+            # The plan cannot be written in the runtime's descriptor: say so at the buffer
+            # the runtime cannot hold (the largest unpack-to-DST index), else at the file.
+            located = _translation_error(desc, result, str(exc))
+            return _Outcome(ExitCode.FAILED, error_envelope([located.to_json()]), "", located.format())
     if isinstance(result, ResolveFailure):
         return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", _failure_text(desc, result))
     return _plan_outcome(where, result, descriptor)
+
+
+def _translation_error(desc: Description, plan: Plan, message: str) -> Diagnostic:
+    keys = [("dfbs", str(index)) for index in reversed(plan.unpack_to_dest_fp32)]
+    path = next((key for key in keys if key in desc.document.positions.values), None)
+    if path is None:
+        return Diagnostic(Mark(desc.document.display), message)
+    return Diagnostic(desc.document.key_mark(path), message)
 
 
 def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
@@ -339,7 +356,12 @@ def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | 
             payload = error_envelope(d.to_json() for d in sink.diagnostics)
             outcomes.append((k.name, _Outcome(ExitCode.FAILED, payload, "", text)))
             continue
-        fields = runtime_fields(plan, k.math_fidelity)
+        try:
+            fields = runtime_fields(plan, k.math_fidelity)
+        except TranslationError as exc:
+            located = Diagnostic(k.target_mark, f"kernel {k.name!r}: {exc}")
+            outcomes.append((k.name, _Outcome(ExitCode.FAILED, error_envelope([located.to_json()]), "", located.format())))
+            continue
         outcomes.append((k.name, _plan_outcome(where, plan, fields.to_json() if fields is not None else None)))
     return outcomes
 

@@ -6,11 +6,13 @@
 //   specs/targets/architectures/wormhole_b0.yaml
 //   specs/targets/blackhole.yaml
 //   specs/targets/blackhole_gen1_config.yaml
+//   specs/targets/blackhole_main.yaml
 //   specs/targets/gen1_llk.yaml
 //   specs/targets/no_target.yaml
 //   specs/targets/runtime_apis.yaml
 //   specs/targets/wormhole_b0.yaml
 //   specs/targets/wormhole_b0_gen1_config.yaml
+//   specs/targets/wormhole_b0_main.yaml
 
 // Prints every answer of ttl_kernel_config/kernel_target_tables.hpp as one JSON object per line:
 // each target's record, its answer to every primitive x element type (x operand route) and every
@@ -104,6 +106,18 @@ void print_target(const tables::TargetRecord& target) {
     print_bool(target.default_for_architecture);
     key("dfb_capacity");
     std::printf("%u", static_cast<unsigned>(target.dfb_capacity));
+    key("generation");
+    print_string(target.generation);
+    key("dst_sync_by_capacity");
+    print_bool(target.dst_sync_by_capacity);
+    key("typed_policy_values");
+    print_bool(target.typed_policy_values);
+    key("dfb_capacity_description");
+    if (target.dfb_capacity_description == nullptr) {
+        std::fputs("null", stdout);
+    } else {
+        print_string(target.dfb_capacity_description);
+    }
     key("dest_width");
     if (target.dest_width == nullptr) {
         std::fputs("null", stdout);
@@ -188,6 +202,18 @@ int main() {
         print_target(*target);
         if (target->rejection == nullptr) {
             print_answers(*target);
+        }
+    }
+    for (auto width : tables::kDestinationWidths) {
+        for (bool full_sync : {false, true}) {
+            begin("dst_capacity");
+            key("dest_width");
+            std::printf("%u", tables::bits(width));
+            key("full_sync");
+            print_bool(full_sync);
+            key("tiles");
+            std::printf("%u", static_cast<unsigned>(tables::dst_capacity(width, full_sync)));
+            end();
         }
     }
     for (auto architecture : tables::kArchitectures) {

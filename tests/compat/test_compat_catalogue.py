@@ -514,7 +514,7 @@ CASES: list[Case] = [
         [
             ("capabilities", "kernel-plan", "kernel 'eltwise_add_f32'", "kernels/elementwise.yaml kernels.eltwise_add_f32", "kernels/elementwise.yaml kernels.eltwise_add_f32"),
             ("capabilities", "kernel-plan", "kernel 'eltwise_mul_f32'", "kernels/elementwise.yaml kernels.eltwise_mul_f32", "kernels/elementwise.yaml kernels.eltwise_mul_f32"),
-            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, wormhole_b0, wormhole_b0_gen1_config", "targets/gen1_llk.yaml tables.dest_width.rules[1]", "targets/gen1_llk.yaml tables.dest_width.rules[1]"),
+            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, blackhole_main, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main", "targets/gen1_llk.yaml tables.dest_width.rules[1]", "targets/gen1_llk.yaml tables.dest_width.rules[1]"),
         ],
         0,
     ),
@@ -522,7 +522,7 @@ CASES: list[Case] = [
         "removed-relation-rule",
         [(RELATIONS, BROADCAST_RULE, "")],
         [
-            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, wormhole_b0, wormhole_b0_gen1_config", "targets/gen1_llk.yaml tables.dest_width.rules[0]", "targets/gen1_llk.yaml tables.dest_width.rules"),
+            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, blackhole_main, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main", "targets/gen1_llk.yaml tables.dest_width.rules[0]", "targets/gen1_llk.yaml tables.dest_width.rules"),
         ],
         0,
     ),
@@ -540,7 +540,7 @@ CASES: list[Case] = [
         [("targets/architectures/wormhole_b0.yaml", "matmul: {supported: true}", "matmul: {supported: false}")],
         [
             ("capabilities", "kernel-plan", "kernel 'matmul_subblocked'", "kernels/matmul.yaml kernels.matmul_subblocked", "kernels/matmul.yaml kernels.matmul_subblocked"),
-            ("capabilities", "target-facts", "targets 'wormhole_b0', 'wormhole_b0_gen1_config'", "targets/architectures/wormhole_b0.yaml full_fp32.matmul.supported", "targets/architectures/wormhole_b0.yaml full_fp32.matmul.supported"),
+            ("capabilities", "target-facts", "targets 'wormhole_b0', 'wormhole_b0_gen1_config', 'wormhole_b0_main'", "targets/architectures/wormhole_b0.yaml full_fp32.matmul.supported", "targets/architectures/wormhole_b0.yaml full_fp32.matmul.supported"),
         ],
         0,
     ),
@@ -549,7 +549,7 @@ CASES: list[Case] = [
         [(
             "targets/runtime_apis.yaml",
             "      current: {num_circular_buffers: 64, kernel_api: current}\n      legacy",
-            "      current: {num_circular_buffers: 48, kernel_api: current}\n      legacy",
+            "      current: {num_circular_buffers: 96, kernel_api: current}\n      legacy",
         )],
         [
             ("capabilities", "kernel-plan", "kernel 'eltwise_sub_f32_sfpu'", "kernels/elementwise.yaml kernels.eltwise_sub_f32_sfpu", "kernels/elementwise.yaml kernels.eltwise_sub_f32_sfpu"),

@@ -66,6 +66,9 @@ def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
             "query": "target", "target": target.name, "architecture": str(target.architecture or "none"),
             "runtime_api": target.runtime_api.name if target.runtime_api is not None else "none",
             "default_for_architecture": target.default_for_architecture, "dfb_capacity": env.dfb_capacity,
+            "generation": target.generation.name, "dst_sync_by_capacity": target.generation.auto_sync.value == "by_capacity",
+            "typed_policy_values": target.generation.policy_values.value == "typed",
+            "dfb_capacity_description": target.dfb_capacity_description,
             "dest_width": target.dest_width.origin, "dfb_unpack": target.dfb_unpack.origin,
             "unpack_effective_for": [str(e.name) for e in tables.elements if e.name in target.unpack_effective_for],
             "unpack_other_entries_need_32bit_dest": target.unpack_other_entries_need_32bit_dest,
@@ -84,10 +87,18 @@ def table_answers(m: ModuleType, catalog: Any) -> list[Record]:
             "query": "target", "target": rejected.name, "architecture": str(rejected.architecture or "none"),
             "runtime_api": "none", "default_for_architecture": rejected.default_for_architecture,
             "dfb_capacity": rejected.dfb_capacity,
+            "generation": "", "dst_sync_by_capacity": False, "typed_policy_values": False, "dfb_capacity_description": None,
             "dest_width": None, "dfb_unpack": None, "unpack_effective_for": [],
             "unpack_other_entries_need_32bit_dest": False, "unpack_unbound_entries_rejected": False,
             "rejection": rejected.reason,
         })
+    dst = tables.dst_capacity
+    for width in m.DestWidth:
+        for sync in (m.SyncMode.DOUBLE_BUFFERED, m.SyncMode.FULL):
+            out.append({
+                "query": "dst_capacity", "dest_width": int(width), "full_sync": sync is m.SyncMode.FULL,
+                "tiles": dst.tiles(width, sync) if dst is not None else 0,
+            })
     no_target = catalog.get_target(None) if tables.no_target is not None else None
     out.append({
         "query": "default_target", "architecture": "none", "target": no_target.name if no_target else None,

@@ -25,7 +25,17 @@ MUTATED_RULE = "        allow: [16, 32]\n      - when: {element_bits: [32]}"
 # The golden the reviewer of that change updates in each target spec it guards.
 GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16]\n"
 UPDATED_GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16, 32]\n"
-GUARDED = ("blackhole.yaml", "blackhole_gen1_config.yaml", "wormhole_b0.yaml", "wormhole_b0_gen1_config.yaml")
+
+
+def _guarded(specs: Path) -> tuple[str, ...]:
+    """The target specs that use gen1_llk.dest_width and guard it with the golden above."""
+    return tuple(
+        sorted(
+            path.name
+            for path in (specs / "targets").glob("*.yaml")
+            if "shared: gen1_llk.dest_width\n" in (text := path.read_text(encoding="utf-8")) and GOLDEN in text
+        )
+    )
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -68,8 +78,9 @@ def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path:
     cpp_before = cpp_table_answers(original, tmp_path)
     python_before = library_table_answers(spec_copy)
 
+    guarded = _guarded(spec_copy)
     _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
-    for name in GUARDED:
+    for name in guarded:
         _edit(spec_copy / "targets" / name, GOLDEN, UPDATED_GOLDEN)
     mutated = tmp_path / "mutated"
     _build(spec_copy, mutated)
@@ -80,21 +91,22 @@ def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path:
     assert canonical(package_table_answers(mutated)) == canonical(python_after)
     changed = _changed(cpp_before, cpp_after)
     assert changed == _changed(python_before, python_after)
-    # Exactly the 16-bit broadcasts of the four targets using gen1_llk.dest_width now allow 32 bits.
+    # Exactly the 16-bit broadcasts of the targets using gen1_llk.dest_width now allow 32 bits.
     records = [json.loads(line) for line in changed]
     assert {r["query"] for r in records} == {"dest_width"}
-    assert {r["target"] for r in records} == {"blackhole", "blackhole_gen1_config", "wormhole_b0", "wormhole_b0_gen1_config"}
+    assert {r["target"] for r in records} == {name.removesuffix(".yaml") for name in guarded}
     assert {r["primitive"] for r in records} == {"BroadcastColumn", "BroadcastRow", "BroadcastScalar"}
     assert {r["element"] for r in records} == {"bf16", "f16", "u16"}
     assert all(r["widths"] == [16, 32] for r in records)
-    assert len(records) == 4 * 3 * 3
+    assert len(records) == len(guarded) * 3 * 3
 
 
 def test_a_relation_edit_that_breaks_a_golden_fails_validate_at_each_golden(spec_copy: Path) -> None:
+    guarded = _guarded(spec_copy)
     _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
     errors = _golden_errors(spec_copy)
-    assert len(errors) == len(GUARDED), errors
-    for name in GUARDED:
+    assert len(errors) == len(guarded), errors
+    for name in guarded:
         assert any(line.startswith(f"specs/targets/{name}:") and "golden.dest_width[0]: the relations allow {16, 32}" in line for line in errors), errors
 
 
@@ -104,6 +116,7 @@ def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, 
     # Without linking, the return code is the header's: the specs as they are compile.
     unchanged = check_syntax(source, [GENERATED / "include"])
     assert unchanged.returncode == 0, unchanged.stderr
+    guarded = _guarded(spec_copy)
     _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
     out = tmp_path / "generated"
     _build_unchecked(spec_copy, out, monkeypatch)
@@ -111,8 +124,8 @@ def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, 
     assert result.returncode == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
     # One failed golden per guarded target, each naming where it is written.
-    assert len(failed) == len(GUARDED), result.stderr
-    for name in GUARDED:
+    assert len(failed) == len(guarded), result.stderr
+    for name in guarded:
         assert any(f"specs/targets/{name} golden.dest_width[0]:" in line for line in failed), result.stderr
 
 
@@ -123,16 +136,22 @@ WARNING = "using non-full-fp32 reduce lowering"
 CHANGED_WARNING = "using the non-full-fp32 lowering"
 
 
+def _pinning(specs: Path) -> tuple[str, ...]:
+    """The target specs whose goldens pin the warning's text."""
+    return tuple(sorted(path.name for path in (specs / "targets").glob("*.yaml") if WARNING in path.read_text(encoding="utf-8")))
+
+
 def test_an_edit_of_a_pinned_warning_text_fails_validate_at_each_golden(spec_copy: Path) -> None:
+    pinning = _pinning(spec_copy)
     _edit(spec_copy / "targets" / "architectures" / "blackhole.yaml", WARNING, CHANGED_WARNING)
     errors = _golden_errors(spec_copy)
-    pinning = ("blackhole.yaml", "blackhole_gen1_config.yaml")
-    assert len(errors) == len(pinning), errors
+    assert pinning and len(errors) == len(pinning), errors
     for name in pinning:
         assert any(line.startswith(f"specs/targets/{name}:") and "golden.full_fp32[0]: the full-fp32 reduce_row warning is" in line for line in errors), errors
 
 
 def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pinning = _pinning(spec_copy)
     _edit(spec_copy / "targets" / "architectures" / "blackhole.yaml", WARNING, CHANGED_WARNING)
     out = tmp_path / "generated"
     _build_unchecked(spec_copy, out, monkeypatch)
@@ -141,8 +160,7 @@ def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_
     result = check_syntax(source, [out / "include"])
     assert result.returncode == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
-    # One failed golden per Blackhole target, each naming where it is written.
-    pinning = ("blackhole.yaml", "blackhole_gen1_config.yaml")
+    # One failed golden per target pinning it, each naming where it is written.
     assert len(failed) == len(pinning), result.stderr
     for name in pinning:
         assert any(f"specs/targets/{name} golden.full_fp32[0]:" in line for line in failed), result.stderr

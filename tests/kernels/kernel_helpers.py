@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,24 @@ def pin_api_level(specs: Path, level: str) -> None:
     pinned = "    pinned_runtime_version: current\n"
     assert text.count(pinned) == 2  # ComputeConfigDescriptor first, then ComputeGen1Config
     path.write_text(text.replace(pinned, f"    pinned_runtime_version: {level}\n", 1), encoding="utf-8")
+    # A runtime of an older level may hold fewer circular buffers than an architecture has
+    # buffer indices, which validation refuses: the copy's architectures get as many
+    # indices as that runtime holds.
+    import yaml
+
+    versions = yaml.safe_load(text)["apis"]["ComputeConfigDescriptor"]["runtime_versions"]
+    buffers = next(v["num_circular_buffers"] for v in versions.values() if v["kernel_api"] == level)
+    for arch in (specs / "targets" / "architectures").glob("*.yaml"):
+        arch_text = arch.read_text(encoding="utf-8")
+        capacity = yaml.safe_load(arch_text).get("dfb_capacity", 0)
+        if capacity > buffers:
+            arch.write_text(arch_text.replace(f"dfb_capacity: {capacity}\n", f"dfb_capacity: {buffers}\n"), encoding="utf-8")
+            # The goldens pinning the capacity follow it (validate checks them).
+            for spec in (specs / "targets").rglob("*.yaml"):
+                pinned = spec.read_text(encoding="utf-8")
+                golden = re.sub(rf"(dfb_capacity:\n\s+value:) {capacity}\n", rf"\1 {buffers}\n", pinned)
+                if golden != pinned:
+                    spec.write_text(golden, encoding="utf-8")
 
 
 def fresh_seed() -> int:

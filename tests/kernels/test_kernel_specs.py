@@ -135,13 +135,13 @@ def test_full_sync_doubles_dst_capacity_and_reaches_the_descriptor() -> None:
     assert "pack_reconfig_l1_acc" not in compute_source("matmul_full_sync")
 
 
-def test_dst_capacity_comes_from_the_spelling_spec(tmp_path: Path) -> None:
-    """Editing the capacity table changes the subblocking, with no code change."""
+def test_dst_capacity_comes_from_the_vocabulary(tmp_path: Path) -> None:
+    """Editing the DST register of the vocabulary changes the subblocking, with no code change."""
     specs = tmp_path / "specs"
     shutil.copytree(SPECS, specs)
-    spelling = specs / "ops" / "tt_metal_spelling.yaml"
-    text = spelling.read_text().replace("{dest_width: 32, sync: double_buffered, tiles: 4}", "{dest_width: 32, sync: double_buffered, tiles: 16}")
-    spelling.write_text(text)
+    vocabulary = specs / "ops" / "vocabulary.yaml"
+    text = vocabulary.read_text().replace("physical_tiles: 16", "physical_tiles: 64")
+    vocabulary.write_text(text)
     from ttlgen import pipeline
 
 

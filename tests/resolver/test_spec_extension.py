@@ -81,6 +81,16 @@ print(json.dumps(out))
 """
 
 
+def _runtime_holds_nebula(spec_copy: Path) -> None:
+    """Nebula's 128 buffer indices need a runtime with as many circular buffers: validation
+    refuses an architecture whose indices its runtime cannot hold."""
+    apis = spec_copy / "targets" / "runtime_apis.yaml"
+    text = apis.read_text()
+    for old in ("current: {num_circular_buffers: 64, kernel_api: current}",):
+        text = text.replace(old, "current: {num_circular_buffers: 128, kernel_api: current}")
+    apis.write_text(text)
+
+
 def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_path: Path) -> None:
     ops = spec_copy / "ops" / "elementwise.yaml"
     text = ops.read_text()
@@ -88,6 +98,7 @@ def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_p
     ops.write_text(text.replace("names: [tile_exp, ", "names: [tile_gelu, tile_exp, "))
     (spec_copy / "targets" / "architectures" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
     (spec_copy / "targets" / "nebula.yaml").write_text(NEW_TARGET)
+    _runtime_holds_nebula(spec_copy)
     out = tmp_path / "generated"
     build = run_cli("build", "--specs", spec_copy, "--out", out)
     assert build.exit_code == 0, build.stderr
@@ -116,6 +127,7 @@ def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_p
 def test_new_architecture_by_spec_edit_gets_its_cpp_table_and_class(spec_copy: Path, tmp_path: Path) -> None:
     (spec_copy / "targets" / "architectures" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
     (spec_copy / "targets" / "nebula.yaml").write_text(NEW_TARGET)
+    _runtime_holds_nebula(spec_copy)
     out = tmp_path / "generated"
     build = run_cli("build", "--specs", spec_copy, "--out", out)
     assert build.exit_code == 0, build.stderr

@@ -130,6 +130,10 @@ def _target(c: KernelTargetCpp, t: CppTarget) -> SourcedLines:
             _bool(t.unpack_other_entries_need_32bit_dest),
             _bool(t.unpack_unbound_entries_rejected),
             _text_or_null(t.rejection),
+            literal(t.generation),
+            _bool(t.dst_sync_by_capacity),
+            _bool(t.typed_policy_values),
+            _text_or_null(t.dfb_capacity_description),
         ],
         vertical=True,
     )

@@ -373,7 +373,7 @@ class _Builder:
             id=f"op{self.op_counter}",
             op=op_name,
             args=args,
-            attrs=tuple(sorted(raw.get("attrs", {}).items())),
+            attrs=tuple(sorted((k, str(v)) for k, v in raw.get("attrs", {}).items())),
             strategy=raw.get("strategy"),
             mark=self.mark(*path, "op"),
         )

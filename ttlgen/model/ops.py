@@ -68,6 +68,39 @@ class FullFp32Kind:
 
 
 @dataclass(frozen=True)
+class DstRegister:
+    """The DST register: its physical tiles, halved under each listed sync mode and each
+    listed destination width (the same for every architecture)."""
+
+    physical_tiles: int
+    halved_for_sync: tuple[str, ...]
+    halved_for_width: tuple[int, ...]
+    mark: Mark
+
+    def capacity(self, dest_width: int, sync: str) -> int:
+        """Tiles of ``dest_width``-bit elements DST holds under ``sync``."""
+        tiles = self.physical_tiles
+        if sync in self.halved_for_sync:
+            tiles //= 2
+        if dest_width in self.halved_for_width:
+            tiles //= 2
+        return tiles
+
+
+@dataclass(frozen=True)
+class ResolverGeneration:
+    """A generation of TT-Lang's kernel-configuration resolver and its switches."""
+
+    name: str
+    summary: str
+    auto_sync: str  # double_buffered | by_capacity
+    policy_values: str  # coerced | typed
+    dfb_range_target: str | None  # format of the capacity description ({capacity}, {target})
+    dfb_range_no_target: str | None
+    mark: Mark
+
+
+@dataclass(frozen=True)
 class Vocabulary:
     """The names every op and target spec draws from."""
 
@@ -77,6 +110,12 @@ class Vocabulary:
     full_fp32_kinds: tuple[FullFp32Kind, ...]
     source: str
     cpp: ttlang_cpp.TtlangCpp | None = None  # TT-Lang's C++ spelling; None: no C++ is generated
+    dst: DstRegister | None = None  # None only without a vocabulary
+    generations: tuple[ResolverGeneration, ...] = ()  # sorted by name
+    default_generation: str = ""  # followed by a target that names none
+
+    def generation(self, name: str) -> ResolverGeneration | None:
+        return next((g for g in self.generations if g.name == name), None)
 
     def element(self, name: str) -> ElementType | None:
         return next((e for e in self.element_types if e.name == name), None)
@@ -146,6 +185,8 @@ class OpSemantics:
     mark: Mark
     # Attributes that select nothing here (a reduce's pool type), with the values each takes.
     plain_attributes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The integer attribute giving the DST slots the op holds at once (None: one slot).
+    dst_slots_attribute: str | None = None
 
     @property
     def fixed(self) -> bool:
@@ -157,7 +198,10 @@ class OpSemantics:
 
     @property
     def attributes(self) -> tuple[str, ...]:
-        return tuple(sorted(selecting_attributes(self.primitive, self.full_fp32) | {name for name, _ in self.plain_attributes}))
+        names = selecting_attributes(self.primitive, self.full_fp32) | {name for name, _ in self.plain_attributes}
+        if self.dst_slots_attribute is not None:
+            names.add(self.dst_slots_attribute)
+        return tuple(sorted(names))
 
     def attribute_values(self, name: str) -> tuple[str, ...] | None:
         """The values a plain attribute takes (None: not a plain attribute)."""
@@ -206,7 +250,45 @@ def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabular
     cpp = None
     if ttlang_cpp.SECTION in data:
         cpp = ttlang_cpp.build(doc, [e.name for e in elements], primitives, [k.name for k in kinds], sink)
-    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.source, cpp)
+    return Vocabulary(elements, primitives, tuple(strategies), kinds, doc.source, cpp, _dst(doc), *_generations(doc, sink))
+
+
+def _dst(doc: SpecDocument) -> DstRegister:
+    raw = doc.data["dst"]
+    halved = raw["halved_for"]
+    return DstRegister(raw["physical_tiles"], tuple(halved["sync"]), tuple(halved["dest_width"]), doc.key_mark(("dst",)))
+
+
+# The placeholders a capacity description may use.
+_RANGE_FIELDS = {"target": ("capacity", "target"), "no_target": ("capacity",)}
+
+
+def _generations(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[ResolverGeneration, ...], str]:
+    out = []
+    for name, raw in sorted(doc.data["resolver_generations"].items()):
+        texts: dict[str, str | None] = {"target": None, "no_target": None}
+        if "dfb_range" in raw:
+            for key, allowed in _RANGE_FIELDS.items():
+                text = raw["dfb_range"][key]
+                try:
+                    text.format(**{field: "" for field in allowed})
+                except (KeyError, IndexError, ValueError) as exc:
+                    sink.error(
+                        doc.mark(("resolver_generations", name, "dfb_range", key)),
+                        f"a capacity description may use only {', '.join('{' + f + '}' for f in allowed)} ({exc.__class__.__name__}: {exc})",
+                    )
+                    continue
+                texts[key] = text
+        out.append(
+            ResolverGeneration(
+                name, " ".join(raw["summary"].split()), raw["auto_sync"], raw["policy_values"],
+                texts["target"], texts["no_target"], doc.key_mark(("resolver_generations", name)),
+            )
+        )
+    default = doc.data["default_resolver_generation"]
+    if default not in doc.data["resolver_generations"]:
+        sink.error(doc.mark(("default_resolver_generation",)), unknown_name("resolver generation", default, [g.name for g in out]))
+    return tuple(out), default
 
 
 def unknown_name(what: str, name: str, declared: Sequence[str]) -> str:
@@ -312,6 +394,13 @@ def _family(
         if name in selecting:
             sink.error(doc.key_mark((*base, "attributes", name)), f"attribute {name!r} already selects the family's primitive or full-fp32 kind; its values are listed there")
     plain = tuple((name, tuple(values)) for name, values in sorted(raw_attributes.items()) if name not in selecting)
+    dst_slots = body.get("dst_slots")
+    slots_attribute = dst_slots["by_attribute"] if isinstance(dst_slots, dict) else None
+    if slots_attribute is not None and (slots_attribute in selecting or slots_attribute in raw_attributes):
+        sink.error(
+            doc.mark((*base, "dst_slots", "by_attribute")),
+            f"attribute {slots_attribute!r} already selects a name or takes listed values; the DST slot count is an integer attribute of its own",
+        )
     result = body["result"]
     ops = []
     for index, name in enumerate(raw_names):
@@ -330,6 +419,7 @@ def _family(
                 source=doc.source,
                 mark=doc.mark((*base, "names", index)),
                 plain_attributes=plain,
+                dst_slots_attribute=slots_attribute,
             )
         )
     return ops

@@ -3,8 +3,8 @@
 One spelling file declares every call the generated kernels make: the compute kernel's
 kernel-level calls (hardware start-up, data-format reconfiguration, copy, pack, packer L1
 accumulation, the DST register protocol), the circular-buffer calls, the reader and writer
-kernels' calls and DRAM tensor accessor, DST capacity per destination width and sync mode,
-the tile's face layout and each format's encoding (for tiles the reader builds in L1), and
+kernels' calls and DRAM tensor accessor,
+the tile's face layout and each format's encoding (and whether the packer accumulates into L1 in it) (for tiles the reader builds in L1), and
 per op and strategy the init call, call and uninit call, which operands each source
 register unpacks, and the operand read as a scaler tile (a reduce's) with its value. Where tt-metal API levels
 differ (``ttlgen.tt_metal_api`` specs), a call is given per level; the model holds one
@@ -228,15 +228,6 @@ class DataflowCalls:
 
 
 @dataclass(frozen=True)
-class DstCapacity:
-    """How many DST tiles one element width and sync mode give."""
-
-    dest_width: int
-    sync: str
-    tiles: int
-
-
-@dataclass(frozen=True)
 class Format:
     """The tt-metal data format of an element type, and the bytes of one tile."""
 
@@ -245,6 +236,7 @@ class Format:
     tile_bytes: int
     element_bits: int  # the vocabulary's width of the element (tile_bytes holds one tile of them)
     mantissa_bits: int | None = None  # of a float format the reader may write elements in
+    l1_accumulation: bool = False  # the packer can accumulate into L1 in this format
 
 
 @dataclass(frozen=True)
@@ -277,7 +269,6 @@ class SpellingModel:
 
     api: str
     formats: tuple[Format, ...]
-    capacities: tuple[DstCapacity, ...]
     levels: tuple[LevelSpelling, ...]  # one per API level, in the API model's order
     api_level_names: frozenset[str]  # functions, types and entry points the API specs declare
     source: str
@@ -288,12 +279,6 @@ class SpellingModel:
 
     def math_of(self, op: str) -> str | None:
         return dict(self.computes).get(op)
-
-    def capacity(self, dest_width: int, sync: str) -> int | None:
-        for entry in self.capacities:
-            if entry.dest_width == dest_width and entry.sync == sync:
-                return entry.tiles
-        return None
 
     def format(self, element: str) -> Format | None:
         return next((f for f in self.formats if f.element == element), None)
@@ -337,7 +322,7 @@ class SpellingModel:
         return frozenset(names)
 
 
-EMPTY = SpellingModel("", (), (), (), frozenset(), "")
+EMPTY = SpellingModel("", (), (), frozenset(), "")
 
 
 def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, str], ...]:
@@ -687,14 +672,6 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     data = doc.data
     if not api.levels:
         sink.error(doc.mark(("spec",)), "no ttlgen.tt_metal_api spec declares an API level to spell kernels for")
-    capacities = []
-    seen_cap: set[tuple[int, str]] = set()
-    for index, raw in enumerate(data["dst_capacity"]):
-        key = (raw["dest_width"], raw["sync"])
-        if key in seen_cap:
-            sink.error(doc.mark(("dst_capacity", index)), f"duplicate DST capacity for {key[0]}-bit {key[1]}")
-        seen_cap.add(key)
-        capacities.append(DstCapacity(raw["dest_width"], raw["sync"], raw["tiles"]))
     reader = _Reader(doc, sink, api.level_names)
     kernel = _kernel_calls(reader)
     cb = _cb_calls(reader)
@@ -726,10 +703,12 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
                     doc.mark(("formats", element, "mantissa_bits")),
                     f"{mantissa} mantissa bits leave no exponent in a {vocabulary.bits}-bit element (a sign and an exponent take at least 2)",
                 )
-        formats.append(Format(element, raw["name"], raw["tile_bytes"], vocabulary.bits if vocabulary else 0, mantissa))
+        formats.append(
+            Format(element, raw["name"], raw["tile_bytes"], vocabulary.bits if vocabulary else 0, mantissa, bool(raw.get("l1_accumulation", False)))
+        )
     levels = tuple(
         LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level])) for level in api.level_names
     )
     api_names = frozenset(name for level in api.levels for name in level.names())
     computes = _computes(levels, api, sink)
-    return SpellingModel(data["api"], tuple(formats), tuple(capacities), levels, api_names, doc.source, computes, tile)
+    return SpellingModel(data["api"], tuple(formats), levels, api_names, doc.source, computes, tile)

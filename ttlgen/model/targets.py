@@ -152,6 +152,10 @@ class Target:
     sources: tuple[str, ...]  # this target's file, its architecture's and API's, relation sets it uses
     mark: Mark
     goldens: tuple[Golden, ...] = ()  # answers TT-Lang's lit tests pin, from the target's file
+    generation: str = ""  # the resolver generation it follows (the vocabulary's); "" when rejected
+    display_name: str | None = None  # the architecture as TT-Lang's TargetInfo.h names it
+    # "for <description>" of range diagnostics, from the generation (None: ranges alone).
+    dfb_capacity_description: str | None = None
 
 
 @dataclass(frozen=True)
@@ -382,6 +386,7 @@ class _ArchitectureSpec:
     name: str
     summary: str
     runtime_name: str
+    display_name: str | None
     default_target: str | None
     dfb_capacity: int
     full_fp32: tuple[FullFp32Support, ...]
@@ -439,6 +444,7 @@ def _architectures(docs: Sequence[SpecDocument], vocabulary: Vocabulary, sink: D
             name=name,
             summary=" ".join(data["summary"].split()),
             runtime_name=data["runtime_name"],
+            display_name=" ".join(data["display_name"].split()) if "display_name" in data else None,
             default_target=data.get("default_target"),
             dfb_capacity=int(data.get("dfb_capacity", 0)),
             full_fp32=_full_fp32(doc, kinds, sink) if "full_fp32" in data else (),
@@ -468,6 +474,21 @@ def _architectures(docs: Sequence[SpecDocument], vocabulary: Vocabulary, sink: D
     return found
 
 
+def _capacity_fits_runtime(doc: SpecDocument, arch: _ArchitectureSpec, api: RuntimeApi, sink: DiagnosticSink) -> None:
+    """The architecture's DFB indices must all fit the circular buffers of the runtime
+    version its targets launch through: the runtime's unpack_to_dest_mode holds one entry
+    per circular buffer, so an unpack-to-DST buffer at a larger index has no entry."""
+    pinned = next((v for v in api.versions if v.name == api.pinned_version), None)
+    if pinned is None or arch.dfb_capacity <= pinned.num_circular_buffers:
+        return
+    sink.error(
+        arch.fact_mark("dfb_capacity") if "dfb_capacity" in arch.doc.data else doc.mark(("architecture",)),
+        f"architecture {arch.name!r} has {arch.dfb_capacity} dataflow-buffer indices, but target {doc.data['name']!r} "
+        f"launches it through {api.name} runtime version {pinned.name!r}, which has {pinned.num_circular_buffers} "
+        f"circular buffers ({doc.mark(('runtime_api',))}); a buffer index past them has no unpack_to_dest_mode entry",
+    )
+
+
 def _rejected_target(arch: _ArchitectureSpec) -> Target:
     """The record a lookup of a rejected architecture finds: named after it, refusing with its reason."""
     return Target(
@@ -490,6 +511,7 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         sources=(arch.doc.source,),
         mark=arch.doc.mark(("name",)),
         goldens=arch.goldens,
+        display_name=arch.display_name,
     )
 
 
@@ -555,6 +577,27 @@ def build(
             unpack = _unpack_rules(doc, ("unpack_attribute",), elements, sink)
         else:
             unpack = UnpackAttributeRules((), "inert", "accept")
+        generation_name = data.get("generation", vocabulary.default_generation)
+        generation = vocabulary.generation(generation_name)
+        if generation is None and "generation" in data and vocabulary.generations:
+            known = [g.name for g in vocabulary.generations]
+            sink.error(doc.mark(("generation",)), unknown_name("resolver generation", generation_name, known), after=[VOCABULARY])
+        display_name = arch.display_name if arch is not None else None
+        if generation is not None and generation.dfb_range_target is not None and arch is not None and display_name is None:
+            sink.error(
+                doc.key_mark(("generation",)) if "generation" in data else doc.mark(("architecture",)),
+                f"generation {generation.name!r} names the architecture in range diagnostics ({generation.mark}), "
+                f"but architecture {arch.name!r} states no display_name ({arch.doc.mark(())})",
+            )
+        description = None
+        if generation is not None:
+            sources.add(vocabulary.source)
+            if arch_name == NO_ARCHITECTURE and generation.dfb_range_no_target is not None:
+                description = generation.dfb_range_no_target.format(capacity=dfb_capacity)
+            elif arch_name != NO_ARCHITECTURE and generation.dfb_range_target is not None:
+                description = generation.dfb_range_target.format(capacity=dfb_capacity, target=display_name)
+        if api is not None and arch is not None and arch.rejected is None:
+            _capacity_fits_runtime(doc, arch, api.api, sink)
         dest_width, src1 = _relation(doc, Query.DEST_WIDTH, name, shared, vocabulary, sink)
         dfb_unpack, src2 = _relation(doc, Query.DFB_UNPACK, name, shared, vocabulary, sink)
         sources.update(s for s in (src1, src2) if s)
@@ -578,6 +621,9 @@ def build(
             sources=tuple(sorted(sources)),
             mark=doc.mark(("name",)),
             goldens=golden_model.build(doc, vocabulary.primitives, tuple(elements), tuple(kinds), sink),
+            generation=generation_name,
+            display_name=display_name,
+            dfb_capacity_description=description,
         )
         if name in targets:
             sink.error(target.mark, f"target {name!r} is declared twice (first in {targets[name].source})")

@@ -25,7 +25,16 @@ from ttlgen.model.targets import NO_ARCHITECTURE, NO_RUNTIME_API, Target, Target
 from ttlgen.model.ttlang_cpp import TtlangCpp
 from ttlgen.naming import CNaming, CppNaming
 from ttlgen.plan.tables import ResolverTables
-from ttlgen.resolver import FullFp32Support, RejectedTarget, TargetTable, UnpackTable, WidthTable
+from ttlgen.resolver import (
+    AutoSync,
+    FullFp32Support,
+    PolicyValues,
+    RejectedTarget,
+    SyncMode,
+    TargetTable,
+    UnpackTable,
+    WidthTable,
+)
 from ttlgen.resolver.lookup import UNIMPLEMENTED_ARCHITECTURE
 
 # Where the outputs go: include/<HEADER>, include/<ADAPTER>, tests/<DUMP_PROGRAM>.
@@ -54,7 +63,7 @@ HEADER_DEFINES = (
     "FloatMatch", "When", "matches", "WidthRule", "UnpackRule", "WidthTable", "UnpackTable", "DFBConfigurations",
     "FullFp32Support", "kFullFp32KindCount", "TargetRecord", "kTargets",
     "allowed_destination_widths", "supports_destination_element_width", "allowed_dfb_configurations",
-    "full_fp32_support", "target_named", "default_target", "dfb_capacity_of",
+    "full_fp32_support", "target_named", "default_target", "dfb_capacity_of", "kDstPhysicalTiles", "dst_capacity", "dst_capacity_for",
     "DestWidthGolden", "DfbUnpackGolden", "FullFp32Golden", "DfbCapacityGolden", "same_configurations", "holds",
 )
 # What the adapter defines in its namespace whatever the spec says, and what it uses there
@@ -62,7 +71,7 @@ HEADER_DEFINES = (
 ADAPTER_DEFINES = (
     TABLES_ALIAS, "Primitive", "Route", "Kind", "Width", "Mode", "toTables", "fromTables", "elementOf",
     "supportsWidth", "dfbConfigurations", "fullFp32Support", "environment", "unimplementedArchitecture",
-    "architectureOf", "createForArchitecture", "createForTarget", "dfbCapacity",
+    "architectureOf", "createForArchitecture", "createForTarget", "dfbCapacity", "dfbCapacityDescription", "dstCapacity",
 )
 ADAPTER_USES = (
     "KernelTargetEnvironment", "FullFp32AccumulationSupport", "DFBHardwareConfiguration", "FailureOr",
@@ -143,6 +152,12 @@ class CppTarget(NamedTuple):
     rejection: str | None
     environment_class: str | None
     source: str
+    # The resolver generation the target follows and the switches in which generations
+    # differ ("" and off for a rejected target).
+    generation: str = ""
+    dst_sync_by_capacity: bool = False
+    typed_policy_values: bool = False
+    dfb_capacity_description: str | None = None
 
 
 class CppArchitecture(NamedTuple):
@@ -191,6 +206,9 @@ class KernelTargetCpp(NamedTuple):
     # resolver's own text, so both languages print the same.
     unimplemented_architecture: tuple[str, str]
     sources: tuple[str, ...]
+    # The DST register: physical tiles, and the capacity of each (width, full sync) pair.
+    dst_physical_tiles: int = 0
+    dst_capacities: tuple[tuple[Enumerator, bool, int], ...] = ()
 
 
 def _enum(name: str, values: Sequence[tuple[object, str, str]]) -> CppEnum:
@@ -285,6 +303,10 @@ class _Build:
             rejection=None,
             environment_class=cpp.type(table.name, "kernel", "target", "environment"),
             source=model.source,
+            generation=table.generation.name,
+            dst_sync_by_capacity=table.generation.auto_sync is AutoSync.BY_CAPACITY,
+            typed_policy_values=table.generation.policy_values is PolicyValues.TYPED,
+            dfb_capacity_description=table.dfb_capacity_description,
         )
 
 
@@ -346,6 +368,12 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
         goldens=goldens,
         unimplemented_architecture=UNIMPLEMENTED_ARCHITECTURE,
         sources=tuple(sorted({vocabulary.source, *targets.sources})),
+        dst_physical_tiles=t.dst_capacity.physical_tiles if t.dst_capacity is not None else 0,
+        dst_capacities=tuple(
+            (width, sync is SyncMode.FULL, t.dst_capacity.tiles(width.value, sync))  # type: ignore[arg-type]
+            for width in b.dest_width.enumerators
+            for sync in (SyncMode.DOUBLE_BUFFERED, SyncMode.FULL)
+        ) if t.dst_capacity is not None else (),
     )
     sink = DiagnosticSink()
     _check(result, vocabulary, spelling, targets, sink)

@@ -17,7 +17,7 @@ registers hold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,7 +27,7 @@ from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import Rule, TargetsModel
-from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind
+from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind, State
 from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution, scaler_fill
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
@@ -120,12 +120,13 @@ def lower(
     acc = l1_accumulation.analyze(kernel, sink)
     width = int(plan.dest_width)
     sync = plan.sync.value
-    capacity = spelling.capacity(width, sync)
-    if capacity is None:
-        sink.error(kernel.mark, f"{spelling.source} gives no DST capacity for {width}-bit {sync} sync")
-        return None
+    # The DST register is the vocabulary's, as the resolver's capacity checks read it.
+    dst = plan.environment.table.dst_capacity
+    assert dst is not None, "tables built from a valid model state the DST register"
+    capacity = dst.tiles(plan.dest_width, plan.sync)
     level, calls = api.level, api.spelling
-    low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
+    l1_acc_elements = frozenset(f.element for f in spelling.formats if f.l1_accumulation)
+    low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements)
     compute = low.body(kernel.body)
     fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
     cbs = []
@@ -157,9 +158,14 @@ def lower(
     def format_of(cb: ir.Expr) -> str | None:
         return format_names.get(cb.name) if isinstance(cb, ir.Var) else None
 
+    effects = api_check.effects(level, KernelKind.COMPUTE)
     if hoist_inits:
-        body = hoist(body, api_check.effects(level, KernelKind.COMPUTE))
+        body = hoist(body, effects)
         body = data_formats.drop_redundant(body, loads, format_of)
+    if acc.scopes or acc.straight_accumulations:
+        # After the hoisting, which moves inits next to the enables: an init that may reset
+        # the packer is followed by the enable wherever accumulation should be on.
+        body = l1_accumulation.rearm(body, lambda call: _resets_packer(call, effects), low.l1(1))
     programs = [
         ir.Program(ir.ProgramKind.COMPUTE, (), (), level.compute_entry, body),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True, fills=fills),
@@ -201,6 +207,16 @@ def lower(
         op_math=tuple(sorted((op, math) for op in _ops_of(kernel) if (math := spelling.math_of(op)) is not None)),
         fills=fills,
     )
+
+
+# The inits that may reset the packer's L1-accumulation flag: those whose API form
+# configures the packer (its data format or its L1 accumulation, or all hardware).
+_INITS = frozenset({ir.Step.OP_INIT, ir.Step.COPY_INIT, ir.Step.HW_INIT})
+_PACKER = frozenset({State.PACK_FORMAT, State.PACKER_L1_ACC})
+
+
+def _resets_packer(call: ir.Call, effects: Callable[[ir.Call], frozenset[State]]) -> bool:
+    return call.step in _INITS and bool(effects(call) & _PACKER)
 
 
 def _ops_of(kernel: Kernel) -> set[str]:

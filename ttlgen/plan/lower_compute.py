@@ -47,6 +47,7 @@ from ttlgen.model.kernels import (
     Store,
     Sync,
     Value,
+    walk_statements,
     walk_values,
 )
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
@@ -141,8 +142,12 @@ class ComputeLowering:
     sink: DiagnosticSink
     acc: l1_accumulation.AccAnalysis
     capacity: int
+    # Element types whose data format the packer can accumulate into L1 in.
+    l1_acc_elements: frozenset[str] = frozenset()
     subblocked: bool = False
     loop_counts: dict[str, int] = field(default_factory=dict)
+    loop_vars: dict[Any, str] = field(default_factory=dict)  # loop mark -> its variable
+    resident: set[Any] = field(default_factory=set)  # first-loop marks of scopes kept in DST
     pending_uninit: list[ir.Call] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -458,6 +463,9 @@ class ComputeLowering:
         if not (subblocks and store.accumulate and self.wide_dest and self.kernel.strict_f32_acc):
             return
         out = self.dfbs[store.target].dtype
+        element = self.ops.vocabulary.element(out)
+        if element is not None and element.bits == 32 and element.is_float:
+            return  # an f32 output keeps full precision through the packer (upstream: non-f32 outputs only)
         self.sink.error(
             store.mark,
             f"strict_f32_acc: the '+=' output block of {m}x{n} tiles exceeds the 32-bit DST capacity of "
@@ -491,35 +499,70 @@ class ComputeLowering:
         return out
 
     def statement(self, stmt: Statement) -> list[Stmt]:
+        out = self.lowered(stmt)
+        for scope in self.acc.enables_after(stmt.mark):
+            if scope.first in self.resident:
+                continue
+            # Every target of the scope has had its first pack: later packs accumulate.
+            assert scope.enable_loop is not None
+            var = self.loop_vars[scope.enable_loop]
+            out.append(ir.If(condition(var, self.loop_counts[var], "first"), (self.l1(1),)))
+        for scope in self.acc.disables_after(stmt.mark):
+            if scope.first not in self.resident:
+                out.append(self.l1(0))  # after the push, as upstream places the final disable
+        return out
+
+    def check_l1_format(self, store: Store) -> None:
+        """The packer accumulates into L1 only in some data formats (a block-float output
+        cannot): upstream's error otherwise."""
+        dtype = self.dfbs[store.target].dtype
+        if dtype not in self.l1_acc_elements:
+            self.sink.error(store.mark, l1_accumulation.unsupported_format(dtype))
+
+    def lowered(self, stmt: Statement) -> list[Stmt]:
         if isinstance(stmt, Sync):
             return [cb_sync(self.cbs, stmt.action, d, Const(self.dfbs[d].block_tiles)) for d in stmt.dfbs]
         if isinstance(stmt, Store):
             nodes = self.store(stmt)
             if stmt.mark in self.acc.straight_accumulations:
+                self.check_l1_format(stmt)
                 return [self.l1(1), *nodes, self.l1(0)]
             return nodes
         if isinstance(stmt, If):
             count = self.loop_counts[stmt.var]
             return [ir.If(condition(stmt.var, count, stmt.condition), tuple(self.body(stmt.then)), tuple(self.body(stmt.orelse)))]
         self.loop_counts[stmt.var] = stmt.count
+        self.loop_vars[stmt.mark] = stmt.var
         scope = self.acc.scope_of_loop(stmt.mark)
+        if stmt.count == 0:
+            # A loop of no iterations is no code (its body is still checked); a scope's
+            # flag changes around it stay.
+            self.body(stmt.body)
+            if scope is None:
+                return []
         if scope is None:
             return [ir.For(stmt.var, Const(stmt.count), tuple(self.body(stmt.body)), generated=False)]
         resident = self.dst_resident(stmt, scope)
         if resident is not None:
+            self.resident.add(scope.first)
             return self.resident_loop(stmt, resident)
+        if stmt.mark == scope.first:
+            for inner_stmt in walk_statements(stmt.body):
+                if isinstance(inner_stmt, Store) and inner_stmt.mark in scope.stores:
+                    self.check_l1_format(inner_stmt)
         inner = self.body(stmt.body)
         before: list[Stmt] = []
         after: list[Stmt] = []
         if stmt.mark == scope.first:
+            # Standard pattern: off, so the first packs overwrite the fresh reservation (the
+            # enable follows them, placed by `statement`); a written block accumulates at once.
             before.append(self.l1(1) if scope.continues else self.l1(0))
-            if not scope.continues:
-                inner.append(ir.If(condition(stmt.var, stmt.count, "first"), (self.l1(1),)))
         else:
-            before.append(self.l1(1))
-        if stmt.mark == scope.last:
+            before.append(self.l1(1))  # re-armed: inits between the loops may reset the packer
+        if stmt.mark == scope.last and scope.disable_after is None:
             after.append(self.l1(0))
-        return [*before, ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False), *after]
+        loop = [ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False)] if stmt.count > 0 else []
+        return [*before, *loop, *after]
 
     def resident_loop(self, loop: Loop, store: Store) -> list[Stmt]:
         value = store.value

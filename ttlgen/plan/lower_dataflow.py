@@ -180,7 +180,7 @@ def _mirror(kernel: Kernel, stmts: Sequence[Statement], reading: bool, counts: M
                 out.append(ir.Increment(count))
         elif isinstance(stmt, Loop):
             inner = _mirror(kernel, stmt.body, reading, {**counts, stmt.var: stmt.count}, fills)
-            if inner:
+            if inner and stmt.count > 0:  # a loop of no iterations moves nothing
                 out.append(ir.For(stmt.var, Const(stmt.count), tuple(inner), generated=False))
         elif isinstance(stmt, If):
             then, orelse = _mirror(kernel, stmt.then, reading, counts, fills), _mirror(kernel, stmt.orelse, reading, counts, fills)

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
-from ttlgen.model.kernels import DfbRef, Kernel, Store, walk_statements, walk_values
-from ttlgen.model.ops import OpsModel
+from ttlgen.model.kernels import DfbRef, Kernel, OpExpr, Store, Value, walk_statements, walk_values
+from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel
 from ttlgen.model.targets import Rule, Target, TargetsModel
 from ttlgen.plan import element_types
 from ttlgen.plan.tables import resolver_tables
@@ -32,6 +32,29 @@ from ttlgen.resolver import (
     to_compute_config_descriptor,
 )
 from ttlgen.resolver.collect import collect
+
+# The indexing maps a block-style kernel implies, as TT-Lang's ttl.compute states them: an
+# operand whose block is the op's block is read at the op's tile coordinates; a one-tile
+# block broadcast over a larger one always at its tile (0, 0).
+_IDENTITY = "(d0, d1) -> (d0, d1)"
+_BROADCAST = "(d0, d1) -> (0, 0)"
+
+
+def _block(value: Value, kernel: Kernel, semantics: dict[str, OpSemantics]) -> tuple[int, int]:
+    """The block of tiles ``value`` computes (the lowering reports shapes that disagree)."""
+    if isinstance(value, DfbRef):
+        return kernel.dfb(value.dfb).block
+    op = semantics.get(value.op)
+    shapes = [_block(a, kernel, semantics) for a in value.args]
+    if op is not None and op.block_shape is BlockShape.CONTRACTION and len(shapes) >= 2:
+        return (shapes[0][0], shapes[1][1])
+    return next((s for s in shapes if s != (1, 1)), (1, 1))
+
+
+def _operand_map(arg: DfbRef, expr: OpExpr, kernel: Kernel, semantics: dict[str, OpSemantics]) -> str:
+    if kernel.dfb(arg.dfb).block == (1, 1) and _block(expr, kernel, semantics) != (1, 1):
+        return _BROADCAST
+    return _IDENTITY
 
 
 def _describe(kernel: Kernel, ops: OpsModel, catalog: Catalog) -> KernelDescription:
@@ -64,7 +87,7 @@ def _describe(kernel: Kernel, ops: OpsModel, catalog: Catalog) -> KernelDescript
             operands: list[Operand] = []
             for arg in expr.args:
                 if isinstance(arg, DfbRef):
-                    operands.append(DfbOperand(kernel.dfb(arg.dfb).index))
+                    operands.append(DfbOperand(kernel.dfb(arg.dfb).index, map=_operand_map(arg, expr, kernel, semantics)))
                 else:
                     operands.append(ValueOperand(arg.id))
             result = value_types.of(expr)
@@ -112,10 +135,10 @@ def relation_rules(kernel: Kernel, ops: OpsModel, catalog: Catalog, plan: Plan, 
     plan (each use takes the first rule that matches it), in table order: what allowed the
     plan's DST width and unpack set, for provenance. The uses are the resolver's own
     requirements of the strategies the plan chose."""
-    policy = normalize_policy(dict(kernel.options), dict(kernel.attributes))
+    environment = plan.environment
+    policy = normalize_policy(dict(kernel.options), dict(kernel.attributes), environment.table.generation)
     if isinstance(policy, ResolveFailure) or target.dest_width is None or target.dfb_unpack is None:
         return ()
-    environment = plan.environment
     collected = collect(_describe(kernel, ops, catalog), environment, policy)
     uses = [req.template for req in collected.fixed]
     strategies = dict(plan.strategies)

@@ -25,13 +25,17 @@ from ttlgen.model.ops import OpsModel, Selection
 from ttlgen.model.targets import NO_ARCHITECTURE, NO_RUNTIME_API, Condition, Target, TargetsModel
 from ttlgen.resolver import (
     ArchitectureInfo,
+    AutoSync,
     DestWidth,
+    DstCapacity,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
+    Generation,
     Match,
     OperandSemantics,
     OpSemantics,
+    PolicyValues,
     Preference,
     RejectedTarget,
     Route,
@@ -41,6 +45,7 @@ from ttlgen.resolver import (
     Selected,
     StrategyInfo,
     StrategySemantics,
+    SyncMode,
     Tables,
     TargetTable,
     Translation,
@@ -174,6 +179,7 @@ class _Builder:
                     )
                     for s in op.strategies
                 ),
+                dst_slots_attribute=op.dst_slots_attribute,
             )
             for op in ops.ops
         }
@@ -187,7 +193,9 @@ class _Builder:
             routes=frozenset(Route(r) for r in when.routes),
         )
 
-    def target(self, target: Target, apis: dict[str, RuntimeApi]) -> TargetTable:
+    def target(
+        self, target: Target, apis: dict[str, RuntimeApi], generations: dict[str, Generation], dst: DstCapacity
+    ) -> TargetTable:
         # A target that is not rejected has both relations, or the model reported it.
         assert target.dest_width is not None and target.dfb_unpack is not None
         dest_width, dfb_unpack = target.dest_width, target.dfb_unpack
@@ -224,6 +232,9 @@ class _Builder:
             full_fp32=MappingProxyType(
                 {self.full_fp32_kind(f.kind): FullFp32Support(f.supported, f.warning) for f in target.full_fp32}
             ),
+            generation=generations[target.generation],
+            dst_capacity=dst,
+            dfb_capacity_description=target.dfb_capacity_description,
         )
 
 
@@ -249,6 +260,15 @@ def build_tables(ops: OpsModel, targets: TargetsModel) -> ResolverTables:
         for api in targets.runtime_apis
     }
     no_target = targets.no_target
+    generations = {
+        g.name: Generation(g.name, g.summary, AutoSync(g.auto_sync), PolicyValues(g.policy_values)) for g in vocab.generations
+    }
+    assert vocab.dst is not None, "a valid model has a vocabulary"
+    dst = DstCapacity(
+        vocab.dst.physical_tiles,
+        frozenset(SyncMode(s) for s in vocab.dst.halved_for_sync),
+        frozenset(DestWidth(w) for w in vocab.dst.halved_for_width),
+    )
     tables = Tables(
         elements=tuple(ElementInfo(b.element_type(e.name), e.bits, e.is_float) for e in vocab.element_types),
         primitives=tuple(b.primitive),
@@ -260,7 +280,7 @@ def build_tables(ops: OpsModel, targets: TargetsModel) -> ResolverTables:
         ops=MappingProxyType(b.ops(ops)),
         runtime_apis=tuple(apis.values()),
         runtime_enums=b.runtime_enums,
-        targets=tuple(b.target(t, apis) for t in targets.targets if t.rejected is None),
+        targets=tuple(b.target(t, apis, generations, dst) for t in targets.targets if t.rejected is None),
         rejected=tuple(
             RejectedTarget(
                 t.name,
@@ -273,5 +293,7 @@ def build_tables(ops: OpsModel, targets: TargetsModel) -> ResolverTables:
             if t.rejected is not None
         ),
         no_target=no_target.name if no_target is not None and no_target.rejected is None else None,
+        generations=tuple(generations.values()),
+        dst_capacity=dst,
     )
     return ResolverTables(tables, b.element_type, b.primitive, b.strategy, b.full_fp32_kind, b.architecture)

@@ -28,11 +28,22 @@ Capability queries
     its bit width, as TT-Lang's compiler knows any ``mlir::Type``).
 Inputs
     ``KernelDescription(dfbs={index: element type}, ops=(TileOp, ...))`` with
-    ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
+    ``TileOp(id, op, operands=(DfbOperand(dfb, tile, map=None) | ValueOperand(value), ...),
     result=element type | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
+    A ``DfbOperand`` may give its indexing ``map`` (TT-Lang's affine form, kept as
+    ``canonical_map`` makes it): operands address the same tile coordinates when their maps
+    are equal. An op whose semantics name a ``dst_slots_attribute`` holds that many DST
+    slots at once (``attrs={"num_tiles": "5"}``).
+Generations
+    Each ``TargetTable`` follows a ``Generation`` of TT-Lang's resolver (``Tables.generations``):
+    ``auto_sync`` (``AutoSync.DOUBLE_BUFFERED``, or ``BY_CAPACITY``: ops' DST residency is
+    checked against ``TargetTable.dst_capacity`` and picks the sync), ``policy_values``
+    (``PolicyValues.COERCED`` or ``TYPED``), and ``TargetTable.dfb_capacity_description``,
+    the capacity range diagnostics name (None: the range alone).
 Policy
-    ``normalize_policy(options, attributes)`` -> ``KernelConfigPolicy | ResolveFailure``
-    (option names in ``OPTION_NAMES``, attribute names in ``ATTRIBUTE_NAMES``).
+    ``normalize_policy(options, attributes, generation=None)`` -> ``KernelConfigPolicy |
+    ResolveFailure`` (option names in ``OPTION_NAMES``, attribute names in
+    ``ATTRIBUTE_NAMES``; the generation decides whether attribute values must be typed).
 Resolution
     ``resolve(kernel, target_env, policy)`` -> ``Plan | ResolveFailure``;
     ``Catalog.resolve_kernel(kernel, target=, device_arch=, options=, attributes=)`` does
@@ -66,7 +77,7 @@ from .diagnostics import (
     TranslationError,
 )
 from .environment import TargetEnvironment
-from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand
+from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand, canonical_map
 from .lookup import Catalog
 from .policy import (
     ATTRIBUTE_NAMES,
@@ -87,14 +98,18 @@ from .runtime import (
 )
 from .semantics import (
     ArchitectureInfo,
+    AutoSync,
     DestWidth,
+    DstCapacity,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
+    Generation,
     LegalityCondition,
     Match,
     OperandSemantics,
     OpSemantics,
+    PolicyValues,
     Preference,
     Route,
     RuntimeApi,
@@ -124,6 +139,7 @@ __all__ = [
     "OPTION_NAMES",
     "STRATEGY_ATTRIBUTE",
     "ArchitectureInfo",
+    "AutoSync",
     "Catalog",
     "ComputeConfigDescriptorFields",
     "ComputeGen1ConfigFields",
@@ -132,9 +148,11 @@ __all__ = [
     "DestWidth",
     "DfbOperand",
     "Diagnostic",
+    "DstCapacity",
     "ElementInfo",
     "FullFp32KindInfo",
     "FullFp32Support",
+    "Generation",
     "KernelConfigPolicy",
     "KernelDescription",
     "LegalityCondition",
@@ -144,6 +162,7 @@ __all__ = [
     "Operand",
     "OperandSemantics",
     "Plan",
+    "PolicyValues",
     "Preference",
     "RejectedTarget",
     "Requirement",
@@ -172,6 +191,7 @@ __all__ = [
     "ValueOperand",
     "WidthRule",
     "WidthTable",
+    "canonical_map",
     "diagnose",
     "normalize_policy",
     "resolve",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from .diagnostics import Diagnostic, ResolveFailure
-from .semantics import Preference, Selection
+from .semantics import Generation, PolicyValues, Preference, Selection
 
 OPTION_NAMES = (
     "fp32-dest-acc-en",
@@ -73,13 +73,33 @@ def _bool(name: str, value: object, errors: list[Diagnostic], what: str = "value
     return found
 
 
+def _typed(attributes: Mapping[str, object], errors: list[Diagnostic]) -> None:
+    """A generation with typed policy values takes an attribute only with its type, as
+    TT-Lang's main line does (``fp32_dest_acc_en = "true"`` is not a boolean)."""
+    for name in ("fp32_dest_acc_en", "dst_full_sync_en", "ttl.enable_fpu_binary_ops"):
+        if name in attributes and not isinstance(attributes[name], bool):
+            errors.append(Diagnostic(None, None, f"{name} must be a boolean attribute"))
+    raw = attributes.get("ttl.unpack_to_dest_fp32", [])
+    if not isinstance(raw, list | tuple) or any(isinstance(e, bool) or not isinstance(e, int) for e in raw):
+        errors.append(Diagnostic(None, None, "ttl.unpack_to_dest_fp32 must be a dense i32 array attribute"))
+
+
 def normalize_policy(
-    options: Mapping[str, object] | None = None, attributes: Mapping[str, object] | None = None
+    options: Mapping[str, object] | None = None,
+    attributes: Mapping[str, object] | None = None,
+    generation: Generation | None = None,
 ) -> KernelConfigPolicy | ResolveFailure:
-    """Pass options (``fp32-dest-acc-en: auto``...) and function attributes -> policy."""
+    """Pass options (``fp32-dest-acc-en: auto``...) and function attributes -> policy.
+
+    ``generation`` (the target's) decides how attribute values are read: typed (each must
+    have its type) or coerced (read like pass options); None: coerced."""
     options = options or {}
     attributes = attributes or {}
     errors: list[Diagnostic] = []
+    if generation is not None and generation.policy_values is PolicyValues.TYPED:
+        _typed(attributes, errors)
+        if errors:
+            return ResolveFailure(tuple(errors))
     for key in options:
         if key not in OPTION_NAMES:
             errors.append(Diagnostic(None, None, f"unknown pass option {key!r}; known: {', '.join(OPTION_NAMES)}"))

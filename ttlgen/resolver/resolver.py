@@ -13,7 +13,7 @@ import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .collect import collect
+from .collect import Collected, collect, range_suffix
 from .diagnostics import (
     Conflict,
     ConflictKind,
@@ -27,17 +27,20 @@ from .diagnostics import (
 from .environment import TargetEnvironment
 from .kernel import KernelDescription
 from .policy import STRATEGY_ATTRIBUTE, KernelConfigPolicy
-from .requirements import Req, RequirementTemplate
+from .requirements import Req, RequirementTemplate, requirement
 from .search import Domains, search
 from .semantics import (
     ALL_MODES,
     ALL_WIDTHS,
     MODE_BIT,
     WIDTH_BIT,
+    AutoSync,
     DestWidth,
+    DstCapacity,
     Selection,
     SyncMode,
     UnpackMode,
+    widths_of,
 )
 
 W16 = WIDTH_BIT[DestWidth.BITS16]
@@ -162,6 +165,69 @@ def _policy_requirement(source: Source, element: str | None, widths: int, modes:
     return Req(RequirementTemplate(source, None, None, None, element, None, widths, modes, None), None, dfb)
 
 
+def _syncs(policy: KernelConfigPolicy) -> tuple[SyncMode, ...]:
+    """The sync modes the policy leaves, double-buffered first (the one auto prefers)."""
+    if policy.dst_full_sync is Selection.ENABLED:
+        return (SyncMode.FULL,)
+    if policy.dst_full_sync is Selection.DISABLED:
+        return (SyncMode.DOUBLE_BUFFERED,)
+    return (SyncMode.DOUBLE_BUFFERED, SyncMode.FULL)
+
+
+class _Residency:
+    """The largest DST residency of a kernel's ops, checked against the capacity of each
+    width and sync mode the policy leaves (TT-Lang's main line: "fixed operation
+    requirements are intersected with ... the DST capacity for each width-and-
+    synchronization pair")."""
+
+    def __init__(self, op: str, slots: int, capacity: DstCapacity, syncs: tuple[SyncMode, ...]) -> None:
+        self.op, self.slots, self.capacity, self.syncs = op, slots, capacity, syncs
+        self.widths = 0
+        for width in DestWidth:
+            if any(capacity.tiles(width, sync) >= slots for sync in syncs):
+                self.widths |= WIDTH_BIT[width]
+        self.req = Req(RequirementTemplate(Source.DST_RESIDENCY, None, None, None, None, None, self.widths, ALL_MODES, None), op, None)
+
+    def available(self, widths: int) -> int:
+        """The most slots any width of ``widths`` holds under a sync mode the policy leaves."""
+        return max((self.capacity.tiles(w, s) for w in widths_of(widths) for s in self.syncs), default=0)
+
+    def diagnostic(self, widths: int) -> Diagnostic:
+        return Diagnostic(
+            self.op, None,
+            f"requires {self.slots} simultaneous DST slots, but at most {self.available(widths)} are available under the kernel configuration",
+        )
+
+    def explains(self, conflict: Conflict) -> Diagnostic | None:
+        """The capacity diagnostic when the residency is one side of a width conflict."""
+        req, other = conflict.requirement, conflict.established_by
+        if conflict.kind is not ConflictKind.DEST_WIDTH:
+            return None
+        if other is not None and other.source is Source.DST_RESIDENCY:
+            return self.diagnostic(req.widths)
+        if req.source is Source.DST_RESIDENCY:
+            return self.diagnostic(other.widths if other is not None else ALL_WIDTHS)
+        return None
+
+    def sync(self, width: DestWidth) -> SyncMode:
+        """Double-buffered when the residency fits it, otherwise full (the width was chosen
+        among those where some sync mode fits)."""
+        return next((s for s in self.syncs if self.capacity.tiles(width, s) >= self.slots), self.syncs[-1])
+
+
+def _residency(target: TargetEnvironment, policy: KernelConfigPolicy, collected: Collected) -> _Residency | None:
+    capacity = target.table.dst_capacity
+    if target.table.generation.auto_sync is not AutoSync.BY_CAPACITY or collected.residency is None or capacity is None:
+        return None
+    op, slots = collected.residency
+    return _Residency(op, slots, capacity, _syncs(policy))
+
+
+def _failure(conflict: Conflict, residency: _Residency | None) -> ResolveFailure:
+    explained = residency.explains(conflict) if residency is not None else None
+    return ResolveFailure((explained or diagnose(conflict),), conflict)
+
+
 def _resolve(kernel: KernelDescription, target: TargetEnvironment, policy: KernelConfigPolicy) -> Plan | ResolveFailure:
     table = target.table
     capacity = table.dfb_capacity
@@ -174,8 +240,12 @@ def _resolve(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
             if element not in known
         )
     if policy.unpack_to_dest_fp32 is not None:
+        description = table.dfb_capacity_description
         for entry in policy.unpack_to_dest_fp32:
             if not 0 <= entry < capacity:
+                if description:  # TT-Lang's main-line wording, once for the attribute
+                    errors.append(Diagnostic(None, None, f"ttl.unpack_to_dest_fp32 must contain dataflow buffer indices in range [0, {capacity - 1}]{range_suffix(target)}"))
+                    break
                 errors.append(Diagnostic(None, None, f"ttl.unpack_to_dest_fp32 uses dataflow buffer index {entry} outside the supported range [0, {capacity - 1}]"))
             elif table.unpack_unbound_entries_rejected and entry not in kernel.dfbs:
                 api = table.runtime_api.name if table.runtime_api else table.name
@@ -198,14 +268,26 @@ def _resolve(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
                 hard.append(_policy_requirement(Source.UNPACK_POLICY, element, ALL_WIDTHS, modes, dfb))
             elif dfb in listed and table.unpack_other_entries_need_32bit_dest:
                 hard.append(_policy_requirement(Source.UNPACK_ENTRY, element, W32, ALL_MODES, dfb))
+    residency = _residency(target, policy, collected)
+    if residency is not None:
+        for req in hard:
+            conflict = dom.apply(req)
+            if conflict is not None:
+                return ResolveFailure((diagnose(conflict),), conflict)
+        if not residency.widths & dom.w:
+            found = requirement(residency.req)
+            assert found is not None
+            evidence = Conflict(ConflictKind.NO_WIDTH, found, requirement(dom.w_by))
+            return ResolveFailure((residency.diagnostic(dom.w),), evidence)
+        hard = [residency.req]
     for req in (*hard, *collected.fixed):
         conflict = dom.apply(req)
         if conflict is not None:
-            return ResolveFailure((diagnose(conflict),), conflict)
+            return _failure(conflict, residency)
 
     choice, conflict = search(dom, collected.search)
     if conflict is not None:
-        return ResolveFailure((diagnose(conflict),), conflict)
+        return _failure(conflict, residency)
     chosen = dict(collected.chosen)
     for op, k in zip(collected.search, choice, strict=True):
         strategy = op.options[k].strategy
@@ -230,7 +312,10 @@ def _resolve(kernel: KernelDescription, target: TargetEnvironment, policy: Kerne
             ResolveWarning(op_id, "preferred full-fp32 accumulation is unavailable in the resolved kernel configuration; using non-full-fp32 lowering")
             for op_id in wanting
         )
-    sync = SyncMode.FULL if policy.dst_full_sync is Selection.ENABLED else SyncMode.DOUBLE_BUFFERED
+    if residency is not None:
+        sync = residency.sync(width)
+    else:
+        sync = SyncMode.FULL if policy.dst_full_sync is Selection.ENABLED else SyncMode.DOUBLE_BUFFERED
     if policy.unpack_to_dest_fp32 is not None:
         unpack = policy.unpack_to_dest_fp32
     else:

@@ -91,6 +91,54 @@ def modes_of(mask: int) -> frozenset[UnpackMode]:
     return frozenset(m for m, bit in MODE_BIT.items() if mask & bit)
 
 
+# ----------------------------------------------------------------------- generations
+
+
+class AutoSync(enum.Enum):
+    """How a generation's resolver picks DST synchronization when the policy says auto."""
+
+    DOUBLE_BUFFERED = "double_buffered"  # always; no op's DST residency is checked
+    BY_CAPACITY = "by_capacity"  # double-buffered when every residency fits it, else full
+
+
+class PolicyValues(enum.Enum):
+    """How a generation reads policy attribute values."""
+
+    COERCED = "coerced"  # as the pass options are read: 'true' and 1 are true
+    TYPED = "typed"  # a boolean attribute must be a boolean, the unpack set a list of indices
+
+
+class Generation(NamedTuple):
+    """A generation of TT-Lang's resolver: the rules in which generations differ."""
+
+    name: str
+    summary: str
+    auto_sync: AutoSync
+    policy_values: PolicyValues
+
+
+# The generation of tables that name none (written by hand): the resolver as it was before
+# generations were data, which the seed generation's switches also describe.
+UNNAMED_GENERATION = Generation("", "tables that name no generation", AutoSync.DOUBLE_BUFFERED, PolicyValues.COERCED)
+
+
+class DstCapacity(NamedTuple):
+    """The DST register: ``physical_tiles`` 32x32 tiles, halved under each sync mode in
+    ``halved_for_sync`` and again for each width in ``halved_for_width``."""
+
+    physical_tiles: int
+    halved_for_sync: frozenset[SyncMode]
+    halved_for_width: frozenset[DestWidth]
+
+    def tiles(self, width: DestWidth, sync: SyncMode) -> int:
+        tiles = self.physical_tiles
+        if sync in self.halved_for_sync:
+            tiles //= 2
+        if width in self.halved_for_width:
+            tiles //= 2
+        return tiles
+
+
 # ------------------------------------------------------------------------ vocabulary
 
 
@@ -184,6 +232,9 @@ class OpSemantics(NamedTuple):
     has_result: bool
     full_fp32: Selected | None
     strategies: tuple[StrategySemantics, ...]  # resolver order
+    # The integer op attribute giving the DST slots the op holds at once (TT-Lang's
+    # requiredDstSlots); None: one slot.
+    dst_slots_attribute: str | None = None
 
     @property
     def has_alternatives(self) -> bool:

@@ -6,11 +6,13 @@
 //   specs/targets/architectures/wormhole_b0.yaml
 //   specs/targets/blackhole.yaml
 //   specs/targets/blackhole_gen1_config.yaml
+//   specs/targets/blackhole_main.yaml
 //   specs/targets/gen1_llk.yaml
 //   specs/targets/no_target.yaml
 //   specs/targets/runtime_apis.yaml
 //   specs/targets/wormhole_b0.yaml
 //   specs/targets/wormhole_b0_gen1_config.yaml
+//   specs/targets/wormhole_b0_main.yaml
 
 // Capability tables of TT-Lang's compute-kernel configuration pass (ttl-set-compute-kernel-config):
 // how each target spec answers the three queries of TT-Lang's KernelTargetEnvironment, as constexpr
@@ -617,12 +619,20 @@ struct TargetRecord {
     bool unpack_other_entries_need_32bit_dest;
     bool unpack_unbound_entries_rejected;
     const char* rejection;
+    // The generation of TT-Lang's resolver the target follows ("" when rejected) and the rules
+    // in which generations differ: auto DST sync chosen by the ops' DST residency (else always
+    // double-buffered), policy attributes that must have their type (else read like options),
+    // and the capacity range diagnostics name ("for <description>"; nullptr: the range alone).
+    std::string_view generation;
+    bool dst_sync_by_capacity;
+    bool typed_policy_values;
+    const char* dfb_capacity_description;
 };
 
 // Relation tables, each once whichever targets use it.
 
 // gen1_llk.dest_width (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
-// wormhole_b0, wormhole_b0_gen1_config.
+// blackhole_main, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main.
 inline constexpr WidthRule kGen1LlkDestWidthRules[] = {
     WidthRule{
         When{
@@ -647,7 +657,7 @@ inline constexpr WidthRule kGen1LlkDestWidthRules[] = {
 inline constexpr WidthTable kGen1LlkDestWidth{"gen1_llk.dest_width", kGen1LlkDestWidthRules, 3};
 
 // gen1_llk.dfb_unpack (specs/targets/gen1_llk.yaml), used by blackhole, blackhole_gen1_config,
-// no_target, wormhole_b0, wormhole_b0_gen1_config.
+// blackhole_main, no_target, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main.
 inline constexpr UnpackRule kGen1LlkDfbUnpackRules[] = {
     UnpackRule{
         When{
@@ -723,6 +733,10 @@ inline constexpr TargetRecord kTargetBlackhole{
     false,
     false,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
 };
 
 // blackhole_gen1_config (specs/targets/blackhole_gen1_config.yaml): Blackhole launched through the
@@ -754,6 +768,44 @@ inline constexpr TargetRecord kTargetBlackholeGen1Config{
     true,
     true,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
+};
+
+// blackhole_main (specs/targets/blackhole_main.yaml): Blackhole launched through
+// ttnn.ComputeConfigDescriptor, configured as TT-Lang's main line does.
+// dest_width: gen1_llk.dest_width, reviewed: The main line still enforces the 16-bit broadcast
+// restriction (broadcast_dst_mode_invalid.mlir@610d7b5e); only a branch removes it.
+// dfb_unpack: gen1_llk.dfb_unpack, reviewed: The main line keeps the Gen1 unpack-to-DST relation
+// unchanged (getWormholeBlackholeSupportedDFBConfigurations is identical in every version read).
+inline constexpr TargetRecord kTargetBlackholeMain{
+    "blackhole_main",
+    Architecture::Blackhole,
+    RuntimeApi::ComputeConfigDescriptor,
+    false,
+    64,
+    &kGen1LlkDestWidth,
+    &kGen1LlkDfbUnpack,
+    {
+        FullFp32Support{true, nullptr},
+        FullFp32Support{
+            false,
+            "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using "
+            "non-full-fp32 reduce lowering",
+        },
+        FullFp32Support{true, nullptr},
+        FullFp32Support{true, nullptr},
+    },
+    ElementTypeSet{ElementType::F32},
+    false,
+    false,
+    nullptr,
+    "main",
+    true,
+    true,
+    "the 64-DFB-index Blackhole target capacity",
 };
 
 // no_target (specs/targets/no_target.yaml): No architecture attached: the shared Wormhole B0 /
@@ -781,6 +833,10 @@ inline constexpr TargetRecord kTargetNoTarget{
     false,
     false,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
 };
 
 // quasar (specs/targets/architectures/quasar.yaml): Quasar is recognized but cannot be compiled
@@ -804,6 +860,10 @@ inline constexpr TargetRecord kTargetQuasar{
     false,
     "Quasar compute kernels require the Gen2 configuration and launch APIs, which are not "
     "supported by the current TT-Lang runtime",
+    "",
+    false,
+    false,
+    nullptr,
 };
 
 // wormhole_b0 (specs/targets/wormhole_b0.yaml): Wormhole B0 launched through
@@ -827,6 +887,10 @@ inline constexpr TargetRecord kTargetWormholeB0{
         FullFp32Support{false, nullptr},
     },
     ElementTypeSet{ElementType::F32},
+    false,
+    false,
+    nullptr,
+    "seed",
     false,
     false,
     nullptr,
@@ -857,15 +921,51 @@ inline constexpr TargetRecord kTargetWormholeB0Gen1Config{
     true,
     true,
     nullptr,
+    "seed",
+    false,
+    false,
+    nullptr,
+};
+
+// wormhole_b0_main (specs/targets/wormhole_b0_main.yaml): Wormhole B0 launched through
+// ttnn.ComputeConfigDescriptor, configured as TT-Lang's main line does.
+// dest_width: gen1_llk.dest_width, reviewed: The main line still enforces the 16-bit broadcast
+// restriction (broadcast_dst_mode_invalid.mlir@610d7b5e); only a branch removes it.
+// dfb_unpack: gen1_llk.dfb_unpack, reviewed: The main line keeps the Gen1 unpack-to-DST relation
+// unchanged (getWormholeBlackholeSupportedDFBConfigurations is identical in every version read).
+inline constexpr TargetRecord kTargetWormholeB0Main{
+    "wormhole_b0_main",
+    Architecture::WormholeB0,
+    RuntimeApi::ComputeConfigDescriptor,
+    false,
+    32,
+    &kGen1LlkDestWidth,
+    &kGen1LlkDfbUnpack,
+    {
+        FullFp32Support{true, nullptr},
+        FullFp32Support{false, nullptr},
+        FullFp32Support{false, nullptr},
+        FullFp32Support{false, nullptr},
+    },
+    ElementTypeSet{ElementType::F32},
+    false,
+    false,
+    nullptr,
+    "main",
+    true,
+    true,
+    "the 32-DFB-index Wormhole B0 target capacity",
 };
 
 inline constexpr const TargetRecord* kTargets[] = {
     &kTargetBlackhole,            // specs/targets/blackhole.yaml
     &kTargetBlackholeGen1Config,  // specs/targets/blackhole_gen1_config.yaml
+    &kTargetBlackholeMain,        // specs/targets/blackhole_main.yaml
     &kTargetNoTarget,             // specs/targets/no_target.yaml
     &kTargetQuasar,               // specs/targets/architectures/quasar.yaml
     &kTargetWormholeB0,           // specs/targets/wormhole_b0.yaml
     &kTargetWormholeB0Gen1Config, // specs/targets/wormhole_b0_gen1_config.yaml
+    &kTargetWormholeB0Main,       // specs/targets/wormhole_b0_main.yaml
 };
 
 // The queries.
@@ -960,6 +1060,32 @@ constexpr std::optional<std::uint32_t> dfb_capacity_of(Architecture architecture
         return std::nullopt;
     }
     return target->dfb_capacity;
+}
+
+// The DST register, the same for every target: 16 physical tiles, halved as the
+// op vocabulary says per sync mode and element width.
+inline constexpr std::uint32_t kDstPhysicalTiles = 16;
+
+// The DST tiles one destination width holds under full (or double-buffered) synchronization.
+constexpr std::uint32_t dst_capacity(Width width, bool full_sync) {
+    if (width == Width::Bits16 && full_sync == false) {
+        return 8;
+    }
+    if (width == Width::Bits16 && full_sync == true) {
+        return 16;
+    }
+    if (width == Width::Bits32 && full_sync == false) {
+        return 4;
+    }
+    if (width == Width::Bits32 && full_sync == true) {
+        return 8;
+    }
+    return 0;
+}
+
+// The same for an element of 32 bits or not (TT-Lang's getDstCapacity(isFloat32, fullSync)).
+constexpr std::uint32_t dst_capacity_for(bool is_32_bit, bool full_sync) {
+    return dst_capacity(is_32_bit ? Width::Bits32 : Width::Bits16, full_sync);
 }
 
 // Goldens: answers TT-Lang's lit tests pin, written in the target specs. Each is asserted
@@ -1117,6 +1243,20 @@ static_assert(holds(DfbCapacityGolden{&kTargetBlackholeGen1Config, 64}),
               "TargetInfo.h gives Blackhole 64 dataflow-buffer indices, whichever API launches it");
 
 static_assert(holds(DestWidthGolden{
+                  &kTargetBlackholeMain,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/blackhole_main.yaml golden.dest_width[0]: the main line still "
+              "allows only 16-bit DST for a bf16 row broadcast on Blackhole "
+              "(broadcast_dst_mode_invalid.mlir@610d7b5e)");
+
+static_assert(holds(DfbCapacityGolden{&kTargetBlackholeMain, 64}),
+              "specs/targets/blackhole_main.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h "
+              "gives Blackhole 64 dataflow-buffer indices (#893)");
+
+static_assert(holds(DestWidthGolden{
                   &kTargetNoTarget,
                   TilePrimitive::BroadcastRow,
                   ElementType::Bf16,
@@ -1235,6 +1375,20 @@ static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0Gen1Config, 32}),
               "specs/targets/wormhole_b0_gen1_config.yaml golden.dfb_capacity: TT-Lang's "
               "TargetInfo.h gives Wormhole B0 32 dataflow-buffer indices, whichever API launches "
               "it");
+
+static_assert(holds(DestWidthGolden{
+                  &kTargetWormholeB0Main,
+                  TilePrimitive::BroadcastRow,
+                  ElementType::Bf16,
+                  WidthSet{DestinationElementWidth::Bits16},
+              }),
+              "specs/targets/wormhole_b0_main.yaml golden.dest_width[0]: the main line still "
+              "allows only 16-bit DST for a bf16 row broadcast on Wormhole B0 "
+              "(broadcast_dst_mode_invalid.mlir@610d7b5e)");
+
+static_assert(holds(DfbCapacityGolden{&kTargetWormholeB0Main, 32}),
+              "specs/targets/wormhole_b0_main.yaml golden.dfb_capacity: TT-Lang's TargetInfo.h "
+              "gives Wormhole B0 32 dataflow-buffer indices (#893)");
 
 } // namespace ttl_kernel_config
 

@@ -52,6 +52,6 @@ void kernel_main() {
         cb_pop_front(cb_a, 2);
         cb_pop_front(cb_b, 2);
     }
-    pack_reconfig_l1_acc(0);
     cb_push_back(cb_out, 4);
+    pack_reconfig_l1_acc(0);
 }

@@ -60,7 +60,7 @@ void kernel_main() {
             pack_reconfig_l1_acc(1);
         }
     }
-    pack_reconfig_l1_acc(0);
     cb_push_back(cb_out_ab, 2);
     cb_push_back(cb_out_cd, 2);
+    pack_reconfig_l1_acc(0);
 }

@@ -43,6 +43,6 @@ void kernel_main() {
             pack_reconfig_l1_acc(1);
         }
     }
-    pack_reconfig_l1_acc(0);
     cb_push_back(cb_out, 4);
+    pack_reconfig_l1_acc(0);
 }

@@ -28,13 +28,22 @@ Capability queries
     its bit width, as TT-Lang's compiler knows any ``mlir::Type``).
 Inputs
     ``KernelDescription(dfbs={index: ElementType}, ops=(TileOp, ...))`` with
-    ``TileOp(id, op, operands=(DfbOperand(dfb, tile) | ValueOperand(value), ...),
+    ``TileOp(id, op, operands=(DfbOperand(dfb, tile, map=None) | ValueOperand(value), ...),
     result=ElementType | None, attrs={...}, strategy=None | "fpu" | "sfpu")``.
     ``OPS`` is the op semantics table (``OpSemantics``). The spec's names are
     ``enum.StrEnum`` members (``ElementType.F32 == "f32"``), so plain strings work too.
+    A ``DfbOperand`` may give its indexing ``map`` (``"(d0, d1) -> (d0, d1)"``): operands
+    address the same tile coordinates when their maps are equal (``canonical_map``). An op
+    whose semantics name a ``dst_slots_attribute`` holds that many DST slots at once.
+Generations
+    Each target follows a ``Generation`` of TT-Lang's resolver (``GENERATIONS``): how auto
+    DST sync is chosen (``AutoSync``; ``BY_CAPACITY`` checks ops' DST residency against
+    ``DST_CAPACITY``), whether policy attributes must be typed (``PolicyValues``), and the
+    capacity its range diagnostics name (``TargetTable.dfb_capacity_description``).
 Policy
-    ``normalize_policy(options, attributes)`` -> ``KernelConfigPolicy | ResolveFailure``
-    (option names in ``OPTION_NAMES``, attribute names in ``ATTRIBUTE_NAMES``).
+    ``normalize_policy(options, attributes, generation=None)`` -> ``KernelConfigPolicy |
+    ResolveFailure`` (option names in ``OPTION_NAMES``, attribute names in
+    ``ATTRIBUTE_NAMES``; ``resolve_kernel`` passes the target's generation).
 Resolution
     ``resolve(kernel, target_env, policy)`` -> ``Plan | ResolveFailure``;
     ``resolve_kernel(kernel, target=, device_arch=, options=, attributes=)`` does all three
@@ -68,7 +77,14 @@ from .diagnostics import (
     TranslationError,
 )
 from .environment import TargetEnvironment
-from .kernel import DfbOperand, KernelDescription, Operand, TileOp, ValueOperand
+from .kernel import (
+    DfbOperand,
+    KernelDescription,
+    Operand,
+    TileOp,
+    ValueOperand,
+    canonical_map,
+)
 from .lookup import Catalog
 from .ops_table import OPS
 from .policy import (
@@ -90,14 +106,18 @@ from .runtime import (
 )
 from .semantics import (
     ArchitectureInfo,
+    AutoSync,
     DestWidth,
+    DstCapacity,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
+    Generation,
     LegalityCondition,
     Match,
     OperandSemantics,
     OpSemantics,
+    PolicyValues,
     Preference,
     Route,
     RuntimeApi,
@@ -121,7 +141,14 @@ from .tables import (
     UnpackTable,
     WidthTable,
 )
-from .targets import NO_TARGET, REJECTED, RUNTIME_APIS, TARGETS
+from .targets import (
+    DST_CAPACITY,
+    GENERATIONS,
+    NO_TARGET,
+    REJECTED,
+    RUNTIME_APIS,
+    TARGETS,
+)
 from .vocabulary import (
     ARCHITECTURES,
     ELEMENTS,
@@ -150,6 +177,8 @@ TABLES = Tables(
     targets=TARGETS,
     rejected=REJECTED,
     no_target=NO_TARGET,
+    generations=tuple(GENERATIONS.values()),
+    dst_capacity=DST_CAPACITY,
 )
 CATALOG = Catalog(TABLES)
 
@@ -170,6 +199,7 @@ __all__ = [
     "TABLES",
     "Architecture",
     "ArchitectureInfo",
+    "AutoSync",
     "Catalog",
     "ComputeConfigDescriptorFields",
     "ComputeGen1ConfigFields",
@@ -178,11 +208,13 @@ __all__ = [
     "DestWidth",
     "DfbOperand",
     "Diagnostic",
+    "DstCapacity",
     "ElementInfo",
     "ElementType",
     "FullFp32Kind",
     "FullFp32KindInfo",
     "FullFp32Support",
+    "Generation",
     "KernelConfigPolicy",
     "KernelDescription",
     "LegalityCondition",
@@ -193,6 +225,7 @@ __all__ = [
     "Operand",
     "OperandSemantics",
     "Plan",
+    "PolicyValues",
     "Preference",
     "Primitive",
     "RejectedTarget",
@@ -225,6 +258,7 @@ __all__ = [
     "WidthRule",
     "WidthTable",
     "architecture_from_runtime_name",
+    "canonical_map",
     "dfb_capacity",
     "diagnose",
     "get_target",

@@ -46,6 +46,26 @@ class Collected:
     fp32_ops: list[tuple[str, str]] = field(default_factory=list)  # (op id, full-fp32 kind)
     consumed: set[int] = field(default_factory=set)
     errors: list[Diagnostic] = field(default_factory=list)
+    # The op holding the most DST slots at once and their number (None: every op holds one).
+    residency: tuple[str, int] | None = None
+
+
+def range_suffix(target: TargetEnvironment) -> str:
+    """`` for <the capacity's description>`` when the target's generation names it."""
+    description = target.table.dfb_capacity_description
+    return f" for {description}" if description else ""
+
+
+def _dst_slots(op: TileOp, attribute: str) -> int | Diagnostic:
+    raw = op.attrs.get(attribute)
+    text = str(raw).strip() if raw is not None else ""
+    if not text.isdecimal() or not text.isascii():
+        return Diagnostic(op.id, None, f"attribute {attribute!r} must be the number of DST slots the op holds at once, a non-negative integer; got {raw!r}")
+    slots = int(text)
+    if slots == 0:
+        # TT-Lang's verifyTileExecutionInfo.
+        return Diagnostic(op.id, None, "defines a zero-slot DST residency requirement")
+    return slots
 
 
 def _legal(candidate: Candidate, operands: Sequence[Operand], result: str | None, floats: frozenset[str]) -> bool:
@@ -57,8 +77,8 @@ def _legal(candidate: Candidate, operands: Sequence[Operand], result: str | None
             if not isinstance(operand, DfbOperand):
                 return False
             if tile is None:
-                tile = operand.tile
-            elif operand.tile != tile:
+                tile = operand.coordinates
+            elif operand.coordinates != tile:
                 return False
     if candidate.needs_same_tile and not operands:
         return False
@@ -205,6 +225,7 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
     out = Collected()
     errors = out.errors
     capacity = target.table.dfb_capacity
+    suffix = range_suffix(target)
     known = target.prepared.elements
     infos = target.prepared.ops
     dfb_types = kernel.dfbs
@@ -243,7 +264,7 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
             if type(operand) is DfbOperand:
                 dfb = operand.dfb
                 if not 0 <= dfb < capacity:
-                    errors.append(Diagnostic(op_id, data[k], f"uses dataflow buffer index {dfb} outside the supported range [0, {capacity - 1}]"))
+                    errors.append(Diagnostic(op_id, data[k], f"uses dataflow buffer index {dfb} outside the supported range [0, {capacity - 1}]{suffix}"))
                     ok = False
                     continue
                 element = dfb_types.get(dfb)
@@ -257,8 +278,8 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
                 op_dfbs.append(dfb)
                 signature.append(element)
                 if tile is None:
-                    tile = operand.tile
-                elif operand.tile != tile:
+                    tile = operand.coordinates
+                elif operand.coordinates != tile:
                     same_tile = False
             else:
                 value = operand.value  # type: ignore[union-attr]
@@ -298,6 +319,13 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
             if primitive is None:
                 errors.append(Diagnostic(op_id, None, f"attribute {sem.primitive.attribute!r} must be one of {', '.join(sem.primitive.choices)}"))
                 continue
+        if sem.dst_slots_attribute is not None:
+            slots = _dst_slots(op, sem.dst_slots_attribute)
+            if isinstance(slots, Diagnostic):
+                errors.append(slots)
+                continue
+            if out.residency is None or slots > out.residency[1]:
+                out.residency = (op_id, slots)
         if sem.full_fp32 is not None:
             kind = sem.full_fp32.select(op.attrs)
             if kind is None:

@@ -20,6 +20,7 @@ class Source(enum.Enum):
     DEST_POLICY = "dest_policy"  # fp32_dest_acc_en / fp32-dest-acc-en enabled or disabled
     UNPACK_POLICY = "unpack_policy"  # an explicit ttl.unpack_to_dest_fp32 set
     UNPACK_ENTRY = "unpack_entry"  # an entry the target accepts only with 32-bit DST
+    DST_RESIDENCY = "dst_residency"  # the DST slots an op holds at once, under the sync policy
 
 
 class Requirement(NamedTuple):

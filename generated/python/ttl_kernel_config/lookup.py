@@ -172,7 +172,7 @@ class Catalog:
             env = self.select_target(target, device_arch)
         except TargetError as exc:
             return ResolveFailure((Diagnostic(None, None, exc.message),))
-        policy = normalize_policy(options, attributes)
+        policy = normalize_policy(options, attributes, env.table.generation)
         if isinstance(policy, ResolveFailure):
             return policy
         return resolve(kernel, env, policy)

@@ -41,10 +41,13 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from .semantics import (
+    UNNAMED_GENERATION,
     ArchitectureInfo,
+    DstCapacity,
     ElementInfo,
     FullFp32KindInfo,
     FullFp32Support,
+    Generation,
     OpSemantics,
     RuntimeApi,
     StrategyInfo,
@@ -89,6 +92,12 @@ class TargetTable(NamedTuple):
     unpack_other_entries_need_32bit_dest: bool
     unpack_unbound_entries_rejected: bool
     full_fp32: Mapping[str, FullFp32Support]  # full-fp32 kind -> support
+    generation: Generation = UNNAMED_GENERATION  # the resolver generation the target follows
+    # The DST register (None: unknown; a generation that checks residency needs it).
+    dst_capacity: DstCapacity | None = None
+    # What range diagnostics say the capacity is ("for <description>"); None: they give the
+    # range alone (the generation names no capacity).
+    dfb_capacity_description: str | None = None
 
 
 class RejectedTarget(NamedTuple):
@@ -122,3 +131,5 @@ class Tables(NamedTuple):
     targets: tuple[TargetTable, ...]
     rejected: tuple[RejectedTarget, ...]
     no_target: str | None  # the target used when a kernel names neither target nor device
+    generations: tuple[Generation, ...] = ()
+    dst_capacity: DstCapacity | None = None

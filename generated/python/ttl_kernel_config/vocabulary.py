@@ -6,11 +6,13 @@
 #   specs/targets/architectures/wormhole_b0.yaml
 #   specs/targets/blackhole.yaml
 #   specs/targets/blackhole_gen1_config.yaml
+#   specs/targets/blackhole_main.yaml
 #   specs/targets/gen1_llk.yaml
 #   specs/targets/no_target.yaml
 #   specs/targets/runtime_apis.yaml
 #   specs/targets/wormhole_b0.yaml
 #   specs/targets/wormhole_b0_gen1_config.yaml
+#   specs/targets/wormhole_b0_main.yaml
 
 """Names the op and target specs declare, the runtime's enum values, and what the
 resolver knows about each name."""
