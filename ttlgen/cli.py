@@ -322,21 +322,31 @@ OutputTreeOption = Annotated[
 
 @app.command()
 def explain(
-    target: Annotated[str, typer.Argument(help="A generated file, PATH or PATH:LINE (e.g. generated/include/komorebi/abi/km_abi.h:42).")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="A generated file or a spec file, PATH or PATH:LINE (e.g. generated/include/komorebi/abi/km_abi.h:42, specs/ops/elementwise.yaml:9)."
+        ),
+    ],
     specs: SpecsOption = Path("specs"),
     out: OutputTreeOption = Path("generated"),
     templates: TemplatesOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Say which spec location (file:line:column and key path) or template line produced a line.
+    """Say which spec node or template line produced a generated line, or which generated
+    lines a spec node produces.
 
-    With PATH:LINE: the model object and spec node behind that line, and its template line.
-    With PATH: the file's regions, each with the spec entry or template it comes from. The
-    lines are those `ttlgen build` writes; when the file on disk differs, a note says so.
+    A generated file: with PATH:LINE, the model object and spec node (file:line:column and
+    key path) behind that line, and its template line; with PATH, the file's regions, each
+    with the spec node or template it comes from. A spec file: with PATH:LINE, the
+    generated files and lines the node at that line produces; with PATH, those of each
+    node of the file. The lines are those `ttlgen build` writes; when a file on disk
+    differs, a note says so.
     """
 
     def action() -> int:
         from ttlgen.emit._templates import default_templates_dir
+        from ttlgen.provenance import reverse
         from ttlgen.provenance.explain import (
             explain_line,
             explain_regions,
@@ -344,10 +354,23 @@ def explain(
             parse_target,
             provenance_of,
             regions_json,
+            traced_tree,
         )
 
         wanted = parse_target(target, out)
-        explained = provenance_of(wanted, specs, out, templates or default_templates_dir())
+        traced = traced_tree(specs, templates or default_templates_dir())
+        document = reverse.spec_document(wanted.given, traced.documents)
+        if document is not None:
+            node = reverse.node_at(document, wanted.line) if wanted.line is not None else None
+            nodes = reverse.produced(traced.files, document, node)
+            for path in reverse.stale(traced.files, nodes, out):
+                sys.stderr.write(f"ttlgen: note: {path} differs from what `ttlgen build` writes; listing what it writes\n")
+            if as_json:
+                _emit_json({"status": "ok", **reverse.spec_json(document, nodes, traced.files, out)})
+            else:
+                sys.stdout.write(reverse.explain_spec(document, nodes, out, one=node is not None))
+            return ExitCode.OK
+        explained = provenance_of(wanted, specs, out, templates or default_templates_dir(), traced)
         file = explained.file
         shown = (out / file.path).as_posix()
         if not explained.current:

@@ -14,6 +14,7 @@ from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import plan_project
 from ttlgen.provenance.files import trace_files
 from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind, entry_path
+from ttlgen.spec.document import SpecDocument
 
 HEADER_MODULE = "ttlgen/emit/_header.py"
 
@@ -22,6 +23,7 @@ HEADER_MODULE = "ttlgen/emit/_header.py"
 class Target:
     path: str  # relative to the output tree
     line: int | None
+    given: str = ""  # the path as given (a spec file is found by it)
 
 
 def parse_target(text: str, out: Path) -> Target:
@@ -38,7 +40,7 @@ def parse_target(text: str, out: Path) -> Target:
         relative = given.resolve().relative_to(out.resolve()).as_posix()
     except ValueError:
         relative = given.as_posix()
-    return Target(relative, line)
+    return Target(relative, line, path)
 
 
 @dataclass(frozen=True)
@@ -48,12 +50,25 @@ class Explained:
     locator: Locator
 
 
-def provenance_of(target: Target, specs: Path, out: Path, templates: Path) -> Explained:
-    """The file's provenance, and whether the file on disk is what ``build`` would write."""
+@dataclass(frozen=True)
+class Traced:
+    """The whole generated tree with the origin of every line, and the specs it is from."""
+
+    files: dict[str, FileProvenance]
+    documents: tuple[SpecDocument, ...]
+
+
+def traced_tree(specs: Path, templates: Path) -> Traced:
     documents = validate_specs(specs)
     project = build_project(documents)
     plan = plan_project(project)
-    files = trace_files(project, plan, documents, Templates(templates))
+    return Traced(trace_files(project, plan, documents, Templates(templates)), tuple(documents))
+
+
+def provenance_of(target: Target, specs: Path, out: Path, templates: Path, traced: Traced | None = None) -> Explained:
+    """The file's provenance, and whether the file on disk is what ``build`` would write."""
+    traced = traced or traced_tree(specs, templates)
+    files = traced.files
     found = files.get(target.path)
     if found is None:
         raise UsageError(f"{target.path!r} is not a file the specs generate{did_you_mean(target.path, files)}")
@@ -62,7 +77,7 @@ def provenance_of(target: Target, specs: Path, out: Path, templates: Path) -> Ex
     current = on_disk.is_file() and on_disk.read_bytes() == written.encode("utf-8")
     if target.line is not None and target.line > len(found.lines):
         raise UsageError(f"{out / target.path} has {len(found.lines)} lines, not {target.line}")
-    return Explained(found, current, Locator(tuple(documents)))
+    return Explained(found, current, Locator(traced.documents))
 
 
 # -- one line ------------------------------------------------------------------------------
