@@ -269,22 +269,41 @@ AgainstOption = Annotated[
 ]
 
 
+GeneratedOption = Annotated[
+    Path,
+    typer.Option(
+        "--out",
+        help="The generated tree; its version at the ref (when it is in git) tells what templates and ttlgen's code changed.",
+        show_default=True,
+        file_okay=False,
+    ),
+]
+
+
 @app.command()
-def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: JsonOption = False) -> None:
+def compat(
+    against: AgainstOption,
+    specs: SpecsOption = Path("specs"),
+    templates: TemplatesOption = None,
+    out: GeneratedOption = Path("generated"),
+    as_json: JsonOption = False,
+) -> None:
     """Compare the specs with their version at a git ref: who does each change break?
 
     Compares the models (and the kernels' resolved plans), not the generated text. Each
     change is listed with its category (layout wire / source / compatible, programs,
-    capabilities) and where it is at both sides. Exit 0 when every change is compatible or
-    each breaking change comes with a major bump of its layout's abi_version, 1 when a
-    breaking change is not covered, 2 on bad input (unknown ref, specs that do not load).
+    capabilities) and where it is at both sides; generated files changed by templates or
+    ttlgen's code are listed for review. Exit 0 when every change is compatible or each
+    breaking change comes with a major bump of its layout's abi_version, 1 when a breaking
+    change is not covered, 2 on bad input (unknown ref, specs that do not load).
     """
 
     def action() -> int:
         from ttlgen.compat.render import text_report
         from ttlgen.compat.verdict import compare_against
+        from ttlgen.emit._templates import default_templates_dir
 
-        report = compare_against(against, specs)
+        report = compare_against(against, specs, templates or default_templates_dir(), out)
         if as_json:
             _emit_json(report.to_json())
         else:
@@ -296,20 +315,25 @@ def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: 
 
 @app.command()
 def review(
-    against: AgainstOption, specs: SpecsOption = Path("specs"), templates: TemplatesOption = None
+    against: AgainstOption,
+    specs: SpecsOption = Path("specs"),
+    templates: TemplatesOption = None,
+    out: GeneratedOption = Path("generated"),
 ) -> None:
-    """Print a Markdown summary of the spec changes since a git ref, for a pull-request comment.
+    """Print a Markdown summary of what changed since a git ref, for a pull-request comment.
 
     The compat verdict and its changes, each changed spec entry with the generated files and
-    lines it changes, the kernels whose plans moved (before, after, cause), and what was added
-    or removed. Exit 0 when the summary is printed (`ttlgen compat` is the gate), 2 on bad input.
+    lines it changes, the generated files changed by templates and by ttlgen's code and
+    version (each with its line counts), the kernels whose plans moved (before, after,
+    cause), and what was added or removed. Exit 0 when the summary is printed (`ttlgen
+    compat` is the gate), 2 on bad input.
     """
 
     def action() -> int:
         from ttlgen.compat.review import review as summarise
         from ttlgen.emit._templates import default_templates_dir
 
-        sys.stdout.write(summarise(against, specs, templates or default_templates_dir()))
+        sys.stdout.write(summarise(against, specs, templates or default_templates_dir(), out))
         return ExitCode.OK
 
     _guarded(False, action)
