@@ -183,3 +183,21 @@ def test_an_emitter_change_in_the_repository_is_charged_to_the_generator(base_re
     added, removed = re.fullmatch(r"\+(\d+) -(\d+)", rows["python/review_note.py"][0]).groups()  # type: ignore[union-attr]
     assert int(added) > 0 and removed == "0"
     assert "### Spec changes and the generated lines they change\n\nNo spec file changed; " in done.stdout
+
+
+def test_templates_that_do_not_render_with_this_ttlgen_are_charged_with_the_code(repo: Path) -> None:
+    """main's template reads what this ttlgen's emitter no longer gives it (the two changed
+    together), so the template's change cannot be told from the code's."""
+    kernel = _compute_files()[0]
+    template = repo / "templates" / COMPUTE_TEMPLATE
+    fixed = template.read_text(encoding="utf-8")
+    template.write_text("{{ k.a_value_the_emitter_no_longer_passes }}\n" + fixed, encoding="utf-8")
+    written = repo / "generated" / kernel
+    written.write_text("// as main's emitter and template wrote it\n" + written.read_text(encoding="utf-8"), encoding="utf-8")
+    _commit(repo, "a template reading an older emitter's value")
+    template.write_text(fixed, encoding="utf-8")
+    text = _review(repo)
+    causes = _section(text, CAUSES)
+    assert f"**templates and ttlgen's code together**: templates/{COMPUTE_TEMPLATE}" in causes
+    assert _rows(causes) == {kernel: ["+0 -1"]}
+    assert "the templates at main do not render with this ttlgen" in causes
