@@ -231,8 +231,13 @@ def other_causes(
             name for name, digest in manifest.inputs.items()
             if digest != next((d.sha256 for d in old.documents if d.source == name), None)
         )
+        if old_templates:
+            stale += sorted(
+                f"templates/{name}" for name, digest in manifest.templates.items()
+                if name in old_templates and digest != _sha256(old_templates[name])
+            )
         if stale:
-            evidence.append(f"the tree committed at {ref} was not rebuilt from its specs (MANIFEST names other versions of {_listing(stale, 3)})")
+            evidence.append(f"the tree committed at {ref} was not rebuilt from its inputs (MANIFEST names other versions of {_listing(stale, 3)})")
 
     if not old_tree and not changed_templates:
         notes.append(f"ttlgen's code was not compared: {no_tree}")
@@ -245,8 +250,9 @@ def other_causes(
     if before is None:
         try:
             before = _render_lines(old, templates)
-        except SpecErrors:
-            raise
+        except SpecErrors as exc:  # this ttlgen checks what the ref's did not (compat reports that itself)
+            notes.append(f"the specs at {ref} do not plan with this ttlgen ({len(exc.diagnostics)} error(s)); templates and code were not compared")
+            return OtherCauses((), tuple(notes))
         except Exception as exc:  # the ref's specs and the work tree's templates do not fit together
             notes.append(f"the specs at {ref} do not render with the work tree's templates ({type(exc).__name__}: {exc}); templates and code were not compared")
             return OtherCauses((), tuple(notes))
