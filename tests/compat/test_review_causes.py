@@ -110,7 +110,8 @@ def test_compat_reports_the_files_a_template_changed_without_failing(repo: Path)
     assert [f["file"] for f in cause["files"]] == _compute_files()
     assert {(f["added"], f["removed"]) for f in cause["files"]} == {(1, 0)}
     text = run_in(repo, "compat", "--against", "main", "--specs", "specs", "--templates", "templates").stdout
-    assert f"generated files changed by templates and ttlgen's code (not versioned: for review) ({len(_compute_files())}):" in text
+    assert f"templates and ttlgen's code (not versioned: for review): {len(_compute_files())} generated files changed\n" in text
+    assert f"  [templates] templates/{COMPUTE_TEMPLATE}\n" in text
 
 
 def test_a_spec_edit_and_a_template_edit_are_each_charged_their_own_files(repo: Path) -> None:

@@ -175,3 +175,11 @@ def test_explain_of_a_spec_line_past_the_end_is_bad_input(traced: Traced) -> Non
     result = run_cli("explain", f"{document.display}:{count + 1}", "--templates", TEMPLATES)
     assert result.exit_code == 2
     assert result.stderr == f"ttlgen: {document.display} has {count} lines, not {count + 1}\n"
+
+
+def test_explain_of_a_spec_file_the_tree_does_not_have_is_bad_input(traced: Traced) -> None:
+    document = traced.documents[0]
+    wrong = document.display.replace(".", "x.", 1)
+    result = run_cli("explain", f"{wrong}:1", "--templates", TEMPLATES)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"ttlgen: {wrong!r} is not a spec file of the tree nor a file the specs generate")

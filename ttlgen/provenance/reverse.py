@@ -18,15 +18,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ttlgen.errors import KeyPath, Mark, UsageError, format_key_path
+from ttlgen.errors import KeyPath, Mark, UsageError, did_you_mean, format_key_path
 from ttlgen.provenance.origins import FileProvenance, node_path
 from ttlgen.spec.document import SpecDocument
+from ttlgen.spec.files import SPEC_SUFFIXES
 
 
-def spec_document(given: str, documents: Sequence[SpecDocument]) -> SpecDocument | None:
-    """The spec file ``given`` names (from the current directory), if it is one of the tree's."""
+def spec_document(given: str, documents: Sequence[SpecDocument], generated: bool) -> SpecDocument | None:
+    """The spec file ``given`` names (from the current directory), if it is one of the tree's;
+    None for another path. A spec file's name (by its suffix) that is neither one of the
+    tree's nor ``generated`` (the path of a generated file) is bad input."""
     wanted = Path(given).resolve()
-    return next((d for d in documents if Path(d.display).resolve() == wanted), None)
+    found = next((d for d in documents if Path(d.display).resolve() == wanted), None)
+    if found is None and Path(given).suffix in SPEC_SUFFIXES and not generated:
+        specs = [d.display for d in documents]
+        raise UsageError(f"{given!r} is not a spec file of the tree nor a file the specs generate{did_you_mean(given, specs)}")
+    return found
 
 
 def _starts(document: SpecDocument) -> dict[int, list[KeyPath]]:
