@@ -271,22 +271,41 @@ AgainstOption = Annotated[
 ]
 
 
+GeneratedOption = Annotated[
+    Path,
+    typer.Option(
+        "--out",
+        help="The generated tree; its version at the ref (when it is in git) tells what templates and ttlgen's code changed.",
+        show_default=True,
+        file_okay=False,
+    ),
+]
+
+
 @app.command()
-def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: JsonOption = False) -> None:
+def compat(
+    against: AgainstOption,
+    specs: SpecsOption = Path("specs"),
+    templates: TemplatesOption = None,
+    out: GeneratedOption = Path("generated"),
+    as_json: JsonOption = False,
+) -> None:
     """Compare the specs with their version at a git ref: who does each change break?
 
     Compares the models (and the kernels' resolved plans), not the generated text. Each
     change is listed with its category (layout wire / source / compatible, programs,
-    capabilities) and where it is at both sides. Exit 0 when every change is compatible or
-    each breaking change comes with a major bump of its layout's abi_version, 1 when a
-    breaking change is not covered, 2 on bad input (unknown ref, specs that do not load).
+    capabilities) and where it is at both sides; generated files changed by templates or
+    ttlgen's code are listed for review. Exit 0 when every change is compatible or each
+    breaking change comes with a major bump of its layout's abi_version, 1 when a breaking
+    change is not covered, 2 on bad input (unknown ref, specs that do not load).
     """
 
     def action() -> int:
         from ttlgen.compat.render import text_report
         from ttlgen.compat.verdict import compare_against
+        from ttlgen.emit._templates import default_templates_dir
 
-        report = compare_against(against, specs)
+        report = compare_against(against, specs, templates or default_templates_dir(), out)
         if as_json:
             _emit_json(report.to_json())
         else:
@@ -298,20 +317,25 @@ def compat(against: AgainstOption, specs: SpecsOption = Path("specs"), as_json: 
 
 @app.command()
 def review(
-    against: AgainstOption, specs: SpecsOption = Path("specs"), templates: TemplatesOption = None
+    against: AgainstOption,
+    specs: SpecsOption = Path("specs"),
+    templates: TemplatesOption = None,
+    out: GeneratedOption = Path("generated"),
 ) -> None:
-    """Print a Markdown summary of the spec changes since a git ref, for a pull-request comment.
+    """Print a Markdown summary of what changed since a git ref, for a pull-request comment.
 
     The compat verdict and its changes, each changed spec entry with the generated files and
-    lines it changes, the kernels whose plans moved (before, after, cause), and what was added
-    or removed. Exit 0 when the summary is printed (`ttlgen compat` is the gate), 2 on bad input.
+    lines it changes, the generated files changed by templates and by ttlgen's code and
+    version (each with its line counts), the kernels whose plans moved (before, after,
+    cause), and what was added or removed. Exit 0 when the summary is printed (`ttlgen
+    compat` is the gate), 2 on bad input.
     """
 
     def action() -> int:
         from ttlgen.compat.review import review as summarise
         from ttlgen.emit._templates import default_templates_dir
 
-        sys.stdout.write(summarise(against, specs, templates or default_templates_dir()))
+        sys.stdout.write(summarise(against, specs, templates or default_templates_dir(), out))
         return ExitCode.OK
 
     _guarded(False, action)
@@ -324,21 +348,31 @@ OutputTreeOption = Annotated[
 
 @app.command()
 def explain(
-    target: Annotated[str, typer.Argument(help="A generated file, PATH or PATH:LINE (e.g. generated/include/komorebi/abi/km_abi.h:42).")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="A generated file or a spec file, PATH or PATH:LINE (e.g. generated/include/komorebi/abi/km_abi.h:42, specs/ops/elementwise.yaml:9)."
+        ),
+    ],
     specs: SpecsOption = Path("specs"),
     out: OutputTreeOption = Path("generated"),
     templates: TemplatesOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Say which spec location (file:line:column and key path) or template line produced a line.
+    """Say which spec node or template line produced a generated line, or which generated
+    lines a spec node produces.
 
-    With PATH:LINE: the model object and spec node behind that line, and its template line.
-    With PATH: the file's regions, each with the spec entry or template it comes from. The
-    lines are those `ttlgen build` writes; when the file on disk differs, a note says so.
+    A generated file: with PATH:LINE, the model object and spec node (file:line:column and
+    key path) behind that line, and its template line; with PATH, the file's regions, each
+    with the spec node or template it comes from. A spec file: with PATH:LINE, the
+    generated files and lines the node at that line produces; with PATH, those of each
+    node of the file. The lines are those `ttlgen build` writes; when a file on disk
+    differs, a note says so.
     """
 
     def action() -> int:
         from ttlgen.emit._templates import default_templates_dir
+        from ttlgen.provenance import reverse
         from ttlgen.provenance.explain import (
             explain_line,
             explain_regions,
@@ -346,10 +380,23 @@ def explain(
             parse_target,
             provenance_of,
             regions_json,
+            traced_tree,
         )
 
         wanted = parse_target(target, out)
-        explained = provenance_of(wanted, specs, out, templates or default_templates_dir())
+        traced = traced_tree(specs, templates or default_templates_dir())
+        document = reverse.spec_document(wanted.given, traced.documents, wanted.path in traced.files)
+        if document is not None:
+            node = reverse.node_at(document, wanted.line) if wanted.line is not None else None
+            nodes = reverse.produced(traced.files, document, node)
+            for path in reverse.stale(traced.files, nodes, out):
+                sys.stderr.write(f"ttlgen: note: {path} differs from what `ttlgen build` writes; listing what it writes\n")
+            if as_json:
+                _emit_json({"status": "ok", **reverse.spec_json(document, nodes, traced.files, out)})
+            else:
+                sys.stdout.write(reverse.explain_spec(document, nodes, out, one=node is not None))
+            return ExitCode.OK
+        explained = provenance_of(wanted, specs, out, templates or default_templates_dir(), traced)
         file = explained.file
         shown = (out / file.path).as_posix()
         if not explained.current:

@@ -18,6 +18,8 @@ compares them object by object, never the generated text:
 :mod:`ttlgen.compat.verdict` holds each breaking change against the layout's ABI version
 bump; :mod:`ttlgen.compat.render` prints the report and :mod:`ttlgen.compat.review` the
 pull-request summary, with the changed spec entries (:mod:`ttlgen.compat.spec_entries`)
-and the generated lines each accounts for (:mod:`ttlgen.compat.line_charges`). This
-package is a command: it reads every stage and none reads it.
+and the generated lines each accounts for (:mod:`ttlgen.compat.line_charges`), and the
+generated files changed by the other causes, templates and ttlgen's own code and version
+(:mod:`ttlgen.compat.causes`). This package is a command: it reads every stage and none
+reads it.
 """

@@ -130,3 +130,34 @@ def specs_at(ref: str, specs_dir: Path) -> Iterator[tuple[Path, Revision]]:
         yield target, revision
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def prefix_in(root: Path, path: Path) -> PurePosixPath | None:
+    """Where ``path`` is in the repository at ``root``, or None when it is outside it."""
+    try:
+        return PurePosixPath(path.resolve().relative_to(root.resolve()).as_posix())
+    except ValueError:
+        return None
+
+
+def files_at(root: Path, revision: Revision, prefix: PurePosixPath) -> dict[str, bytes]:
+    """Every regular file under ``prefix`` at ``revision``, by its path under ``prefix``
+    (empty when nothing is there)."""
+    blobs = _blobs(root, revision, prefix)
+    if not blobs:
+        return {}
+    contents = _read_blobs(root, [name for name, _ in blobs])
+    return {path.as_posix(): content for (_, path), content in zip(blobs, contents, strict=True)}
+
+
+def changed_since(root: Path, revision: Revision, prefix: PurePosixPath) -> list[str]:
+    """The files under ``prefix`` (paths from the repository's root) whose content in the
+    work tree differs from ``revision``'s, new untracked files included (ignored ones not)."""
+    pathspec = ["--", "." if str(prefix) == "." else f"{prefix}/"]
+    tracked = _git(root, "diff", "--name-only", "-z", "--no-renames", revision.commit, *pathspec)
+    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard", *pathspec)
+    for done in (tracked, untracked):
+        if done.returncode != 0:
+            raise UsageError(f"git cannot compare the work tree with {revision.ref!r}: {done.stderr.decode('utf-8', 'replace').strip()}")
+    names = {n.decode("utf-8") for done in (tracked, untracked) for n in done.stdout.split(b"\0") if n}
+    return sorted(names)

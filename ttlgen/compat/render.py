@@ -43,6 +43,12 @@ def text_report(report: Report) -> str:
             lines += ["", f"{title} ({len(found)}):"]
             for change in found:
                 lines += _change(change)
+    if report.others is not None and report.others.causes:
+        files = len(report.others.files)
+        lines += ["", f"templates and ttlgen's code (not versioned: for review): {files} generated file{'s' * (files != 1)} changed"]
+        for cause in report.others.causes:
+            lines.append(f"  [{cause.title}] " + "; ".join(cause.what).replace("`", ""))
+            lines += [f"      {f.path} {f.counts()}" for f in cause.files] or ["      no generated file changed"]
     advice = [check.advice for check in report.versions if check.advice]
     if advice:
         lines.append("")

@@ -1,11 +1,13 @@
-"""``ttlgen review``: a pull request's spec changes summarised in Markdown for a PR comment.
+"""``ttlgen review``: what a pull request changes, summarised in Markdown for a PR comment.
 
 The compat verdict and its changes; each changed spec entry with the generated files and
 lines it changes (both trees are emitted with provenance, with the working tree's
 templates, and each added or removed generated line is charged to the changed spec entry
 its sources are in: :mod:`ttlgen.compat.spec_entries`, :mod:`ttlgen.compat.line_charges`);
-the kernels whose plans moved, before and after, with the cause; and what was added or
-removed.
+the generated files the templates and ttlgen's own code and version changed, each with its
+line counts (:mod:`ttlgen.compat.causes`), so a changed tree is never summarised as "no
+spec file changed"; the kernels whose plans moved, before and after, with the cause; and
+what was added or removed.
 
 The comment must fit a pull request (GitHub takes 65,536 characters), whatever the change:
 long tables fold into ``<details>``, every table and every list in a cell stops at a limit
@@ -19,13 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from ttlgen.compat.causes import Cause, CauseKind, OtherCauses, other_causes
 from ttlgen.compat.changes import Area, Change, Status
 from ttlgen.compat.line_charges import Effects, generated_effects
 from ttlgen.compat.sides import SpecPaths
 from ttlgen.compat.spec_entries import SpecEntry, changed_entries
 from ttlgen.compat.verdict import Report, compare, sides
 from ttlgen.emit._base import Templates
+from ttlgen.errors import SpecErrors
 from ttlgen.provenance.files import trace_files
+from ttlgen.provenance.origins import FileProvenance
 
 BUDGET = 60_000  # characters of the whole comment: GitHub's limit is 65,536
 FOLD = 8  # rows beyond which a table folds into <details>
@@ -116,13 +121,43 @@ def _entry(entry: SpecEntry, paths: SpecPaths) -> str:
     return _code(paths.shown(entry.file)) + (f" {_code(label)}" if label else "")
 
 
-def _spec_changes(entries: Sequence[tuple[SpecEntry, str]], effects: Effects, ref: str, paths: SpecPaths, budget: Budget) -> list[str]:
-    rows = [[_entry(entry, paths), how, _listing(_files(effects, entry)) or "none"] for entry, how in entries]
+def _spec_changes(
+    entries: Sequence[tuple[SpecEntry, str]], effects: Effects | None, ref: str, paths: SpecPaths, others: OtherCauses, budget: Budget
+) -> list[str]:
+    if not entries:
+        if others.files:
+            return budget.take(["No spec file changed; the generated files below changed by templates or ttlgen's code."])
+        return budget.take(["No spec file changed."])
+    found = effects or {}
+    unknown = "not known" if effects is None else "none"
+    rows = [[_entry(entry, paths), how, _listing(_files(found, entry)) or unknown] for entry, how in entries]
     lines = _table(["spec entry", "change", "generated lines (+added -removed)"], rows, "changed spec entries", ref, budget, compat_lists=False)
-    other = _files(effects, None)
+    other = _files(found, None)
     if other:
         note = f"Changed generated lines no changed spec entry produces (template text, or a plan that moved): {_listing(other)}"
         lines += budget.take(["", note])
+    return lines
+
+
+def _cause(cause: Cause, ref: str, budget: Budget) -> list[str]:
+    if cause.kind is CauseKind.TEMPLATES:
+        head = f"**{cause.title}** changed since `{ref}`: " + _listing([_code(t) for t in cause.what])
+    else:
+        head = f"**{cause.title}**: " + "; ".join(cause.what)
+    if not cause.files:
+        return budget.take([head + "; no generated file changed."])
+    with_templates = cause.kind is CauseKind.TEMPLATES and any(f.templates for f in cause.files)
+    header = ["generated file", "lines (+added -removed)", *(["template"] if with_templates else [])]
+    rows = [[_code(f.path), f.counts(), *([_listing([_code(t) for t in f.templates])] if with_templates else [])] for f in cause.files]
+    return budget.take([head, ""]) + _table(header, rows, f"files changed by {cause.title}", ref, budget)
+
+
+def _other_causes(others: OtherCauses, ref: str, budget: Budget) -> list[str]:
+    lines: list[str] = []
+    for cause in others.causes:
+        lines += (budget.take([""]) if lines else []) + _cause(cause, ref, budget)
+    if others.notes:
+        lines += (budget.take([""]) if lines else []) + budget.take([f"- {note}." for note in others.notes])
     return lines
 
 
@@ -158,14 +193,18 @@ def _added_removed(changes: Sequence[Change], budget: Budget) -> list[str]:
     return budget.take(lines)
 
 
-def review_markdown(report: Report, entries: Sequence[tuple[SpecEntry, str]], effects: Effects, paths: SpecPaths) -> str:
+def review_markdown(
+    report: Report, entries: Sequence[tuple[SpecEntry, str]], effects: Effects | None, paths: SpecPaths, others: OtherCauses | None = None
+) -> str:
     """The comment; ``report`` has its files named for printing already."""
     ref = report.against.ref
     budget = Budget(BUDGET)
+    others = others or OtherCauses()
     lines = budget.take([f"## ttlgen review: the specs against `{ref}` (`{report.against.short}`)", ""])
     lines += _compat(report, budget)
     sections: list[tuple[str, Callable[[], list[str]]]] = [
-        ("Spec changes and the generated lines they change", lambda: _spec_changes(entries, effects, ref, paths, budget) or ["No spec file changed."]),
+        ("Spec changes and the generated lines they change", lambda: _spec_changes(entries, effects, ref, paths, others, budget)),
+        ("Generated files changed by templates and ttlgen's code", lambda: _other_causes(others, ref, budget)),
         ("Kernel plans that changed", lambda: _plans(report.changes, ref, budget)),
         ("Added and removed", lambda: _added_removed(report.changes, budget)),
         ("Capability changes", lambda: _capabilities(report.changes, ref, budget)),
@@ -192,12 +231,27 @@ def _capabilities(changes: Sequence[Change], ref: str, budget: Budget) -> list[s
     return _table(["what", "change", "where"], rows, "capability changes", ref, budget)
 
 
-def review(ref: str, specs_dir: Path, templates_dir: Path) -> str:
+def _templates_of(files: dict[str, FileProvenance]) -> dict[str, set[str]]:
+    """The templates each generated file is rendered from (``templates/<name>``)."""
+    return {path: {o.template.template for o in file.origins if o.template is not None} for path, file in files.items()}
+
+
+def review(ref: str, specs_dir: Path, templates_dir: Path, out_dir: Path) -> str:
     templates = Templates(templates_dir)
     with sides(ref, specs_dir) as (old, new, revision):
         report = compare(old, new, revision)
         changed = changed_entries(old, new)
-        before = trace_files(old.project, old.plan, old.documents, templates)
         after = trace_files(new.project, new.plan, new.documents, templates)
-    effects = generated_effects(before, after, changed.old, changed.new)
-    return review_markdown(new.paths.relocated(report), changed.entries, effects, new.paths)
+        try:
+            before: dict[str, FileProvenance] | None = trace_files(old.project, old.plan, old.documents, templates)
+        except SpecErrors:
+            raise
+        except Exception:  # a template of the work tree reads what the ref's specs do not have
+            before = None
+        if before is not None:
+            lines = {path: file.lines for path, file in before.items()}
+            others = other_causes(old, revision, specs_dir, templates, out_dir, lines, _templates_of(before))
+        else:
+            others = OtherCauses((), (f"the specs at `{ref}` do not render with the work tree's templates: generated lines are not charged",))
+    effects = generated_effects(before, after, changed.old, changed.new) if before is not None else None
+    return review_markdown(new.paths.relocated(report), changed.entries, effects, new.paths, others)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ttlgen.compat.capabilities import compare_capabilities
+from ttlgen.compat.causes import OtherCauses, other_causes
 from ttlgen.compat.changes import Area, Change, Impact, Location, Status
 from ttlgen.compat.git_specs import Revision, specs_at
 from ttlgen.compat.layout_diff import compare_layouts
@@ -88,6 +89,9 @@ class Report:
     against: Revision
     changes: tuple[Change, ...]
     versions: tuple[VersionCheck, ...]
+    # The generated files templates and ttlgen's code changed (not versioned, for review;
+    # None: not compared).
+    others: OtherCauses | None = None
 
     @property
     def breaking(self) -> tuple[Change, ...]:
@@ -116,6 +120,7 @@ class Report:
             "commit": self.against.commit,
             "versions": [v.to_json() for v in self.versions],
             "changes": [c.to_json() for c in self.changes],
+            "other_causes": self.others.to_json() if self.others is not None else None,
         }
 
 
@@ -192,8 +197,15 @@ def sides(ref: str, specs_dir: Path) -> Iterator[tuple[Side, Side, Revision]]:
         yield Side.load(old_dir, f"at {ref} ({revision.short})", paths), new, revision
 
 
-def compare_against(ref: str, specs_dir: Path) -> Report:
+def compare_against(ref: str, specs_dir: Path, templates_dir: Path | None = None, out_dir: Path | None = None) -> Report:
     """The report of the working tree's specs at ``specs_dir`` against their version at
-    ``ref``, its files named from the current directory."""
+    ``ref``, its files named from the current directory; with ``templates_dir`` and
+    ``out_dir``, also the generated files the templates and ttlgen's code changed."""
+    from ttlgen.emit._base import Templates
+
     with sides(ref, specs_dir) as (old, new, revision):
-        return new.paths.relocated(compare(old, new, revision))
+        report = compare(old, new, revision)
+        if templates_dir is not None and out_dir is not None:
+            others = other_causes(old, revision, specs_dir, Templates(templates_dir), out_dir)
+            report = dataclasses.replace(report, others=others)
+        return new.paths.relocated(report)

@@ -36,6 +36,22 @@ class Braced(NamedTuple):
     origin: object = None
 
 
+class Fact(NamedTuple):
+    """An ``origin`` that is one value of a record (a target's DFB capacity) rather than the
+    whole record: ``ttlgen explain`` names the spec node that value is written at (for a
+    target's capacity, its architecture's ``dfb_capacity``), else the record's."""
+
+    owner: object
+    attribute: tuple[str, ...]
+
+
+class Sourced(NamedTuple):
+    """``item`` as it prints, its lines carrying ``origin`` (a :class:`Fact` or a record)."""
+
+    item: Item
+    origin: object
+
+
 class SourcedLines(NamedTuple):
     """Lines of C++ and, for each, the record it prints (None: the layout's own text).
     ``ttlgen explain`` reads the records; templates print ``text``."""
@@ -58,7 +74,7 @@ class Text(NamedTuple):
     text: str
 
 
-Item = str | Braced | Text
+Item = str | Braced | Text | Sourced
 
 
 def _flat(item: Item) -> str | None:
@@ -67,6 +83,8 @@ def _flat(item: Item) -> str | None:
         return item
     if isinstance(item, Text):
         return literal(item.text)
+    if isinstance(item, Sourced):
+        return _flat(item.item)
     if item.vertical:
         return None
     parts = [_flat(i) for i in item.items]
@@ -114,6 +132,8 @@ def render(item: Item, indent: int, prefix: str = "", suffix: str = "") -> list[
 def render_sourced(item: Item, indent: int, prefix: str = "", suffix: str = "", origin: object = None) -> list[Line]:
     """:func:`render`, each line with the ``origin`` of the innermost item it prints."""
     pad = " " * indent
+    if isinstance(item, Sourced):
+        return render_sourced(item.item, indent, prefix, suffix, item.origin)
     if isinstance(item, Braced) and item.origin is not None:
         origin = item.origin
     flat = _flat(item)

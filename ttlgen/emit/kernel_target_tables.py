@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._cpp_layout import (
     Braced,
+    Fact,
     Item,
+    Sourced,
     SourcedLines,
     Text,
     comment,
@@ -103,7 +105,12 @@ def _text_or_null(text: str | None) -> Item:
 
 
 def _target(c: KernelTargetCpp, t: CppTarget) -> SourcedLines:
-    """A target's record; each line carries the target."""
+    """A target's record; each line carries the target, or the value it prints of it (a
+    value composed from the architecture or the runtime API is written there)."""
+
+    def fact(item: Item, *attribute: str) -> Sourced:
+        return Sourced(item, Fact(t, attribute))
+
     lines = comment(f"{t.name} ({t.source}): {t.summary}")
     if t.dest_width is not None:
         review = f", reviewed: {t.dest_width_review}" if t.dest_width_review else ""
@@ -115,20 +122,23 @@ def _target(c: KernelTargetCpp, t: CppTarget) -> SourcedLines:
         t.ident,
         [
             literal(t.name),
-            c.architecture.ref(t.architecture.value),
-            c.runtime_api.ref(t.runtime_api.value),
-            _bool(t.default_for_architecture),
-            str(t.dfb_capacity),
+            fact(c.architecture.ref(t.architecture.value), "architecture"),
+            fact(c.runtime_api.ref(t.runtime_api.value), "runtime_api"),
+            fact(_bool(t.default_for_architecture), "default_for_architecture"),
+            fact(str(t.dfb_capacity), "dfb_capacity"),
             f"&{t.dest_width.ident}" if t.dest_width is not None else "nullptr",
             f"&{t.dfb_unpack.ident}" if t.dfb_unpack is not None else "nullptr",
-            Braced(
-                "",
-                [Braced("FullFp32Support", [_bool(s.supported), _text_or_null(s.warning)]) for _, s in t.full_fp32],
-                vertical=True,
+            fact(
+                Braced(
+                    "",
+                    [fact(Braced("FullFp32Support", [_bool(s.supported), _text_or_null(s.warning)]), "full_fp32", k.spec) for k, s in t.full_fp32],
+                    vertical=True,
+                ),
+                "full_fp32",
             ),
-            Braced("ElementTypeSet", [c.element_type.ref(e.value) for e in t.unpack_effective_for]),
-            _bool(t.unpack_other_entries_need_32bit_dest),
-            _bool(t.unpack_unbound_entries_rejected),
+            fact(Braced("ElementTypeSet", [c.element_type.ref(e.value) for e in t.unpack_effective_for]), "unpack_effective_for"),
+            fact(_bool(t.unpack_other_entries_need_32bit_dest), "unpack_other_entries"),
+            fact(_bool(t.unpack_unbound_entries_rejected), "unpack_unbound_entries"),
             _text_or_null(t.rejection),
             literal(t.generation),
             _bool(t.dst_sync_by_capacity),

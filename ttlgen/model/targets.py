@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
+from ttlgen.errors import DiagnosticSink, Entity, KeyPath, Mark, did_you_mean, format_key_path
 from ttlgen.model import goldens as golden_model
 from ttlgen.model.goldens import Golden
 from ttlgen.model.ops import VOCABULARY, Vocabulary, unknown_name
@@ -130,6 +130,48 @@ class UnpackAttributeRules:
 
 
 @dataclass(frozen=True)
+class StatedAt:
+    """Where a value a target composes is written: ``attribute`` (a field of the target, or
+    an entry of one: ``("full_fp32", "matmul")``) is the spec node at ``mark``, in its
+    architecture's file, its runtime API's or its own. ``ttlgen explain`` names that node."""
+
+    attribute: KeyPath
+    mark: Mark
+    what: str  # "the dfb_capacity of architecture 'blackhole'"
+
+
+def _stated(doc: SpecDocument, owner: str, keys: Sequence[tuple[KeyPath, KeyPath]], base: KeyPath = ()) -> tuple[StatedAt, ...]:
+    """(attribute, key path under ``base``) pairs of ``doc`` whose key is written there."""
+    found = []
+    for attribute, key in keys:
+        path = (*base, *key)
+        if path in doc.positions.values:
+            found.append(StatedAt(attribute, doc.mark(path), f"the {format_key_path(key)} of {owner}"))
+    return tuple(found)
+
+
+def _fact_keys(doc: SpecDocument) -> list[tuple[KeyPath, KeyPath]]:
+    """The facts an architecture states (or a target without one states itself)."""
+    keys: list[tuple[KeyPath, KeyPath]] = [
+        (("dfb_capacity",), ("dfb_capacity",)),
+        (("runtime_architecture_name",), ("runtime_name",)),
+        (("default_for_architecture",), ("default_target",)),
+        (("full_fp32",), ("full_fp32",)),
+    ]
+    full = doc.data.get("full_fp32")
+    keys += [(("full_fp32", kind), ("full_fp32", kind)) for kind in (full if isinstance(full, dict) else {})]
+    return keys
+
+
+# A target's unpack rules and the keys of an unpack_attribute that state them.
+_UNPACK_KEYS: list[tuple[KeyPath, KeyPath]] = [
+    (("unpack_effective_for",), ("unpack_attribute", "effective_for")),
+    (("unpack_other_entries",), ("unpack_attribute", "other_entries")),
+    (("unpack_unbound_entries",), ("unpack_attribute", "unbound_entries")),
+]
+
+
+@dataclass(frozen=True)
 class Target:
     """An architecture launched through a runtime API, with the relation tables it uses."""
 
@@ -156,6 +198,12 @@ class Target:
     display_name: str | None = None  # the architecture as TT-Lang's TargetInfo.h names it
     # "for <description>" of range diagnostics, from the generation (None: ranges alone).
     dfb_capacity_description: str | None = None
+    # Where the values composed from the architecture, the runtime API and the target's own
+    # keys are written (where, not what: equality ignores it).
+    stated: tuple[StatedAt, ...] = field(default=(), compare=False)
+
+    def stated_at(self, attribute: KeyPath) -> StatedAt | None:
+        return next((s for s in self.stated if s.attribute == attribute), None)
 
 
 @dataclass(frozen=True)
@@ -338,6 +386,7 @@ class _RuntimeApiSpec:
     api: RuntimeApi
     unpack: UnpackAttributeRules
     mark: Mark  # of the API's unpack_attribute
+    stated: tuple[StatedAt, ...]  # where each unpack rule is written
 
 
 def _runtime_apis(
@@ -375,7 +424,8 @@ def _runtime_apis(
                 name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.source,
             )
             unpack = _unpack_rules(doc, (*base, "unpack_attribute"), elements, sink)
-            apis[name] = _RuntimeApiSpec(api, unpack, doc.key_mark((*base, "unpack_attribute")))
+            stated = _stated(doc, f"runtime API {name!r}", _UNPACK_KEYS, base)
+            apis[name] = _RuntimeApiSpec(api, unpack, doc.key_mark((*base, "unpack_attribute")), stated)
     return apis, enums
 
 
@@ -396,6 +446,10 @@ class _ArchitectureSpec:
 
     def fact_mark(self, key: str) -> Mark:
         return self.doc.key_mark((key,))
+
+    @property
+    def stated(self) -> tuple[StatedAt, ...]:
+        return _stated(self.doc, f"architecture {self.name!r}", _fact_keys(self.doc))
 
 
 # Facts of an architecture that has targets; a rejected one states none of them. Its DFB
@@ -512,6 +566,7 @@ def _rejected_target(arch: _ArchitectureSpec) -> Target:
         mark=arch.doc.mark(("name",)),
         goldens=arch.goldens,
         display_name=arch.display_name,
+        stated=arch.stated,
     )
 
 
@@ -598,6 +653,12 @@ def build(
                 description = generation.dfb_range_target.format(capacity=dfb_capacity, target=display_name)
         if api is not None and arch is not None and arch.rejected is None:
             _capacity_fits_runtime(doc, arch, api.api, sink)
+        # Where each composed value is written: the target's own keys, then what its
+        # architecture and runtime API state (a target without them states those itself).
+        own = f"target {name!r}"
+        stated = _stated(doc, own, [(("architecture",), ("architecture",)), (("runtime_api",), ("runtime_api",))])
+        stated += arch.stated if arch is not None and arch.rejected is None else _stated(doc, own, _fact_keys(doc))
+        stated += api.stated if api is not None else _stated(doc, own, _UNPACK_KEYS)
         dest_width, src1 = _relation(doc, Query.DEST_WIDTH, name, shared, vocabulary, sink)
         dfb_unpack, src2 = _relation(doc, Query.DFB_UNPACK, name, shared, vocabulary, sink)
         sources.update(s for s in (src1, src2) if s)
@@ -624,6 +685,7 @@ def build(
             generation=generation_name,
             display_name=display_name,
             dfb_capacity_description=description,
+            stated=stated,
         )
         if name in targets:
             sink.error(target.mark, f"target {name!r} is declared twice (first in {targets[name].source})")

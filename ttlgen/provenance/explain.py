@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import plan_project
 from ttlgen.provenance.files import trace_files
 from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind, entry_path
+from ttlgen.spec.document import SpecDocument
 
 HEADER_MODULE = "ttlgen/emit/_header.py"
 
@@ -21,6 +23,7 @@ HEADER_MODULE = "ttlgen/emit/_header.py"
 class Target:
     path: str  # relative to the output tree
     line: int | None
+    given: str = ""  # the path as given (a spec file is found by it)
 
 
 def parse_target(text: str, out: Path) -> Target:
@@ -37,7 +40,7 @@ def parse_target(text: str, out: Path) -> Target:
         relative = given.resolve().relative_to(out.resolve()).as_posix()
     except ValueError:
         relative = given.as_posix()
-    return Target(relative, line)
+    return Target(relative, line, path)
 
 
 @dataclass(frozen=True)
@@ -47,12 +50,25 @@ class Explained:
     locator: Locator
 
 
-def provenance_of(target: Target, specs: Path, out: Path, templates: Path) -> Explained:
-    """The file's provenance, and whether the file on disk is what ``build`` would write."""
+@dataclass(frozen=True)
+class Traced:
+    """The whole generated tree with the origin of every line, and the specs it is from."""
+
+    files: dict[str, FileProvenance]
+    documents: tuple[SpecDocument, ...]
+
+
+def traced_tree(specs: Path, templates: Path) -> Traced:
     documents = validate_specs(specs)
     project = build_project(documents)
     plan = plan_project(project)
-    files = trace_files(project, plan, documents, Templates(templates))
+    return Traced(trace_files(project, plan, documents, Templates(templates)), tuple(documents))
+
+
+def provenance_of(target: Target, specs: Path, out: Path, templates: Path, traced: Traced | None = None) -> Explained:
+    """The file's provenance, and whether the file on disk is what ``build`` would write."""
+    traced = traced or traced_tree(specs, templates)
+    files = traced.files
     found = files.get(target.path)
     if found is None:
         raise UsageError(f"{target.path!r} is not a file the specs generate{did_you_mean(target.path, files)}")
@@ -61,7 +77,7 @@ def provenance_of(target: Target, specs: Path, out: Path, templates: Path) -> Ex
     current = on_disk.is_file() and on_disk.read_bytes() == written.encode("utf-8")
     if target.line is not None and target.line > len(found.lines):
         raise UsageError(f"{out / target.path} has {len(found.lines)} lines, not {target.line}")
-    return Explained(found, current, Locator(tuple(documents)))
+    return Explained(found, current, Locator(traced.documents))
 
 
 # -- one line ------------------------------------------------------------------------------
@@ -106,7 +122,8 @@ class Region:
     last: int
     origin: LineOrigin  # of the region's first line
     key: tuple[object, ...]
-    what: str = ""  # the model object the spec entry is
+    what: str = ""  # the model objects its lines print
+    node: KeyPath | None = None  # the spec node holding them all (the entry, or one node in it)
 
     def label(self, locator: Locator) -> str:
         kind = self.key[0]
@@ -117,9 +134,9 @@ class Region:
         if kind == "template":
             return f"template {self.key[1]}"
         source = self.origin.sources[0]
-        path: KeyPath = entry_path(source.mark.path)
+        path: KeyPath = self.node if self.node is not None else entry_path(source.mark.path)
         document = locator.by_file.get(source.mark.file)
-        at = document.mark(path) if document is not None else source.mark
+        at = document.mark(path) if document is not None and path in document.positions.values else source.mark
         return f"{at.file}:{at.line}:{at.column}: {format_key_path(path)}: {self.what}"
 
     def to_json(self, locator: Locator) -> dict[str, object]:
@@ -169,13 +186,38 @@ def regions(file: FileProvenance) -> list[Region]:
 
 
 def _named(region: Region, file: FileProvenance) -> Region:
-    """A spec region with the name of its entry's model object (the lines' first one at
-    the entry's own node, else the first line's)."""
+    """A spec region labelled with the node its lines come from: the innermost node that
+    holds the node of every line (a loop of a kernel, not the kernel), and the model
+    object at that node, or else the objects of the lines."""
     if region.key[0] != "spec":
         return region
-    sources = [s for o in file.origins[region.first - 1 : region.last] for s in o.sources if s.mark.file == region.key[1]]
-    own = next((s for s in sources if s.mark.path == region.key[2]), sources[0])
-    return Region(region.first, region.last, region.origin, region.key, own.what)
+    entry = region.key[2]
+    assert isinstance(entry, tuple)
+    origins = file.origins[region.first - 1 : region.last]
+    sources = [s for o in origins for s in o.sources if s.mark.file == region.key[1]]
+    firsts = [s for o in origins for s in o.sources[:1] if s.mark.file == region.key[1]] or sources
+    node = _common(s.mark.path for s in firsts if s.mark.path[: len(entry)] == entry) or entry
+    own = [s for s in sources if s.mark.path == node]
+    if own or node == entry:  # an entry's region is named by its first object
+        what = (own or sources)[0].what
+    else:
+        whats = list(dict.fromkeys(s.what for s in firsts))
+        what = ", ".join(whats[:3]) + (f" and {len(whats) - 3} more" if len(whats) > 3 else "")
+    return Region(region.first, region.last, region.origin, region.key, what, node)
+
+
+def _common(paths: Iterable[KeyPath]) -> KeyPath:
+    """The longest key path every one of ``paths`` starts with."""
+    found: KeyPath | None = None
+    for path in paths:
+        if found is None:
+            found = path
+            continue
+        size = 0
+        while size < min(len(found), len(path)) and found[size] == path[size]:
+            size += 1
+        found = found[:size]
+    return found or ()
 
 
 def explain_regions(file: FileProvenance, shown: str, locator: Locator) -> str:

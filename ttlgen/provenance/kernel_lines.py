@@ -64,7 +64,13 @@ class _Kernel:
             return None
         for found in walk_statements(self.kernel.body):
             if isinstance(found, Loop) and found.var == stmt.var:
-                return SpecSource(self.locator.node(found.mark), f"loop {found.var!r}")
+                # The body's item holds the statement; its ``loop`` key is the loop.
+                mark = self.locator.node(found.mark)
+                document = self.locator.by_file.get(mark.file)
+                path = (*mark.path, "loop")
+                if document is not None and path in document.positions.values:
+                    mark = document.mark(path)
+                return SpecSource(mark, f"loop {found.var!r}")
         return None
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
@@ -28,9 +28,10 @@ from jinja2 import nodes
 
 from ttlgen.emit import _filters
 from ttlgen.emit._base import EmitContext, GeneratedFile, Templates
-from ttlgen.emit._cpp_layout import SourcedLines
+from ttlgen.emit._cpp_layout import Fact, SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
-from ttlgen.errors import Mark
+from ttlgen.errors import KeyPath, Mark
+from ttlgen.model.targets import Target
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.provenance.kernel_lines import (
     Headers,
@@ -58,6 +59,9 @@ class ModelIndex:
         self.owners: dict[int, object] = {}  # id of a name record -> the model object it names
         self.identifiers: dict[str, object | None] = {}  # a generated identifier -> its thing (None: several)
         self._sources: dict[int, SpecSource] = {}
+        # Values of a table record's mapping that stand for one stated value of its model
+        # object (a target's full_fp32[kind]): id -> (the model object, the attribute).
+        self._facts: dict[int, tuple[object, KeyPath]] = {}
         self._key_sources: dict[tuple[int, str], SpecSource | None] = {}
         # Model objects by name: the resolver tables (named tuples the plan stage builds from
         # the model, and the kernel-config emitter prints) stand for the model object of
@@ -121,8 +125,14 @@ class ModelIndex:
             return
         self.owners[id(record)] = model
         for name in getattr(record, "_fields", ()):
+            part = getattr(record, name)
+            if isinstance(model, Target) and isinstance(part, Mapping):
+                for key, value in part.items():
+                    attribute = (name, str(getattr(key, "value", key)))
+                    if model.stated_at(attribute) is not None:
+                        self._facts[id(value)] = (model, attribute)
             counterpart = getattr(model, name, None) if name in getattr(type(model), "__dataclass_fields__", {}) else None
-            self._pair_part(getattr(record, name), counterpart, model)
+            self._pair_part(part, counterpart, model)
 
     def _pair_part(self, part: object, counterpart: object, owner: object) -> None:
         if not isinstance(part, tuple):
@@ -169,9 +179,16 @@ class ModelIndex:
     def source(self, obj: object, attribute: str | None = None) -> SpecSource | None:
         """The spec node behind ``obj``; with ``attribute`` (read of ``obj`` itself, a model
         object), the node's key of that name when the spec writes one (a layout's ``doc``)."""
+        fact = self._facts.get(id(obj))
+        if fact is not None:
+            return self.stated(*fact)
         model = self.model(obj)
         if model is None:
             return None
+        if attribute is not None:
+            stated = self.stated(model, (attribute,))
+            if stated is not None:
+                return stated
         if attribute is not None and model is obj:
             key = self._key_source(model, attribute)
             if key is not None:
@@ -183,6 +200,19 @@ class ModelIndex:
             self._sources[id(model)] = found
         return found
 
+    def stated(self, obj: object, attribute: KeyPath) -> SpecSource | None:
+        """Where a value of ``obj`` (a model object or a record of one) is written, when the
+        model records it apart from the object's own node: a target's DFB capacity is its
+        architecture's ``dfb_capacity``, not the target spec's."""
+        model = self.model(obj)
+        at = model.stated_at(attribute) if isinstance(model, Target) else None
+        return SpecSource(self.locator.node(at.mark), at.what) if at is not None else None
+
+    def origin(self, origin: object) -> SpecSource | None:
+        """The spec node behind an emitter record's ``origin`` (a :class:`Fact` or a record)."""
+        if isinstance(origin, Fact):
+            return self.stated(origin.owner, origin.attribute) or self.source(origin.owner)
+        return self.source(origin)
 
     def _key_source(self, model: object, attribute: str) -> SpecSource | None:
         cached = (id(model), attribute)
@@ -397,7 +427,7 @@ class Tracer:
         return found
 
     def _own(self, origin: object) -> tuple[SpecSource, ...]:
-        source = self.index.source(origin) if origin is not None else None
+        source = self.index.origin(origin) if origin is not None else None
         return (source,) if source is not None else ()
 
     def _programs(self, lowered: LoweredKernel) -> list[tuple[PrintedProgram, dict[str, PerLine]]]:
