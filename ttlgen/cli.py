@@ -555,3 +555,55 @@ def accuracy(
     from ttlgen.run import accuracy_command
 
     raise typer.Exit(accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress))
+
+
+# --- ttlgen new (issue 29: scaffolding) -------------------------------------------------
+
+new_app = typer.Typer(
+    name="new",
+    help=(
+        "Write the spec entries of a new architecture, kernel or op, made from an existing one "
+        "(--like): the facts to state are left empty at their lines, so the next `ttlgen "
+        "validate` names each; nothing is overwritten."
+    ),
+    no_args_is_help=True,
+)
+app.add_typer(new_app)
+
+LikeOption = Annotated[str | None, typer.Option("--like", help="The existing entry to start from (default: the first).")]
+
+
+def _scaffold(make: Callable[[], list[Any]]) -> None:
+    def action() -> int:
+        from ttlgen import scaffold
+
+        made = make()
+        scaffold.write(made)
+        sys.stdout.write(scaffold.report(made))
+        return ExitCode.OK
+
+    _guarded(False, action, writes=True)
+
+
+@new_app.command("arch")
+def new_arch(
+    name: Annotated[str, typer.Argument(help="The new architecture's name, e.g. nebula.")],
+    like: LikeOption = None,
+    specs: SpecsOption = Path("specs"),
+) -> None:
+    """An architecture file and one target per runtime API, like an existing architecture's."""
+    from ttlgen import scaffold
+
+    _scaffold(lambda: scaffold.new_architecture(specs, name, like))
+
+
+@new_app.command("kernel")
+def new_kernel(
+    name: Annotated[str, typer.Argument(help="The new kernel's name.")],
+    like: LikeOption = None,
+    specs: SpecsOption = Path("specs"),
+) -> None:
+    """A kernel spec file with one kernel, like an existing kernel."""
+    from ttlgen import scaffold
+
+    _scaffold(lambda: scaffold.new_kernel(specs, name, like))

@@ -1,0 +1,78 @@
+"""`ttlgen new`: a scaffold names every fact left to state, and once a user fills them in
+the tree builds, with the new entries in the generated output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from ttlgen.pipeline import load_project
+
+PLACEHOLDER = re.compile(r"^(\s*)([a-z_]+):  # to fill in: .*$", re.MULTILINE)
+
+
+def fill_in(path: Path, values: dict[str, str]) -> None:
+    """What a user types over each placeholder: a value for its key."""
+    text = PLACEHOLDER.sub(lambda m: f'{m.group(1)}{m.group(2)}: "{values[m.group(2)]}"', path.read_text(encoding="utf-8"))
+    path.write_text(text, encoding="utf-8")
+
+
+def written(stdout: str) -> list[Path]:
+    return [Path(line.removeprefix("wrote ")) for line in stdout.splitlines() if line.startswith("wrote ")]
+
+
+def test_a_new_architecture_names_each_fact_to_state_and_builds_once_they_are_stated(spec_copy: Path, tmp_path: Path) -> None:
+    result = run_cli("new", "arch", "nebula", "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+    files = written(result.stdout)
+    placeholders = sum(len(PLACEHOLDER.findall(f.read_text(encoding="utf-8"))) for f in files)
+    assert placeholders > 0
+    missing = run_cli("validate", "--specs", spec_copy)
+    assert missing.exit_code == 2
+    located = [line for line in missing.stderr.splitlines() if ": expected a string, got null" in line]
+    assert len(located) == placeholders, missing.stderr
+    for file in files:
+        fill_in(file, {"summary": "Nebula, a test architecture", "runtime_name": "NEBULA", "display_name": "Nebula", "review": "Nebula has the Gen1 LLK contract"})
+    built = run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out")
+    assert built.exit_code == 0, built.stderr
+    targets = [t for t in load_project(spec_copy).targets.targets if t.architecture == "nebula"]
+    assert targets and all(t.name.startswith("nebula") for t in targets)
+    assert "NEBULA" in (tmp_path / "out" / "python" / "ttl_kernel_config" / "targets.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.device
+def test_a_new_kernel_runs_on_the_emulator_once_its_summary_is_stated(spec_copy: Path, tmp_path: Path) -> None:
+    model = next(k for k in load_project(spec_copy).kernels.kernels)
+    result = run_cli("new", "kernel", "my_kernel", "--like", model.name, "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+    (file,) = written(result.stdout)
+    assert run_cli("validate", "--specs", spec_copy).exit_code == 2
+    fill_in(file, {"summary": "a copy of another kernel, under a name of its own"})
+    assert run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out").exit_code == 0
+    ran = run_cli("run", "my_kernel", "--seed", "3", "--specs", spec_copy)
+    assert ran.exit_code == 0, ran.stdout + ran.stderr
+
+
+@pytest.mark.parametrize(("kind", "name"), [("arch", "Bad-Name"), ("kernel", "9lives")])
+def test_a_name_that_is_no_identifier_is_refused_and_nothing_is_written(spec_copy: Path, kind: str, name: str) -> None:
+    before = sorted(spec_copy.rglob("*"))
+    result = run_cli("new", kind, name, "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert "is not a valid" in result.stderr
+    assert sorted(spec_copy.rglob("*")) == before
+
+
+def test_an_existing_name_is_refused(spec_copy: Path) -> None:
+    existing = next(k for k in load_project(spec_copy).kernels.kernels).name
+    result = run_cli("new", "kernel", existing, "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert f"there is already a kernel named {existing!r}" in result.stderr
+
+
+def test_an_unknown_like_says_what_would_be_valid(spec_copy: Path) -> None:
+    result = run_cli("new", "arch", "nebula", "--like", "no_such_arch", "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert "is no supported architecture" in result.stderr and "choose one of" in result.stderr
