@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -28,9 +29,27 @@ def _kernels(ct: list[int]) -> dict[str, tuple[Path, list[int]]]:
     }
 
 
+@pytest.fixture(scope="module")
+def one_program_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A compile cache holding the products of one program, built once for the module."""
+    directory = tmp_path_factory.mktemp("built")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TTLGEN_DEVICE_CACHE", str(directory))
+        build_executable(_kernels([2, 0]), api_headers("current"))
+    return directory
+
+
+@pytest.fixture
+def program_cache(one_program_built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of that cache of this test's own, as the compile cache."""
+    directory = tmp_path / "device"
+    shutil.copytree(one_program_built, directory)
+    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(directory))
+    return directory
+
+
 @pytest.mark.device
-def test_executable_is_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path))
+def test_executable_is_cached_by_content(program_cache: Path) -> None:
     first = build_executable(_kernels([2, 0]), api_headers("current"))
     mtime = first.stat().st_mtime_ns
     assert build_executable(_kernels([2, 0]), api_headers("current")) == first
@@ -38,29 +57,43 @@ def test_executable_is_cached_by_content(tmp_path: Path, monkeypatch: pytest.Mon
     assert build_executable(_kernels([2, 1]), api_headers("current")) != first
 
 
+def _damage(product: Path, how: str, seals: list[Path]) -> None:
+    data = product.read_bytes()
+    seal = product.with_name(product.name + ".seal")
+    if how == "flip":
+        product.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    elif how == "truncate":
+        product.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        product.write_bytes(b"")
+    elif how == "unsealed":
+        seal.unlink()
+    else:  # the seal of another product
+        seal.write_bytes(next(s for s in seals if s != seal).read_bytes())
+
+
+def _products(directory: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in directory.iterdir() if p.is_file()}
+
+
 @pytest.mark.device
-@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "unsealed", "seal-of-another"])
-def test_a_damaged_compile_product_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
-    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path))
+def test_a_damaged_compile_product_is_built_again_to_the_same_bytes(program_cache: Path) -> None:
     first = build_executable(_kernels([2, 0]), api_headers("current"))
-    good = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
-    products = sorted(p for p in good if not p.name.endswith(".seal"))
+    good = _products(program_cache)
     seals = sorted(p for p in good if p.name.endswith(".seal"))
-    assert len(products) == 5 and len(seals) == 5, "runtime, three kernel objects and the program, each sealed"
-    for product in products:
-        data = good[product]
-        if damage == "flip":
-            product.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
-        elif damage == "truncate":
-            product.write_bytes(data[: len(data) // 2])
-        elif damage == "empty":
-            product.write_bytes(b"")
-        elif damage == "unsealed":
-            product.with_name(product.name + ".seal").unlink()
-        else:
-            product.with_name(product.name + ".seal").write_bytes(good[seals[0]] if seals[0].name != product.name + ".seal" else good[seals[1]])
-    assert build_executable(_kernels([2, 0]), api_headers("current")) == first
-    assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == good, "every product built again, to the same bytes"
+    assert len(seals) == 5, "the runtime, three kernel objects and the program, each sealed"
+    # Every kind of damage, each to a product a rebuild makes in a second or two (a kernel
+    # object, the program); the runtime archive once, by the costliest rebuild.
+    kernel_objects = sorted(p for p in good if p.suffix == ".o")
+    archive = next(p for p in good if p.suffix == ".a")
+    for how, product in [(h, kernel_objects[i % len(kernel_objects)]) for i, h in enumerate(("flip", "truncate", "empty", "unsealed", "seal-of-another"))] + [
+        ("flip", first),
+        ("seal-of-another", first),
+        ("truncate", archive),
+    ]:
+        _damage(product, how, seals)
+        assert build_executable(_kernels([2, 0]), api_headers("current")) == first
+        assert _products(program_cache) == good, f"{product.name} {how}: built again, to the same bytes"
 
 
 def test_the_compile_cache_lives_under_the_cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
