@@ -48,6 +48,8 @@ EMULATION_KIND = "ttlgen.tt_metal_emulation"
 
 # Names any default argument may use besides the ones in scope.
 _LITERALS = frozenset(["true", "false", "nullptr"])
+# The compiler's own functions (``call_line = __builtin_LINE()``): in scope everywhere.
+_BUILTIN_PREFIX = "__builtin_"
 # A binding argument that passes the API function's own name (for the emulator's messages).
 FUNCTION_NAME = "__func__"
 # A binding argument that stands for the math the call computes.
@@ -264,6 +266,18 @@ def _platform_fits(tag: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Define:
+    """A name signatures and kernels may use that the host, the JIT or the firmware gives: a
+    macro, or (``constexpr`` set to its type) a ``constexpr`` variable, as upstream declares
+    it (``constexpr bool DST_ACCUM_MODE`` in the JIT's chlkc_descriptors.h)."""
+
+    name: str  # may be qualified: p_sfpu::kCONST_1_FP16B
+    meaning: str
+    constexpr: str | None  # the variable's type; None for a macro
+    mark: Mark = field(compare=False)
+
+
+@dataclass(frozen=True)
 class EntryPoint:
     """``void function()``, or ``namespace N { void M { ... } }`` with both names macros."""
 
@@ -303,7 +317,7 @@ class ApiLevel:
     dataflow_entry: EntryPoint
     startup: tuple[str, ...]
     header_roots: tuple[tuple[KernelKind, tuple[str, ...]], ...]  # directories (ending in /) and files
-    defines: tuple[tuple[str, str], ...]
+    defines: tuple[Define, ...]
     types: tuple[TypeDecl, ...]
     headers: tuple[Header, ...]
     removed: tuple[tuple[str, Removal], ...]
@@ -698,10 +712,11 @@ class _LevelReader:
         self.error(self.doc.mark(path), f"unknown type {ref.name!r}{where}; declare it under `types`{did_you_mean(ref.name, known)}")
 
     def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
-        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines)
+        # A default may name a type of the level too (Args<A, B>::AlignedPageSize).
+        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines) | set(self.types)
         for name in identifiers(text):
             scope_name, _, leaf = name.rpartition("::")
-            if name in in_scope:
+            if name in in_scope or name.startswith(_BUILTIN_PREFIX):
                 continue
             kind = self.types.get(scope_name) if scope_name else None
             if kind is not None and kind.has_enumerator(leaf):
@@ -864,6 +879,12 @@ def _release(doc: SpecDocument, sink: DiagnosticSink) -> Release | None:
     return release
 
 
+def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
+    """One level's spec on its own (``ttlgen upstream`` reads a level without the rest of
+    the tree, which a refresh of the level may leave inconsistent until the spellings follow)."""
+    return _level(doc, sink)
+
+
 def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     reader = _LevelReader(doc, sink)
     reader.read_types()
@@ -876,7 +897,10 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         dataflow_entry=_entry(data["entry"]["dataflow"], doc.mark(("entry", "dataflow"))),
         startup=tuple(data["startup"]),
         header_roots=tuple((KernelKind(kind), tuple(roots)) for kind, roots in sorted(data["header_roots"].items())),
-        defines=tuple(sorted(data.get("defines", {}).items())),
+        defines=tuple(
+            Define(name, raw if isinstance(raw, str) else raw["meaning"], None if isinstance(raw, str) else raw["constexpr"], doc.key_mark(("defines", name)))
+            for name, raw in sorted(data.get("defines", {}).items())
+        ),
         types=tuple(reader.types[n] for n in sorted(reader.types)),
         headers=headers,
         removed=tuple(
@@ -1006,9 +1030,9 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         for kind in level.types:
             if not kind.is_enum and kind.name not in types:
                 sink.error(doc.mark(("types",)), f"type {kind.name!r} of level {level.level!r} ({kind.mark}) is opaque there: list it here as implemented by the glue")
-        for define, _ in level.defines:
-            if define not in data["defines"]:
-                sink.error(doc.mark(("defines",)), f"define {define!r} of level {level.level!r} has no value here")
+        for define in level.defines:
+            if define.name not in data["defines"]:
+                sink.error(doc.mark(("defines",)), f"define {define.name!r} of level {level.level!r} has no value here")
     for define, value in data["defines"].items():
         # Printed as the define's expansion in the emulator's headers: one C++ token.
         try:
