@@ -716,7 +716,7 @@ class _LevelReader:
         in_scope = {p.name for p in scope} | _LITERALS | set(self.defines) | set(self.types)
         for name in identifiers(text):
             scope_name, _, leaf = name.rpartition("::")
-            if name in in_scope or name.startswith(_BUILTIN_PREFIX):
+            if name in in_scope or name in BUILTIN_TYPES or name.startswith(_BUILTIN_PREFIX):
                 continue
             kind = self.types.get(scope_name) if scope_name else None
             if kind is not None and kind.has_enumerator(leaf):

@@ -153,6 +153,7 @@ class _Importer:
         self.notes: list[str] = []
         self.known_types = set(BUILTIN_TYPES) | {t.name for t in level.types}
         self.new_types: dict[str, list[str]] = {}
+        self.moved: dict[tuple[str, str], list[str]] = {}
 
     # --------------------------------------------------------------------- the layout
 
@@ -252,7 +253,7 @@ class _Importer:
         headers = sorted({f.header for f in upstream})
         home = path if path in headers else headers[0]
         if path is not None and home != path:
-            self.notes.append(f"moved {name} from {path} to {home}, where {self.release} declares it")
+            self.moved.setdefault((path, home), []).append(name)
         upstream = [f for f in upstream if f.header == home]
         matched = match_forms([f for _, f in forms], upstream)
         index_of = {id(f): i for i, f in forms}
@@ -384,7 +385,7 @@ class _Importer:
                 for default in defaults:
                     for name in identifiers(default or ""):
                         qualifier = name.rpartition("::")[0]
-                        if name in scope or name in _LITERALS or name.startswith("__builtin_") or qualifier in enumerators:
+                        if name in scope or name in _LITERALS or name in BUILTIN_TYPES or name.startswith("__builtin_") or qualifier in enumerators:
                             continue
                         if name not in used:
                             used.append(name)
@@ -414,6 +415,8 @@ class _Importer:
 
     def run(self, added: Sequence[str]) -> Result:
         blocks = self.blocks(added)
+        for (source, target), names in self.moved.items():
+            self.notes.append(f"moved {', '.join(names)} from {source} to {target}, where {self.release} declares them")
         self.add_types(blocks)
         replacements: list[tuple[int, int, list[str]]] = []
         if self.new_types:
