@@ -122,7 +122,7 @@ def _accessor(df: DataflowCalls, dfb: Dfb, arg: int, previous_args: str | None) 
         # function only (a constant that fits) and reject from a run-time call (the
         # emulator's) as narrowing.
         page_name = kernel_names.page_size(dfb.name)
-        value = {
+        value: dict[GeneratorField, Expr] = {
             GeneratorField.ADDRESS: address,
             GeneratorField.PAGE_SIZE: Var(page_name),
             GeneratorField.DATA_FORMAT: CallValue(ir.bind(Step.DATA_FORMAT, df.data_format, {"cb": cb})),
