@@ -391,6 +391,8 @@ class _Importer:
                             used.append(name)
         out = ["defines:"]
         for name in [*raw, *(n for n in used if n not in raw)]:
+            if name in raw:
+                out += [f"  {c}" for c in _comments_above(self.lines, self.doc.key_mark(("defines", name)).line)]
             variable = self.variable(name)
             meaning = meanings.get(name)
             if meaning is None:

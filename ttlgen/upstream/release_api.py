@@ -215,9 +215,57 @@ def _default(cursor: Any) -> str | None:
     return _STD.sub("", _SCOPE.sub("::", " ".join(value))) or None
 
 
+def _template_defaults(cursor: Any) -> list[str | None]:
+    """The default of each template parameter as the declaration's tokens write it. A
+    parameter's own extent ends before a default the parse could not resolve (an undefined
+    host macro: ``reduce_type = REDUCE_OP`` in ttnn 0.69.0), so the list is read from the
+    declaration itself."""
+    tokens = [t.spelling for t in cursor.get_tokens()]
+    if tokens[:2] != ["template", "<"]:
+        return []
+    defaults: list[str | None] = []
+    current: list[str] = []
+    depth = 0
+    for token in tokens[2:]:
+        if depth == 0 and token in (",", ">"):
+            defaults.append(_STD.sub("", _SCOPE.sub("::", " ".join(current[current.index("=") + 1 :]))) if "=" in current else None)
+            current = []
+            if token == ">":
+                break
+            continue
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
+        current.append(token)
+    return defaults
+
+
+def _param_defaults(cursor: Any) -> list[str | None]:
+    """The default of each function parameter as the declaration's tokens write it (the
+    same fallback as :func:`_template_defaults`, for the function's parameter list)."""
+    tokens = [t.spelling for t in cursor.get_tokens()]
+    name = cursor.spelling.partition("<")[0]
+    starts = [i for i in range(len(tokens) - 1) if tokens[i] == name and tokens[i + 1] == "("]
+    if not starts:
+        return []
+    defaults: list[str | None] = []
+    current: list[str] = []
+    depth = 0
+    for token in tokens[starts[0] + 2 :]:
+        if depth == 0 and token in (",", ")"):
+            if current:
+                defaults.append(_STD.sub("", _SCOPE.sub("::", " ".join(current[current.index("=") + 1 :]))) if "=" in current else None)
+            current = []
+            if token == ")":
+                break
+            continue
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
+        current.append(token)
+    return defaults
+
+
 def _template_params(cindex: Any, cursor: Any) -> list[str]:
     kinds = cindex.CursorKind
     params = []
+    written = _template_defaults(cursor)
     for child in cursor.get_children():
         if child.kind == kinds.TEMPLATE_TYPE_PARAMETER:
             head = f"typename {child.spelling}"
@@ -228,6 +276,8 @@ def _template_params(cindex: Any, cursor: Any) -> list[str]:
         else:
             continue
         default = _default(child)
+        if default is None and len(params) < len(written):
+            default = written[len(params)]
         params.append(head if default is None else f"{head} = {default}")
     return params
 
@@ -236,6 +286,7 @@ def _declaration(cindex: Any, cursor: Any, constructor: bool = False) -> str:
     kinds = cindex.CursorKind
     template = _template_params(cindex, cursor)
     params = []
+    written = _param_defaults(cursor)
     for child in cursor.get_children():
         if child.kind != kinds.PARM_DECL:
             continue
@@ -243,6 +294,8 @@ def _declaration(cindex: Any, cursor: Any, constructor: bool = False) -> str:
         if child.spelling:
             text += f" {child.spelling}"
         default = _default(child)
+        if default is None and len(params) < len(written):
+            default = written[len(params)]
         params.append(text if default is None else f"{text} = {default}")
     head = f"template <{', '.join(template)}> " if template else ""
     returns = "" if constructor else f"{type_text(cursor.result_type.spelling)} "
