@@ -264,7 +264,7 @@ def _param_defaults(cursor: Any) -> list[str | None]:
 
 def _template_params(cindex: Any, cursor: Any) -> list[str]:
     kinds = cindex.CursorKind
-    params = []
+    params: list[str] = []
     written = _template_defaults(cursor)
     for child in cursor.get_children():
         if child.kind == kinds.TEMPLATE_TYPE_PARAMETER:
@@ -285,7 +285,7 @@ def _template_params(cindex: Any, cursor: Any) -> list[str]:
 def _declaration(cindex: Any, cursor: Any, constructor: bool = False) -> str:
     kinds = cindex.CursorKind
     template = _template_params(cindex, cursor)
-    params = []
+    params: list[str] = []
     written = _param_defaults(cursor)
     for child in cursor.get_children():
         if child.kind != kinds.PARM_DECL:
