@@ -127,10 +127,35 @@ class FunctionForm:
     formats: tuple[tuple[State, str], ...]
     swap: SourceSwap | None
     mark: Mark = field(compare=False)
+    # A contract the compile cannot see: the data format each source register must hold when
+    # the call runs (the CB of that parameter), loaded by the caller beforehand ...
+    expects: tuple[tuple[State, str], ...] = ()
+    # ... with SrcA's and SrcB's swapped when each of these template parameters is one of
+    # its values (reduce.h: a REDUCE_ROW SUM or AVG reads the scaler through SrcA).
+    expects_swapped_when: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def name(self) -> str:
         return self.signature.name
+
+    def expected(self, template_args: Sequence[str | None]) -> tuple[tuple[State, int], ...] | None:
+        """For a call with these template arguments (None: computed): each register the call
+        expects loaded and the index of the argument naming its CB; None when a computed
+        argument leaves the swap unknown. Empty when the form states no expectation."""
+        index = {p.name: i for i, p in enumerate(self.signature.params)}
+        found = {state: index[param] for state, param in self.expects}
+        if self.expects_swapped_when:
+            position = {t.name: i for i, t in enumerate(self.signature.template)}
+            swapped = True
+            for name, values in self.expects_swapped_when:
+                at = position[name]
+                text = template_args[at] if at < len(template_args) else self.signature.template[at].default
+                if text is None:
+                    return None
+                swapped = swapped and text in values
+            if swapped and State.SRCA_FORMAT in found and State.SRCB_FORMAT in found:
+                found[State.SRCA_FORMAT], found[State.SRCB_FORMAT] = found[State.SRCB_FORMAT], found[State.SRCA_FORMAT]
+        return tuple((state, found[state]) for state in FORMAT_STATES if state in found)
 
     def sets(self) -> frozenset[State]:
         """The states the call changes (hardware stands for all of them)."""
@@ -788,6 +813,34 @@ class _LevelReader:
             return None
         return SourceSwap(raw["parameter"], raw["value"], mark)
 
+    def expects(
+        self, entry: Mapping[str, Any], sig: Signature, path: tuple[str | int, ...]
+    ) -> tuple[tuple[tuple[State, str], ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """The formats the form expects loaded (by parameter), and when SrcA's and SrcB's swap."""
+        params = {p.name: p for p in sig.params if p.name is not None}
+        expects = []
+        for state_name, param in entry.get("expects", {}).items():
+            where = self.doc.mark((*path, "expects", state_name))
+            if param not in params:
+                self.error(where, f"{param!r} is no parameter of {sig.name!r}{did_you_mean(param, params)}; parameters: {', '.join(params) or 'none'}")
+            elif params[param].default is not None:
+                self.error(where, f"parameter {param!r} of {sig.name!r} has a default: a register is expected to hold the format of a CB every call passes")
+            else:
+                expects.append((State(state_name), param))
+        swaps = []
+        template = {t.name for t in sig.template}
+        for name, values in entry.get("expects_swapped_when", {}).items():
+            if name not in template:
+                self.error(
+                    self.doc.key_mark((*path, "expects_swapped_when", name)),
+                    f"{name!r} is no template parameter of {sig.name!r}{did_you_mean(name, template)}; template parameters: {', '.join(t.name for t in sig.template) or 'none'}",
+                )
+                continue
+            swaps.append((name, tuple(values)))
+        if swaps and not {State.SRCA_FORMAT, State.SRCB_FORMAT} <= {s for s, _ in expects}:
+            self.error(self.doc.mark((*path, "expects_swapped_when")), f"{sig.name!r} swaps what SrcA and SrcB expect, so `expects` names both srca_format and srcb_format")
+        return tuple(expects), tuple(swaps)
+
     def read_headers(self) -> tuple[Header, ...]:
         headers = []
         seen: dict[tuple[str, KernelKind, tuple[str, ...], tuple[str, ...]], Mark] = {}
@@ -819,6 +872,7 @@ class _LevelReader:
                         self.formats(entry, sig, configures, path),
                         self.swap(entry, sig, path),
                         mark,
+                        *self.expects(entry, sig, path),
                     )
                 )
             if kernel is KernelKind.DATAFLOW and namespace is not None:
@@ -853,6 +907,13 @@ def _check_header_roots(level: ApiLevel, sink: DiagnosticSink) -> None:
 
 def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
     for form in level.all_forms():
+        for name, values in form.expects_swapped_when:
+            param = next(t for t in form.signature.template if t.name == name)
+            for value in values:
+                if not level.template_arg_fits(param, value):
+                    valid = level.enumerator_choices(param)
+                    hint = f"{did_you_mean(value, valid)}; valid: {', '.join(valid)}" if valid else ""
+                    sink.error(form.mark, f"expects_swapped_when: {value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
         if form.swap is None:
             continue
         param = next(t for t in form.signature.template if t.name == form.swap.parameter)

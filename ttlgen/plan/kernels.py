@@ -125,7 +125,7 @@ def lower(
         sink.error(kernel.mark, f"{spelling.source} gives no DST capacity for {width}-bit {sync} sync")
         return None
     level, calls = api.level, api.spelling
-    low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity)
+    low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity, expects=api_check.format_expects(level, KernelKind.COMPUTE))
     compute = low.body(kernel.body)
     fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
     cbs = []

@@ -40,7 +40,7 @@ from ttlgen.upstream.release_api import Function, KindApi, ReleaseApi
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):")
 # Keys of a function entry that are ttlgen's knowledge, in the order they are written.
-_KNOWLEDGE = ("configures", "formats", "swap_sources")
+_KNOWLEDGE = ("configures", "formats", "swap_sources", "expects", "expects_swapped_when")
 _LITERALS = frozenset({"true", "false", "nullptr"})
 _WIDTH = 100
 
@@ -130,14 +130,18 @@ def _renamed(knowledge: Mapping[str, Any], old: Signature, new: Signature) -> di
         assert renamed is not None
         return renamed
 
+    def tparam(name: str) -> str:
+        index = template.get(name)
+        return new.template[index].name if index is not None and index < len(new.template) else name
+
     result: dict[str, Any] = {}
     for key, value in knowledge.items():
-        if key == "formats":
+        if key in ("formats", "expects"):
             result[key] = {state: param(p) for state, p in value.items()}
+        elif key == "expects_swapped_when":
+            result[key] = {tparam(name): values for name, values in value.items()}
         elif key == "swap_sources":
-            index = template.get(value["parameter"])
-            name = new.template[index].name if index is not None and index < len(new.template) else value["parameter"]
-            result[key] = {"parameter": name, "value": value["value"]}
+            result[key] = {"parameter": tparam(value["parameter"]), "value": value["value"]}
         else:
             result[key] = value
     return result

@@ -18,7 +18,8 @@ inline void reduce_init(uint32_t /*icb*/, uint32_t /*icb_scaler*/, uint32_t /*oc
 template <PoolType reduce_type, ReduceDim reduce_dim, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler,
                         uint32_t idst) {
-    ttlemu::api::reduce(reduce_type, reduce_dim, icb, icb_scaler, itile, itile_scaler, idst);
+    ttlemu::api::reduce<is_fp32_dest_acc_en>(reduce_type, reduce_dim, icb, icb_scaler, itile,
+                                             itile_scaler, idst, true);
 }
 
 inline void reduce_uninit(uint32_t /*icb*/ = 0) {

@@ -20,7 +20,7 @@ template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
           bool enforce_fp32_accumulation = false>
 inline void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler,
                         uint32_t idst) {
-    ttlemu::api::reduce(reduce_type, reduce_dim, icb, icb_scaler, itile, itile_scaler, idst);
+    ttlemu::api::reduce(reduce_type, reduce_dim, icb, icb_scaler, itile, itile_scaler, idst, false);
 }
 
 template <bool enforce_fp32_accumulation = false>
