@@ -254,6 +254,16 @@ def import_signatures(
             sys.stdout.write(f"ttlgen: {found.path}: {changed} {release.name}\n")
         for note in result.notes:
             sys.stderr.write(f"ttlgen: {note}\n")
+        if dry_run:
+            return ExitCode.OK
+        # What the import could not decide may leave the level inconsistent (a form added
+        # back whose knowledge is ttlgen's): its located errors, and exit 1.
+        try:
+            load_levels(specs, [level])
+        except SpecErrors as exc:
+            sys.stderr.write(exc.render() + "\n")
+            sys.stderr.write(f"ttlgen: {found.path} is refreshed but not yet a valid level: fix the errors above by hand\n")
+            return ExitCode.FAILED
         return ExitCode.OK
 
     _guarded(False, action)
