@@ -256,3 +256,25 @@ def test_the_parse_of_a_release_is_kept_for_the_process() -> None:
     started = time.perf_counter()
     release_api("current")
     assert time.perf_counter() - started < 0.1
+
+
+def test_the_json_result_lists_each_level_with_its_disagreements() -> None:
+    import json
+
+    for level in project().api.levels:
+        release_api(level.level)
+    result = run_cli("upstream", "check", "--json", "--specs", SPECS)
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["status"] == "ok"
+    assert {entry["level"]: entry["disagreements"] for entry in payload["levels"]} == {level.level: [] for level in project().api.levels}
+
+
+def test_without_libclang_the_commands_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from ttlgen.upstream import release_api as parsing
+
+    monkeypatch.setitem(sys.modules, "clang.cindex", None)  # an import of it fails
+    with pytest.raises(parsing.HeaderParseError, match=r"needs libclang \(the PyPI package `libclang`\): pip install 'ttlgen\[upstream\]'"):
+        parsing.read_kind(Path("/nonexistent"), parsing.KernelKind.COMPUTE)

@@ -102,9 +102,10 @@ def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
         else:
             lines.append(attribute)
     if binding is None:
-        lines += wrap(f"{returns} {sig.name}(", params, ");")
+        lines += wrap(f"{'constexpr ' if sig.constexpr else ''}{returns} {sig.name}(", params, ");")
         return lines
-    lines += wrap(f"inline {returns} {sig.name}(", params, ") {")
+    # A constexpr form stays one (its result is a constant to the kernel), as upstream's.
+    lines += wrap(f"{'constexpr' if sig.constexpr else 'inline'} {returns} {sig.name}(", params, ") {")
     head, args = _glue_call(binding, emulation, "return " if returns != "void" else "")
     lines += wrap(head, args, ");", INDENT)
     lines.append("}")

@@ -23,11 +23,6 @@ def tensor(dfb: str) -> str:
     return dfb
 
 
-def page_size(dfb: str) -> str:
-    """The page size of that tensor (levels whose accessor is brace-initialised)."""
-    return f"{dfb}_page_size"
-
-
 def accessor_args(dfb: str) -> str:
     """The compile-time accessor arguments of that tensor (levels whose accessor takes them)."""
     return f"{dfb}_args"

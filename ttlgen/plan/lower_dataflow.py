@@ -117,21 +117,13 @@ def _accessor(df: DataflowCalls, dfb: Dfb, arg: int, previous_args: str | None) 
     name = kernel_names.tensor(dfb.name)
     accessor = df.accessor
     if isinstance(accessor, BracedAccessor):
-        # The page size is converted to the generator's field before the braces: the API's
-        # get_tile_size returns int32_t, which braces accept from upstream's constexpr
-        # function only (a constant that fits) and reject from a run-time call (the
-        # emulator's) as narrowing.
-        page_name = kernel_names.page_size(dfb.name)
-        value: dict[GeneratorField, Expr] = {
+        value = {
             GeneratorField.ADDRESS: address,
-            GeneratorField.PAGE_SIZE: Var(page_name),
+            GeneratorField.PAGE_SIZE: page_size,
             GeneratorField.DATA_FORMAT: CallValue(ir.bind(Step.DATA_FORMAT, df.data_format, {"cb": cb})),
         }
         braced = ir.Braced(tuple(value[f] for f in accessor.fields))
-        return [
-            ir.Declare(page_name, ir.Scalar.U32, page_size, ir.Storage.CONST),
-            ir.Declare(name, ir.SpecType(accessor.type), braced, ir.Storage.CONST),
-        ]
+        return [ir.Declare(name, ir.SpecType(accessor.type), braced, ir.Storage.CONST)]
     args_type = accessor.compile_time_args.function
     offset: Expr = Const(0)
     if previous_args is not None:

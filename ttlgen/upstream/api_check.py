@@ -96,6 +96,8 @@ def signature_differences(spec: Signature, upstream: Signature) -> list[str]:
         for index, (mine_p, theirs_p) in enumerate(zip(spec.params, upstream.params, strict=True), start=1):
             if not _same(mine_p.text, theirs_p.text):
                 found.append(f"parameter {index} is `{theirs_p.text}`, not `{mine_p.text}`")
+    if spec.constexpr != upstream.constexpr:
+        found.append("is constexpr" if upstream.constexpr else "is not constexpr")
     if spec.const != upstream.const:
         found.append("is a const member" if upstream.const else "is no const member")
     return found

@@ -282,6 +282,18 @@ def _template_params(cindex: Any, cursor: Any) -> list[str]:
     return params
 
 
+def _is_constexpr(cursor: Any, name: str) -> bool:
+    """Whether the declaration says `constexpr` before its name (after its template list)."""
+    depth = 0
+    for token in (t.spelling for t in cursor.get_tokens()):
+        if token == name and depth == 0:
+            return False
+        if token == "constexpr" and depth == 0:
+            return True
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(token, 0)
+    return False
+
+
 def _declaration(cindex: Any, cursor: Any, constructor: bool = False) -> str:
     kinds = cindex.CursorKind
     template = _template_params(cindex, cursor)
@@ -301,7 +313,10 @@ def _declaration(cindex: Any, cursor: Any, constructor: bool = False) -> str:
     returns = "" if constructor else f"{type_text(cursor.result_type.spelling)} "
     const = " const" if cursor.kind == kinds.CXX_METHOD and cursor.is_const_method() else ""
     name = cursor.spelling.partition("<")[0]  # a constructor of a class template: its bare name
-    text = f"{head}{returns}{name}({', '.join(params)}){const}"
+    # `constexpr` matters to a caller: a constexpr function's result is a constant (a braced
+    # initialiser accepts it without narrowing, a constexpr variable holds it).
+    constexpr = "constexpr " if _is_constexpr(cursor, name) else ""
+    text = f"{head}{constexpr}{returns}{name}({', '.join(params)}){const}"
     try:
         # The specs' own spelling of the declaration (spacing, joined tokens).
         return parse_declaration(text).text

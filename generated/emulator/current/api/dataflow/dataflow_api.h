@@ -20,12 +20,12 @@ inline uint32_t get_read_ptr(uint32_t operand) {
     return ttlemu::cb_read_addr(operand);
 }
 
-inline int32_t get_tile_size(int32_t operand) {
-    return ttlemu::cb_page_size(operand);
+constexpr int32_t get_tile_size(int32_t operand) {
+    return ttlemu::api::tile_size(operand);
 }
 
-inline DataFormat get_dataformat(int32_t operand) {
-    return ttlemu::cb_format(operand);
+constexpr DataFormat get_dataformat(int32_t operand) {
+    return ttlemu::api::data_format(operand);
 }
 
 inline void cb_wait_front(int32_t operand, int32_t num_pages) {
