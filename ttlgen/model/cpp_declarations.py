@@ -178,7 +178,9 @@ class _Tokens:
             raise DeclarationError(f"expected a value, found {self.peek() or 'the end'!r}")
         text = ""
         for word in words:
-            joined = word in ("<", ">", "(", ")", ",", "&", "*", "::") or (text and (text[-1] in "<(-" or text.endswith("::")))
+            # A name right after `)` follows a cast: `(int)Mode::VALUE`, as clang-format writes it.
+            cast = text.endswith(")") and bool(re.match(r"[A-Za-z_]", word))
+            joined = cast or word in ("<", ">", "(", ")", ",", "&", "*", "::") or (text and (text[-1] in "<(-" or text.endswith("::")))
             text += word if joined or not text else f" {word}"
         return re.sub(r",\s*", ", ", text)
 

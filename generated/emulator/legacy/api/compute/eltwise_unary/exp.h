@@ -17,7 +17,7 @@ inline void exp_tile_init() {
 
 template <bool approx = false, bool scale_en = false,
           InputClamping input_clamping = InputClamping::ClampToNegative, int iterations = 8>
-inline void exp_tile(uint32_t idst, int /*vector_mode*/ = (int) VectorMode::RC,
+inline void exp_tile(uint32_t idst, int /*vector_mode*/ = (int)VectorMode::RC,
                      uint16_t /*scale*/ = p_sfpu::kCONST_1_FP16B) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::exp, idst);
 }
