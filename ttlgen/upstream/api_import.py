@@ -45,7 +45,7 @@ _LITERALS = frozenset({"true", "false", "nullptr"})
 _WIDTH = 100
 
 
-class ImportError_(ValueError):
+class RefreshError(ValueError):
     """The spec cannot be refreshed (a layout the import does not know, a mixed namespace)."""
 
 
@@ -195,7 +195,7 @@ class _Importer:
                 order.append(path)
             found = blocks[path]
             if found.namespace != namespace:
-                raise ImportError_(
+                raise RefreshError(
                     f"{path} declares functions in namespace {found.namespace or 'global'} and {namespace or 'global'}: "
                     "a header of the spec has one namespace"
                 )
@@ -222,7 +222,7 @@ class _Importer:
         for name in added:
             kinds = [k for k in KernelKind if self.api.kind(k).overloads(name)]
             if not kinds:
-                raise ImportError_(f"--add {name}: {self.release} declares no function {name!r}")
+                raise RefreshError(f"--add {name}: {self.release} declares no function {name!r}")
             for kernel in kinds:
                 if (name, kernel) in placed:
                     continue
@@ -428,12 +428,12 @@ class _Importer:
         if self.new_types:
             span = self.span("types")
             if span is None:
-                raise ImportError_("the spec has no top-level `types:` to declare new enumerations in")
+                raise RefreshError("the spec has no top-level `types:` to declare new enumerations in")
             replacements.append((span[1], span[1], [line for lines in self.new_types.values() for line in lines]))
         for key, text in (("headers", self.headers_text(blocks)), ("header_roots", self.roots_text(blocks)), ("defines", self.defines_text(blocks))):
             span = self.span(key)
             if span is None:
-                raise ImportError_(f"the spec has no top-level `{key}:` to refresh")
+                raise RefreshError(f"the spec has no top-level `{key}:` to refresh")
             replacements.append((span[0], span[1], text))
         for name, text in self.type_lines().items():
             start = self.doc.key_mark(("types", name)).line - 1

@@ -227,7 +227,8 @@ def import_signatures(
     comments above it are kept. A function the release lacks is dropped. Prints what changed
     and what is left to do (a value for a new define in the emulation spec, a replacement
     under `removed`); `ttlgen upstream check` then reports 0 disagreements for what the
-    import refreshes.
+    import refreshes. Exit 1 when the refreshed level is not yet valid (its located errors
+    follow: a form added back whose knowledge is for a person to state).
     """
 
     def action() -> int:
@@ -240,7 +241,7 @@ def import_signatures(
         text = found.path.read_text(encoding="utf-8")
         try:
             result = api_import.refresh(found.doc, text, found.level, api, release.name, add or ())
-        except api_import.ImportError_ as exc:
+        except api_import.RefreshError as exc:
             raise UsageError(f"{found.path}: {exc}") from None
         if dry_run:
             sys.stdout.write(result.text)

@@ -32,7 +32,7 @@ import ctypes
 import functools
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -536,7 +536,3 @@ def read_release(root: Path, sha256: str, names: frozenset[str] | None = None) -
     parsed once per process per release and set of names."""
     return ReleaseApi(sha256, read_kind(root, KernelKind.COMPUTE, names), read_kind(root, KernelKind.DATAFLOW, names))
 
-
-def iter_declarations(api: ReleaseApi) -> Iterator[Function]:
-    yield from api.compute.functions
-    yield from api.dataflow.functions
