@@ -185,14 +185,21 @@ def test_every_scoped_enumeration_the_kernels_name_rejects_a_bare_or_foreign_enu
         level = _level(target)
         text = kernel.source("compute").read_text(encoding="utf-8")
         for call in CALL.finditer(text):
-            found = _template_enum(level, call, scoped=True)
-            if found is None or (target.level, found[1].name) in tried:
-                continue
-            name = found[1].name
-            tried.add((target.level, name))
-            for mutation, edit in (("bare", bare_scoped_enumerator), ("foreign", enumerator_of_another_enumeration)):
-                place = tmp_path / f"{target.level}_{name}_{mutation}"
-                mutant = mutant_dir(place, kernel, lambda t, level=level, edit=edit, name=name: edit(level, t, name))
-                assert mutant is not None
-                _both_reject(mutant, target, f"{mutation} {name}")
+            for argument in (call.group("template") or "").split(","):
+                owner = argument.strip().rpartition("::")[0]
+                kind = level.type(owner) if owner else None
+                if kind is None or not kind.is_enum or not kind.scoped or (target.level, kind.name) in tried:
+                    continue
+                tried.add((target.level, kind.name))
+                _mutate_both_ways(tmp_path, kernel, target, level, kind.name)
     assert tried, "no generated kernel passes an enumerator of a scoped enumeration"
+
+
+def _mutate_both_ways(tmp_path: Path, kernel: KernelDir, target: Target, level: ApiLevel, name: str) -> None:
+    """A bare enumerator of ``name`` and one of another enumeration where ``kernel`` passes
+    one of ``name``'s: both headers refuse each."""
+    for mutation, edit in (("bare", bare_scoped_enumerator), ("foreign", enumerator_of_another_enumeration)):
+        place = tmp_path / f"{target.level}_{name}_{mutation}"
+        mutant = mutant_dir(place, kernel, lambda t, edit=edit: edit(level, t, name))
+        assert mutant is not None
+        _both_reject(mutant, target, f"{mutation} {name}")
