@@ -79,14 +79,14 @@ def test_an_underlying_type_that_is_no_integer_type_is_refused_with_the_valid_on
 def test_dropping_an_enumerator_the_emulator_maps_is_refused_on_the_enumeration(spec_copy: Path) -> None:
     # The glue compares against PoolType::MAX; generated emulator headers would not compile.
     current = spec_copy / "tt_metal" / "current.yaml"
-    _edit(current, "PoolType: {enum: [SUM, AVG, MAX]}", "PoolType: {enum: [SUM, AVG, MAXIMUM]}")
+    _edit(current, "PoolType: {enum: {SUM: 0, AVG: 1, MAX: 2,", "PoolType: {enum: {SUM: 0, AVG: 1, MAXIMUM: 2,")
     message = rejected(spec_copy)
     # The spelling's uses of PoolType::MAX are refused too (at the spelling spec, which sorts
     # first); the glue's use is refused on the enumeration itself.
     (glue,) = [line for line in message.splitlines() if "the emulator's glue uses" in line]
     assert glue.startswith(f"specs/tt_metal/current.yaml:{_line_of(current, 'PoolType:')}:")
     assert "enumeration PoolType of level 'current' has no MAX, which the emulator's glue uses (ttlemu/compute.hpp)" in glue
-    assert glue.endswith("enumerators: SUM, AVG, MAXIMUM")
+    assert glue.endswith("enumerators: SUM, AVG, MAXIMUM, MIN")
 
 
 def test_a_binding_to_a_routine_the_glue_lacks_is_refused_with_a_suggestion(spec_copy: Path) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import threading
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import SPECS, run_cli
@@ -16,6 +16,27 @@ from ttlgen.tree import existing_entries
 
 EDITED = "kernels/elementwise.yaml"
 BUILDS = int(os.environ.get("TTLGEN_STRESS_BUILDS", "6"))
+
+
+# Saves the two versions in turn, in place (truncate, then write), every 5 ms.
+SAVER = """
+import sys, time
+from pathlib import Path
+spec, versions = Path(sys.argv[1]), sorted(Path(sys.argv[2]).iterdir())
+turn = 0
+while True:
+    spec.write_bytes(versions[turn % 2].read_bytes())
+    turn += 1
+    time.sleep(0.005)
+"""
+
+
+def versions_dir(tmp_path: Path, versions: list[bytes]) -> Path:
+    folder = tmp_path / "versions"
+    folder.mkdir()
+    for number, version in enumerate(versions):
+        (folder / str(number)).write_bytes(version)
+    return folder
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -39,17 +60,9 @@ def test_every_tree_built_while_a_spec_is_saved_matches_the_specs_its_manifest_r
         files = render_specs(specs)
         expected[recorded_input(files["MANIFEST"], f"specs/{EDITED}")] = files
 
-    stop = threading.Event()
-
-    def save_repeatedly() -> None:
-        turn = 0
-        while not stop.is_set():
-            spec.write_bytes(versions[turn % 2])  # in place, as many editors save
-            turn += 1
-            time.sleep(0.005)
-
-    saver = threading.Thread(target=save_repeatedly)
-    saver.start()
+    # The saver is its own process, as an editor is: a thread would share the GIL with the
+    # in-process build and hold the file truncated for a whole switch interval.
+    saver = subprocess.Popen([sys.executable, "-c", SAVER, str(spec), str(versions_dir(tmp_path, versions))])
     outcomes = []
     try:
         for _ in range(BUILDS):
@@ -60,6 +73,6 @@ def test_every_tree_built_while_a_spec_is_saved_matches_the_specs_its_manifest_r
                 built = tree(tmp_path / "out")
                 assert built == expected[recorded_input(built["MANIFEST"], f"specs/{EDITED}")]
     finally:
-        stop.set()
-        saver.join()
+        saver.kill()
+        saver.wait()
     assert 0 in outcomes

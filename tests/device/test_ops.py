@@ -39,7 +39,7 @@ def _reduce_scalar(x: F, y: F) -> F:
 
 OPS: dict[str, tuple[int, Callable[[F, F], F]]] = {
     "copy": (0, lambda x, y: x),
-    "transpose_wh": (1, lambda x, y: x.T),
+    "transpose": (1, lambda x, y: x.T),
     "reduce_row": (2, _reduce_row),
     "reduce_col": (3, _reduce_col),
     "reduce_scalar": (4, _reduce_scalar),

@@ -17,7 +17,7 @@ from kernel_helpers import SPECS
 from tests.conftest import run_cli
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.call_forms import ArgKind
-from ttlgen.model.tt_metal_api import ApiLevel, KernelKind
+from ttlgen.model.tt_metal_api import ApiLevel
 from ttlgen.pipeline import load_project
 from ttlgen.plan import api_check
 from ttlgen.plan import kernel_ir as ir
@@ -108,27 +108,3 @@ def test_a_deprecated_form_the_spelling_explains_builds(spec_copy: Path, tmp_pat
     result = run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out")
     assert result.exit_code == 0, result.stderr
     assert "copy_tile_to_dst_init_short(cb_x);" in (tmp_path / "out" / "kernels" / "unary_chain_bf16" / "compute.cpp").read_text()
-
-
-# ------------------------------------------------------------------ forms the reference documents
-
-
-def test_the_write_tile_call_takes_an_offset_and_a_noc_at_both_levels() -> None:
-    for name in ("current", "legacy"):
-        for count in (3, 4, 5):
-            _, problem = level(name).check_call("noc_async_write_tile", KernelKind.DATAFLOW, [], count)
-            assert problem is None or problem.deprecated is not None, (name, count, problem)
-
-
-def test_the_three_argument_mul_tiles_init_is_a_deprecated_current_form() -> None:
-    _, problem = current().check_call("mul_tiles_init", KernelKind.COMPUTE, [], 3)
-    assert problem is not None and problem.deprecated is not None
-    assert problem.message == "'mul_tiles_init' (this form) is deprecated at API level 'current': Renamed to mul_init() (ttlgen's summary of PR #50745)"
-    _, problem = level("legacy").check_call("mul_tiles_init", KernelKind.COMPUTE, [], 3)
-    assert problem is not None and problem.deprecated is None
-
-
-def test_the_four_argument_bool_reconfig_data_format_is_a_deprecated_current_form() -> None:
-    _, problem = current().check_call("reconfig_data_format", KernelKind.COMPUTE, ["false", "false"], 4)
-    assert problem is not None and problem.deprecated is not None and problem.deprecated.source == "tt-metal#34499"
-    assert current().check_call("reconfig_data_format", KernelKind.COMPUTE, ["SrcOrder::Reverse"], 4)[1] is None

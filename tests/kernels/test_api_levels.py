@@ -22,6 +22,10 @@ from kernel_helpers import all_kernels, pin_api_level
 
 from tests.conftest import GENERATED, REPO, SPECS, run_cli
 from ttlgen.device.program import load_program
+from ttlgen.emit.emulator_api import function_lines
+from ttlgen.errors import Mark
+from ttlgen.model.cpp_declarations import parse_declaration
+from ttlgen.model.tt_metal_api import Deprecation, FunctionForm, KernelKind
 from ttlgen.pipeline import load_project
 
 GLUE = REPO / "ttlgen" / "device" / "include"
@@ -93,11 +97,11 @@ def test_every_shipped_kernel_generated_at_legacy_compiles_against_the_legacy_ap
 def test_legacy_kernels_use_the_legacy_api(legacy_tree: Path) -> None:
     compute = (legacy_tree / "kernels" / "matmul_subblocked" / "compute.cpp").read_text()
     reader = (legacy_tree / "kernels" / "matmul_subblocked" / "reader.cpp").read_text()
-    assert "\nnamespace NAMESPACE {\nvoid MAIN {\n" in compute
-    assert '#include "compute_kernel_api/matmul.h"' in compute
+    assert "\nvoid kernel_main() {\n" in compute
+    assert '#include "api/compute/matmul.h"' in compute
     assert "binary_op_init_common(cb_b, cb_a, cb_out);" in compute
     assert "mm_block_init_short(cb_a, cb_b, 0, 4, 1, 2);" in compute
-    assert "noc_async_read_tile(" in reader and "InterleavedAddrGenFast<true>" in reader
+    assert "noc_async_read_page(" in reader and "InterleavedAddrGenFast<true>" in reader
     assert json.loads((legacy_tree / "kernels" / "matmul_subblocked" / "program.json").read_text())["kernel_api"] == "legacy"
 
 
@@ -118,20 +122,26 @@ def test_the_current_headers_lack_what_the_level_removed(tmp_path: Path) -> None
 
 
 def test_a_deprecated_form_warns_with_upstreams_message(tmp_path: Path) -> None:
-    result = _compile_snippet(tmp_path, GENERATED / "emulator" / "current", "    unary_op_init_common(0, 16);", ["api/compute/eltwise_unary/eltwise_unary.h"])
+    level = load_project(SPECS).api.level("current")
+    assert level is not None
+    (form,) = level.forms("unary_op_init_common", KernelKind.COMPUTE)
+    assert form.deprecated is not None and form.deprecated.quoted
+    result = _compile_snippet(tmp_path, GENERATED / "emulator" / "current", "    unary_op_init_common(0, 16);", [form.header])
     assert result.returncode != 0
-    assert (
-        "is deprecated: Use compute_kernel_hw_startup(icb, ocb) once at kernel start, then copy_init(icb). "
-        "This will be removed after 15-09-2026 (PR #49924)"
-    ) in result.stderr
+    assert f"is deprecated: {form.deprecated.message} ({form.deprecated.source})" in result.stderr
     assert "[-Werror=deprecated-declarations]" in result.stderr
 
 
-def test_a_deprecation_without_upstreams_words_warns_with_ttlgens_summary(tmp_path: Path) -> None:
-    result = _compile_snippet(tmp_path, GENERATED / "emulator" / "current", "    unary_bcast_init<BroadcastType::COL>(0, 16);", ["api/compute/bcast.h"])
-    assert result.returncode != 0
-    assert "is deprecated: a full hardware re-configuration; call compute_kernel_hw_startup(icb, ocb) once" in result.stderr
-    assert "(ttlgen's summary of PR #50745, which references #49924)" in result.stderr
+def test_a_deprecation_without_upstreams_words_carries_ttlgens_summary() -> None:
+    # A release may deprecate a function without a message; the spec then says why in its
+    # own words, and the emulator's attribute says whose words they are.
+    form = FunctionForm(
+        parse_declaration("void old_init(uint32_t icb)"), "api/compute/x.h", KernelKind.COMPUTE, "ckernel",
+        frozenset(), Deprecation("use new_init", "ttnn 0.81.1", quoted=False), (), None, Mark("x.yaml"),
+    )  # fmt: skip
+    emulation = load_project(SPECS).api.emulation
+    assert emulation is not None
+    assert '[[deprecated("use new_init (ttlgen\'s summary of ttnn 0.81.1)")]]' in function_lines(form, emulation)
 
 
 def test_the_current_form_of_the_same_function_compiles(tmp_path: Path) -> None:
@@ -140,14 +150,14 @@ def test_the_current_form_of_the_same_function_compiles(tmp_path: Path) -> None:
 
 
 def test_headers_that_exist_in_no_version_are_not_generated() -> None:
-    for level, prefix in (("current", "api/compute"), ("legacy", "compute_kernel_api")):
+    for level, prefix in (("current", "api/compute"), ("legacy", "api/compute")):
         for op in ("log", "tanh", "sigmoid", "abs"):
             assert not (GENERATED / "emulator" / level / prefix / "eltwise_unary" / f"{op}.h").exists()
 
 
 @pytest.mark.device
 def test_the_emulator_runs_a_legacy_kernel(legacy_tree: Path) -> None:
-    """NAMESPACE/MAIN compute entry, full inits and the _tile paging calls still run."""
+    """Full inits, the *_tiles_init and mm_* inits and InterleavedAddrGenFast paging still run."""
     import numpy as np
 
     from ttlgen.device import run_program

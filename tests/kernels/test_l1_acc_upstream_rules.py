@@ -355,8 +355,8 @@ def test_strict_f32_acc_leaves_an_f32_output_alone(tmp_path: Path) -> None:
 RESETTING_INIT = [
     (
         "tt_metal/current.yaml",
-        "uint32_t ct_dim = 1, uint32_t rt_dim = 1, uint32_t kt_dim = 1)\n        configures: [fpu]\n",
-        "uint32_t ct_dim = 1, uint32_t rt_dim = 1, uint32_t kt_dim = 1)\n        configures: [fpu, packer_l1_acc]\n",
+        "uint32_t kt_dim = 1, uint32_t call_line = __builtin_LINE())\n        configures: [fpu]\n",
+        "uint32_t kt_dim = 1, uint32_t call_line = __builtin_LINE())\n        configures: [fpu, packer_l1_acc]\n",
     )
 ]
 

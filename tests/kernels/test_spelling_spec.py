@@ -20,6 +20,7 @@ from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
+from ttlgen.model.tt_metal_api import KernelKind
 from ttlgen.pipeline import load_project
 
 SPELLING = Path("ops") / "tt_metal_spelling.yaml"
@@ -32,7 +33,7 @@ def _api_names() -> frozenset[str]:
     # included (else this test proves nothing).
     assert {form.function for form in project.spelling.forms()} <= names
     assert {name for level in project.api.levels for name in level.names()} <= names
-    assert {"kernel_main", "NAMESPACE", "MAIN", "TensorAccessor"} <= names
+    assert {level.entry(kind).function for level in project.api.levels for kind in KernelKind} <= names
     return names
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 import resource
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from upstream_helpers import project, targets
+from upstream_helpers import CALL as _CALL
+from upstream_helpers import mutant_dir, project, targets
 
 from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen.model.cpp_declarations import Signature
@@ -26,7 +26,7 @@ from ttlgen.model.tt_metal_api import ApiLevel, KernelKind
 from ttlgen.upstream import jit
 from ttlgen.upstream.cli import summary
 from ttlgen.upstream.compile import Outcome, Target, Unit, compile_units, units
-from ttlgen.upstream.jit import KernelDir, read_kernel_dir
+from ttlgen.upstream.jit import KernelDir
 from ttlgen.upstream.project import architectures
 
 # Issue 25: the whole check within a minute of CPU (about 10 s here: units that differ only
@@ -78,9 +78,6 @@ def test_the_command_compiles_the_kernels_named() -> None:
 
 # ------------------------------------------------------------------------------------ teeth
 
-_CALL = re.compile(r"\b(?P<name>[A-Za-z_]\w*)(?:<(?P<template>[^<>()]*)>)?\((?P<args>[^()]*)\);")
-
-
 def _level(target: Target) -> ApiLevel:
     level = project().api.level(target.level)
     assert level is not None
@@ -88,17 +85,7 @@ def _level(target: Target) -> ApiLevel:
 
 
 def _mutant(tmp_path: Path, kernel: KernelDir, edit: Callable[[str], str | None]) -> KernelDir | None:
-    """A copy of ``kernel``'s directory whose compute source ``edit`` changed, or None when
-    ``edit`` finds nothing to change."""
-    source = kernel.source("compute").read_text(encoding="utf-8")
-    changed = edit(source)
-    if changed is None:
-        return None
-    assert changed != source
-    copy = tmp_path / kernel.name
-    shutil.copytree(kernel.path, copy)
-    (copy / dict(kernel.sources)["compute"]).write_text(changed, encoding="utf-8")
-    return read_kernel_dir(copy)
+    return mutant_dir(tmp_path, kernel, edit)
 
 
 def _first_mutant(tmp_path: Path, edit: Callable[[ApiLevel, str], str | None]) -> tuple[KernelDir, Target]:

@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from ttlgen import cache
@@ -238,14 +239,18 @@ def _export_entry(obj: Path, entry: str, role: str) -> None:
         _run(["objcopy", f"--redefine-sym={entry}={ENTRY_SYMBOLS[role]}", str(obj)], f"renaming the entry point of {obj.name}")
 
 
-def compile_kernel(source: Path, role: str, compile_time_args: Sequence[int], api_dir: Path) -> Path:
+def compile_kernel(
+    source: Path, role: str, compile_time_args: Sequence[int], api_dir: Path, cb_tables: CbTables | None = None
+) -> Path:
     """Object file of one kernel source for ``role`` (reader / compute / writer), compiled
-    against the kernel-API headers in ``api_dir``."""
+    against the kernel-API headers in ``api_dir``, with the program's CB tables."""
     defines = []
     if compile_time_args:
         defines.append(
             "-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(f"{int(a)}u" for a in compile_time_args)
         )
+    if cb_tables is not None:
+        defines += cb_tables.defines()
     flags = [*CXXFLAGS, *defines]
     headers = _Snapshot({**_emulator_headers(), **_api(api_dir)})
     code = source.read_bytes()
@@ -267,13 +272,30 @@ def compile_kernel(source: Path, role: str, compile_time_args: Sequence[int], ap
         return _publish(tmp, obj)
 
 
-def build_executable(kernels: Mapping[str, tuple[Path, Sequence[int]]], api_dir: Path) -> Path:
+@dataclass(frozen=True)
+class CbTables:
+    """Each CB's page size and tt::DataFormat value, indexed by CB (0 / 0xff: unbound): the
+    compile-time tables a kernel's constexpr get_tile_size / get_dataformat read."""
+
+    page_sizes: tuple[int, ...]
+    formats: tuple[int, ...]
+
+    def defines(self) -> list[str]:
+        return [
+            "-DTTLEMU_CB_PAGE_SIZES=" + ",".join(f"{p}u" for p in self.page_sizes),
+            "-DTTLEMU_CB_FORMATS=" + ",".join(str(f) for f in self.formats),
+        ]
+
+
+def build_executable(
+    kernels: Mapping[str, tuple[Path, Sequence[int]]], api_dir: Path, cb_tables: CbTables | None = None
+) -> Path:
     """Link reader, compute and writer (source, compile-time args) with the runtime; the
-    kernels compile against the kernel-API headers in ``api_dir``."""
+    kernels compile against the kernel-API headers in ``api_dir`` with ``cb_tables``."""
     lib = build_runtime()
     roles = ("reader", "compute", "writer")
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = [pool.submit(compile_kernel, kernels[r][0], r, kernels[r][1], api_dir) for r in roles]
+        futures = [pool.submit(compile_kernel, kernels[r][0], r, kernels[r][1], api_dir, cb_tables) for r in roles]
         objs = [f.result() for f in futures]
     key = _digest([lib.name, *(o.name for o in objs), *LDFLAGS])
     exe = cache_dir() / f"prog-{key}"

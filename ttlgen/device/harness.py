@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import formats
-from .build import api_headers, build_executable
+from .build import CbTables, api_headers, build_executable
 from .formats import Rounding
 from .program import FIDELITY_CODE, Program, load_program, parse_program
 
@@ -99,6 +99,22 @@ def _layout(program: Program) -> tuple[dict[str, int], int]:
     return offsets, max(off, DRAM_ALIGN)
 
 
+# tt::DataFormat's value of each format a program may give a CB (tensix_types.h, as the
+# glue's ttlemu::types::DataFormat).
+DATA_FORMAT_VALUE = {"Float32": 0, "Float16_b": 5, "Bfp8_b": 6}
+UNBOUND_FORMAT = 0xFF
+
+
+def cb_tables(program: Program) -> CbTables:
+    """The program's CBs as the compile-time tables its kernels read (entry i: CB i)."""
+    count = max((cb.index for cb in program.cbs), default=-1) + 1
+    bound = {cb.index: cb for cb in program.cbs}
+    return CbTables(
+        tuple(bound[i].page_size if i in bound else 0 for i in range(count)),
+        tuple(DATA_FORMAT_VALUE[bound[i].format] if i in bound else UNBOUND_FORMAT for i in range(count)),
+    )
+
+
 def _run_file(
     program: Program,
     numerics: Numerics,
@@ -173,6 +189,7 @@ def run_program(
     exe = build_executable(
         {role: (kernel_dir / k.source, k.emulated_compile_time_args()) for role, k in prog.kernels.items()},
         api_dir or api_headers(prog.kernel_api),
+        cb_tables(prog),
     )
     offsets, size = _layout(prog)
     image = bytearray(formats.POISON_BYTES * (size // 2))

@@ -26,6 +26,7 @@ from ttlgen.model.tt_metal_api import (
     MATH_FUNCTION,
     ApiLevel,
     Binding,
+    Define,
     Emulation,
     FunctionForm,
     Header,
@@ -101,9 +102,10 @@ def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
         else:
             lines.append(attribute)
     if binding is None:
-        lines += wrap(f"{returns} {sig.name}(", params, ");")
+        lines += wrap(f"{'constexpr ' if sig.constexpr else ''}{returns} {sig.name}(", params, ");")
         return lines
-    lines += wrap(f"inline {returns} {sig.name}(", params, ") {")
+    # A constexpr form stays one (its result is a constant to the kernel), as upstream's.
+    lines += wrap(f"{'constexpr' if sig.constexpr else 'inline'} {returns} {sig.name}(", params, ") {")
     head, args = _glue_call(binding, emulation, "return " if returns != "void" else "")
     lines += wrap(head, args, ");", INDENT)
     lines.append("}")
@@ -137,11 +139,23 @@ def _enum_lines(kind: TypeDecl) -> list[str]:
     return [head.rstrip(), *(f"{INDENT}{item}," for item in items), "};"]
 
 
+def _define_lines(define: Define, value: str) -> list[str]:
+    """A macro as the host would pass it (overridable with -D); a ``constexpr`` variable as
+    upstream declares it, in the class or namespace its qualified name gives."""
+    if define.constexpr is None:
+        return [f"#ifndef {define.name}", f"#define {define.name} {value}", "#endif"]
+    scope, _, name = define.name.rpartition("::")
+    line = f"constexpr {define.constexpr} {name} = {value};"
+    # A member of an upstream class (p_sfpu::kCONST_1_FP16B) is named the same way when it is a
+    # namespace's, which several defines may share.
+    return [line] if not scope else [f"namespace {scope} {{", line, f"}} // namespace {scope}"]
+
+
 def types_text(level: ApiLevel, emulation: Emulation) -> str:
     lines = ["#pragma once", *(f'#include "{header}"' for _, header in emulation.glue), ""]
     values = dict(emulation.defines)
-    for name, _ in level.defines:
-        lines += [f"#ifndef {name}", f"#define {name} {values[name]}", "#endif"]
+    for define in level.defines:
+        lines += _define_lines(define, values[define.name])
     lines.append("")
     for kind in level.types:
         if kind.is_enum:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 BUILTIN_TYPES = frozenset(
     ["void", "bool", "int", "unsigned", "float", "double", "char", "size_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"]
 )
-_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>[<>(),=&*\-]))")
+_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>::|[<>(),=&*\-+|~!/%^]))")
 
 
 class DeclarationError(Exception):
@@ -67,6 +67,11 @@ class Param:
     name: str | None
     default: str | None
 
+    @property
+    def text(self) -> str:
+        head = self.type.text if self.name is None else f"{self.type.text} {self.name}"
+        return head if self.default is None else f"{head} = {self.default}"
+
 
 @dataclass(frozen=True)
 class Signature:
@@ -103,6 +108,15 @@ class Signature:
         arity = str(len(self.params)) if required == len(self.params) else f"{required} to {len(self.params)}"
         template = f"<{len(self.template)} template arguments>" if self.template else ""
         return f"{self.name}{template}({arity} arguments)"
+
+    @property
+    def text(self) -> str:
+        """The declaration as the specs write it (what :func:`parse_declaration` reads back)."""
+        template = f"template <{', '.join(t.text for t in self.template)}> " if self.template else ""
+        constexpr = "constexpr " if self.constexpr else ""
+        returns = f"{self.returns.text} " if self.returns is not None else ""
+        params = ", ".join(p.text for p in self.params)
+        return f"{template}{constexpr}{returns}{self.name}({params}){' const' if self.const else ''}"
 
     def names(self) -> Iterator[str]:
         """The parameter and template-parameter names, in scope in a body."""
@@ -164,9 +178,11 @@ class _Tokens:
             raise DeclarationError(f"expected a value, found {self.peek() or 'the end'!r}")
         text = ""
         for word in words:
-            joined = word in "<>(),&*" or (text and text[-1] in "<(-")
+            # A name right after `)` follows a cast: `(int)Mode::VALUE`, as clang-format writes it.
+            cast = text.endswith(")") and bool(re.match(r"[A-Za-z_]", word))
+            joined = cast or word in ("<", ">", "(", ")", ",", "&", "*", "::") or (text and (text[-1] in "<(-" or text.endswith("::")))
             text += word if joined or not text else f" {word}"
-        return text.replace(",", ", ")
+        return re.sub(r",\s*", ", ", text)
 
 
 def _type(tokens: _Tokens) -> TypeRef:
@@ -272,7 +288,10 @@ def parse_declaration(text: str) -> Signature:
 
 
 def identifiers(expression: str) -> Iterator[str]:
-    """The names an expression (a default argument) uses."""
+    """The names an expression (a default argument) uses; a member named through a type
+    (``Args<A, B>::AlignedPageSize``) is the type's, not a name of its own."""
+    member = False
     for match in _TOKEN.finditer(expression):
-        if match.lastgroup == "name":
+        if match.lastgroup == "name" and not member:
             yield match.group("name")
+        member = match.lastgroup == "punct" and match.group("punct") == "::"

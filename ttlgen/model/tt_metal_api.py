@@ -48,6 +48,8 @@ EMULATION_KIND = "ttlgen.tt_metal_emulation"
 
 # Names any default argument may use besides the ones in scope.
 _LITERALS = frozenset(["true", "false", "nullptr"])
+# The compiler's own functions (``call_line = __builtin_LINE()``): in scope everywhere.
+_BUILTIN_PREFIX = "__builtin_"
 # A binding argument that passes the API function's own name (for the emulator's messages).
 FUNCTION_NAME = "__func__"
 # A binding argument that stands for the math the call computes.
@@ -125,10 +127,35 @@ class FunctionForm:
     formats: tuple[tuple[State, str], ...]
     swap: SourceSwap | None
     mark: Mark = field(compare=False)
+    # A contract the compile cannot see: the data format each source register must hold when
+    # the call runs (the CB of that parameter), loaded by the caller beforehand ...
+    expects: tuple[tuple[State, str], ...] = ()
+    # ... with SrcA's and SrcB's swapped when each of these template parameters is one of
+    # its values (reduce.h: a REDUCE_ROW SUM or AVG reads the scaler through SrcA).
+    expects_swapped_when: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def name(self) -> str:
         return self.signature.name
+
+    def expected(self, template_args: Sequence[str | None]) -> tuple[tuple[State, int], ...] | None:
+        """For a call with these template arguments (None: computed): each register the call
+        expects loaded and the index of the argument naming its CB; None when a computed
+        argument leaves the swap unknown. Empty when the form states no expectation."""
+        index = {p.name: i for i, p in enumerate(self.signature.params)}
+        found = {state: index[param] for state, param in self.expects}
+        if self.expects_swapped_when:
+            position = {t.name: i for i, t in enumerate(self.signature.template)}
+            swapped = True
+            for name, values in self.expects_swapped_when:
+                at = position[name]
+                text = template_args[at] if at < len(template_args) else self.signature.template[at].default
+                if text is None:
+                    return None
+                swapped = swapped and text in values
+            if swapped and State.SRCA_FORMAT in found and State.SRCB_FORMAT in found:
+                found[State.SRCA_FORMAT], found[State.SRCB_FORMAT] = found[State.SRCB_FORMAT], found[State.SRCA_FORMAT]
+        return tuple((state, found[state]) for state in FORMAT_STATES if state in found)
 
     def sets(self) -> frozenset[State]:
         """The states the call changes (hardware stands for all of them)."""
@@ -264,6 +291,18 @@ def _platform_fits(tag: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Define:
+    """A name signatures and kernels may use that the host, the JIT or the firmware gives: a
+    macro, or (``constexpr`` set to its type) a ``constexpr`` variable, as upstream declares
+    it (``constexpr bool DST_ACCUM_MODE`` in the JIT's chlkc_descriptors.h)."""
+
+    name: str  # may be qualified: p_sfpu::kCONST_1_FP16B
+    meaning: str
+    constexpr: str | None  # the variable's type; None for a macro
+    mark: Mark = field(compare=False)
+
+
+@dataclass(frozen=True)
 class EntryPoint:
     """``void function()``, or ``namespace N { void M { ... } }`` with both names macros."""
 
@@ -303,7 +342,7 @@ class ApiLevel:
     dataflow_entry: EntryPoint
     startup: tuple[str, ...]
     header_roots: tuple[tuple[KernelKind, tuple[str, ...]], ...]  # directories (ending in /) and files
-    defines: tuple[tuple[str, str], ...]
+    defines: tuple[Define, ...]
     types: tuple[TypeDecl, ...]
     headers: tuple[Header, ...]
     removed: tuple[tuple[str, Removal], ...]
@@ -698,10 +737,11 @@ class _LevelReader:
         self.error(self.doc.mark(path), f"unknown type {ref.name!r}{where}; declare it under `types`{did_you_mean(ref.name, known)}")
 
     def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
-        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines)
+        # A default may name a type of the level too (Args<A, B>::AlignedPageSize).
+        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines) | set(self.types)
         for name in identifiers(text):
             scope_name, _, leaf = name.rpartition("::")
-            if name in in_scope:
+            if name in in_scope or name in BUILTIN_TYPES or name.startswith(_BUILTIN_PREFIX):
                 continue
             kind = self.types.get(scope_name) if scope_name else None
             if kind is not None and kind.has_enumerator(leaf):
@@ -773,6 +813,34 @@ class _LevelReader:
             return None
         return SourceSwap(raw["parameter"], raw["value"], mark)
 
+    def expects(
+        self, entry: Mapping[str, Any], sig: Signature, path: tuple[str | int, ...]
+    ) -> tuple[tuple[tuple[State, str], ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """The formats the form expects loaded (by parameter), and when SrcA's and SrcB's swap."""
+        params = {p.name: p for p in sig.params if p.name is not None}
+        expects = []
+        for state_name, param in entry.get("expects", {}).items():
+            where = self.doc.mark((*path, "expects", state_name))
+            if param not in params:
+                self.error(where, f"{param!r} is no parameter of {sig.name!r}{did_you_mean(param, params)}; parameters: {', '.join(params) or 'none'}")
+            elif params[param].default is not None:
+                self.error(where, f"parameter {param!r} of {sig.name!r} has a default: a register is expected to hold the format of a CB every call passes")
+            else:
+                expects.append((State(state_name), param))
+        swaps = []
+        template = {t.name for t in sig.template}
+        for name, values in entry.get("expects_swapped_when", {}).items():
+            if name not in template:
+                self.error(
+                    self.doc.key_mark((*path, "expects_swapped_when", name)),
+                    f"{name!r} is no template parameter of {sig.name!r}{did_you_mean(name, template)}; template parameters: {', '.join(t.name for t in sig.template) or 'none'}",
+                )
+                continue
+            swaps.append((name, tuple(values)))
+        if swaps and not {State.SRCA_FORMAT, State.SRCB_FORMAT} <= {s for s, _ in expects}:
+            self.error(self.doc.mark((*path, "expects_swapped_when")), f"{sig.name!r} swaps what SrcA and SrcB expect, so `expects` names both srca_format and srcb_format")
+        return tuple(expects), tuple(swaps)
+
     def read_headers(self) -> tuple[Header, ...]:
         headers = []
         seen: dict[tuple[str, KernelKind, tuple[str, ...], tuple[str, ...]], Mark] = {}
@@ -804,6 +872,7 @@ class _LevelReader:
                         self.formats(entry, sig, configures, path),
                         self.swap(entry, sig, path),
                         mark,
+                        *self.expects(entry, sig, path),
                     )
                 )
             if kernel is KernelKind.DATAFLOW and namespace is not None:
@@ -838,6 +907,13 @@ def _check_header_roots(level: ApiLevel, sink: DiagnosticSink) -> None:
 
 def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
     for form in level.all_forms():
+        for name, values in form.expects_swapped_when:
+            param = next(t for t in form.signature.template if t.name == name)
+            for value in values:
+                if not level.template_arg_fits(param, value):
+                    valid = level.enumerator_choices(param)
+                    hint = f"{did_you_mean(value, valid)}; valid: {', '.join(valid)}" if valid else ""
+                    sink.error(form.mark, f"expects_swapped_when: {value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
         if form.swap is None:
             continue
         param = next(t for t in form.signature.template if t.name == form.swap.parameter)
@@ -864,6 +940,12 @@ def _release(doc: SpecDocument, sink: DiagnosticSink) -> Release | None:
     return release
 
 
+def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
+    """One level's spec on its own (``ttlgen upstream`` reads a level without the rest of
+    the tree, which a refresh of the level may leave inconsistent until the spellings follow)."""
+    return _level(doc, sink)
+
+
 def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     reader = _LevelReader(doc, sink)
     reader.read_types()
@@ -876,7 +958,10 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         dataflow_entry=_entry(data["entry"]["dataflow"], doc.mark(("entry", "dataflow"))),
         startup=tuple(data["startup"]),
         header_roots=tuple((KernelKind(kind), tuple(roots)) for kind, roots in sorted(data["header_roots"].items())),
-        defines=tuple(sorted(data.get("defines", {}).items())),
+        defines=tuple(
+            Define(name, raw if isinstance(raw, str) else raw["meaning"], None if isinstance(raw, str) else raw["constexpr"], doc.key_mark(("defines", name)))
+            for name, raw in sorted(data.get("defines", {}).items())
+        ),
         types=tuple(reader.types[n] for n in sorted(reader.types)),
         headers=headers,
         removed=tuple(
@@ -1006,9 +1091,9 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         for kind in level.types:
             if not kind.is_enum and kind.name not in types:
                 sink.error(doc.mark(("types",)), f"type {kind.name!r} of level {level.level!r} ({kind.mark}) is opaque there: list it here as implemented by the glue")
-        for define, _ in level.defines:
-            if define not in data["defines"]:
-                sink.error(doc.mark(("defines",)), f"define {define!r} of level {level.level!r} has no value here")
+        for define in level.defines:
+            if define.name not in data["defines"]:
+                sink.error(doc.mark(("defines",)), f"define {define.name!r} of level {level.level!r} has no value here")
     for define, value in data["defines"].items():
         # Printed as the define's expansion in the emulator's headers: one C++ token.
         try:

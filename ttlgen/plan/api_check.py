@@ -80,6 +80,23 @@ def format_loads(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], dic
     return of
 
 
+def format_expects(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], tuple[tuple[State, ir.Expr], ...] | None]:
+    """The CB each source register must hold when a call at ``level`` runs, by the API
+    spec's ``expects`` of the form it binds to (a contract the compile cannot see); None
+    when the spec states none for the form or a computed template argument hides it."""
+
+    def of(call: ir.Call) -> tuple[tuple[State, ir.Expr], ...] | None:
+        form = form_of(level, call, kernel)
+        if form is None or not form.expects:
+            return None
+        found = form.expected([_literal(a) for a in call.template_args])
+        if found is None:
+            return None
+        return tuple((state, call.args[index].value) for state, index in found)
+
+    return of
+
+
 def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
     """The headers declaring the functions ``program`` calls, sorted."""
     kind = kernel_kind(program)

@@ -126,7 +126,9 @@ def lower(
     capacity = dst.tiles(plan.dest_width, plan.sync)
     level, calls = api.level, api.spelling
     l1_acc_elements = frozenset(f.element for f in spelling.formats if f.l1_accumulation)
-    low = ComputeLowering(kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements)
+    low = ComputeLowering(
+        kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements, expects=api_check.format_expects(level, KernelKind.COMPUTE)
+    )
     compute = low.body(kernel.body)
     fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
     cbs = []

@@ -31,7 +31,7 @@ Every call is bound from a form of the spelling spec at the kernel's API level
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -149,6 +149,9 @@ class ComputeLowering:
     loop_vars: dict[Any, str] = field(default_factory=dict)  # loop mark -> its variable
     resident: set[Any] = field(default_factory=set)  # first-loop marks of scopes kept in DST
     pending_uninit: list[ir.Call] = field(default_factory=list)
+    # The registers an init's API form expects loaded (api_check.format_expects): where the
+    # API spec states it, it decides the op's format needs over the spelling's `unpack`.
+    expects: Callable[[ir.Call], tuple[tuple[State, Expr], ...] | None] | None = None
 
     def __post_init__(self) -> None:
         self.by_name = {op.name: op for op in self.ops.ops}
@@ -270,6 +273,10 @@ class ComputeLowering:
             if operand is not None and operand in names
         )
 
+    def expected(self, init: ir.Call) -> tuple[tuple[State, Expr], ...] | None:
+        """What the API spec says ``init`` expects SrcA and SrcB to hold, if it says."""
+        return self.expects(init) if self.expects is not None else None
+
     def reconfig(self, needs: Sequence[tuple[State, Expr]]) -> list[Stmt]:
         """Reconfigurations loading each register with the format of the CB it must hold."""
         forms = {State.SRCA_FORMAT: (Step.RECONFIG_SRCA, self.calls.reconfig_srca), State.SRCB_FORMAT: (Step.RECONFIG_SRCB, self.calls.reconfig_srcb)}
@@ -328,8 +335,9 @@ class ComputeLowering:
                 raise Abort
             values[f"attr.{attr}"] = ir.Symbol(spelled)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        needs = self.unpacked(spelling, values, names, value)
-        out.extend(self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)))
+        init = self.bind(Step.OP_INIT, spelling.init, values, routes_given)
+        needs = self.expected(init) or self.unpacked(spelling, values, names, value)
+        out.extend(self.init(init, spelling, self.reconfig(needs)))
         out.append(replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs))
         if spelling.uninit is not None:
             uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given)

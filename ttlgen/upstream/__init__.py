@@ -5,8 +5,10 @@ Each API level of the specs pins the release it follows (``release:`` in
 and extracted on first use, :mod:`ttlgen.upstream.fetch`); :mod:`ttlgen.upstream.compile`
 compiles each generated kernel against the release of its target's level as tt-metal's
 JIT would (:mod:`ttlgen.upstream.jit`); :mod:`ttlgen.upstream.ttnn_env` runs code against
-the pinned ttnn in a Python 3.12 environment of its own. The command line is
-``ttlgen upstream`` (:mod:`ttlgen.upstream.cli`).
+the pinned ttnn in a Python 3.12 environment of its own. :mod:`ttlgen.upstream.release_api`
+reads a release's kernel API from its headers with libclang, :mod:`ttlgen.upstream.api_check`
+compares an API level's spec with it and :mod:`ttlgen.upstream.api_import` refreshes the spec
+from it. The command line is ``ttlgen upstream`` (:mod:`ttlgen.upstream.cli`).
 
 Importing this package imports nothing else: `ttlgen`'s start-up stays as fast.
 """

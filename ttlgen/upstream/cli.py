@@ -1,8 +1,9 @@
 """``ttlgen upstream``: fetch the pinned tt-metal releases, compile kernels against them.
 
-Exit codes as every ttlgen command (README "Exit codes"): 0 done / every unit compiles,
-1 some unit does not compile, 2 bad input or environment (a spec error, an unknown kernel,
-no network, a wheel whose sha256 is not the pinned one, no compiler).
+Exit codes as every ttlgen command (README "Exit codes"): 0 done / every unit compiles /
+no disagreement, 1 some unit does not compile / a spec disagrees with its release, 2 bad
+input or environment (a spec error, an unknown kernel, no network, a wheel whose sha256 is
+not the pinned one, no compiler, no libclang).
 """
 
 from __future__ import annotations
@@ -158,6 +159,125 @@ def compile_kernels(
         return ExitCode.OK if not failed else ExitCode.FAILED
 
     _guarded(as_json, action)
+
+
+LevelOption = Annotated[list[str] | None, typer.Option("--level", help="Only this API level (repeatable; default: every level).")]
+
+
+@app.command()
+def check(
+    level: LevelOption = None,
+    specs: SpecsOption = Path("specs"),
+    as_json: JsonOption = False,
+) -> None:
+    """Compare each API level's spec with the headers of the release it pins.
+
+    The pinned wheel's kernel headers are parsed with libclang, as tt-metal's JIT compiles a
+    kernel; every header, function form (return and parameter types, defaults, template
+    parameters, overloads, [[deprecated]] and its message), enumeration (scope, underlying
+    type, enumerators, values), class and define the spec states is compared. Each
+    disagreement is printed at the spec line it concerns. Exit 0 when there is none, 1 when
+    there is one, 2 on bad input or environment.
+    """
+
+    def action() -> int:
+        from ttlgen.upstream import api_check
+        from ttlgen.upstream.project import load_levels
+
+        results = []
+        for found in load_levels(specs, level or ()):
+            release, api = _release_api(found.level, api_check.names_of(found.level))
+            disagreements = api_check.check_level(found.level, api, release.name)
+            results.append((found.level.level, release.name, disagreements))
+        total = sum(len(d) for _, _, d in results)
+        if as_json:
+            _emit_json(
+                {
+                    "status": "ok" if not total else "failed",
+                    "levels": [
+                        {"level": name, "release": release, "disagreements": [d.diagnostic().to_json() for d in listed]}
+                        for name, release, listed in results
+                    ],
+                }
+            )
+        else:
+            for _, _, listed in results:
+                for disagreement in listed:
+                    sys.stderr.write(disagreement.format() + "\n")
+            for name, release, listed in results:
+                sys.stdout.write(f"ttlgen: level {name}: {len(listed)} disagreements with {release}\n")
+        return ExitCode.OK if not total else ExitCode.FAILED
+
+    _guarded(as_json, action)
+
+
+@app.command("import")
+def import_signatures(
+    level: Annotated[str, typer.Option("--level", help="The API level to refresh.")],
+    add: Annotated[list[str] | None, typer.Option("--add", help="Also declare this function of the release (repeatable).")] = None,
+    specs: SpecsOption = Path("specs"),
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the refreshed spec instead of writing it.")] = False,
+) -> None:
+    """Refresh an API level's signatures, header paths, enumerations and defines from the
+    headers of the release it pins.
+
+    Every function the level's spec declares (and each --add) gets all the forms the release
+    declares for it in its header, as the release writes them, with [[deprecated]] messages
+    quoted; ttlgen's knowledge beside a signature (configures, formats, swap_sources) and the
+    comments above it are kept. A function the release lacks is dropped. Prints what changed
+    and what is left to do (a value for a new define in the emulation spec, a replacement
+    under `removed`); `ttlgen upstream check` then reports 0 disagreements for what the
+    import refreshes. Exit 1 when the refreshed level is not yet valid (its located errors
+    follow: a form added back whose knowledge is for a person to state).
+    """
+
+    def action() -> int:
+        from ttlgen.upstream import api_check, api_import
+        from ttlgen.upstream.project import load_levels
+
+        (found,) = load_levels(specs, [level])
+        names = api_check.names_of(found.level) | frozenset(add or ())
+        release, api = _release_api(found.level, names)
+        text = found.path.read_text(encoding="utf-8")
+        try:
+            result = api_import.refresh(found.doc, text, found.level, api, release.name, add or ())
+        except api_import.RefreshError as exc:
+            raise UsageError(f"{found.path}: {exc}") from None
+        if dry_run:
+            sys.stdout.write(result.text)
+        else:
+            from ttlgen.cache import write_atomically
+
+            mode = found.path.stat().st_mode
+            write_atomically(found.path, result.text.encode("utf-8"))
+            found.path.chmod(mode)  # the spec keeps its permissions
+            changed = "refreshed" if result.text != text else "already up to date with"
+            sys.stdout.write(f"ttlgen: {found.path}: {changed} {release.name}\n")
+        for note in result.notes:
+            sys.stderr.write(f"ttlgen: {note}\n")
+        if dry_run:
+            return ExitCode.OK
+        # What the import could not decide may leave the level inconsistent (a form added
+        # back whose knowledge is ttlgen's): its located errors, and exit 1.
+        try:
+            load_levels(specs, [level])
+        except SpecErrors as exc:
+            sys.stderr.write(exc.render() + "\n")
+            sys.stderr.write(f"ttlgen: {found.path} is refreshed but not yet a valid level: fix the errors above by hand\n")
+            return ExitCode.FAILED
+        return ExitCode.OK
+
+    _guarded(False, action)
+
+
+def _release_api(level: Any, names: frozenset[str]) -> tuple[Any, Any]:
+    """The release a level pins and its parsed headers (fetched on first use)."""
+    from ttlgen.upstream.fetch import fetch as fetch_release
+    from ttlgen.upstream.project import pinned
+    from ttlgen.upstream.release_api import read_release
+
+    release = pinned(level)
+    return release, read_release(fetch_release(release), release.sha256, names)
 
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:

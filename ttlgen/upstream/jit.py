@@ -324,10 +324,13 @@ def write_files(
     sources: Sequence[Path],
     arch: Architecture,
     entry: str | None,
+    scalars: Scalars | None = None,
 ) -> None:
-    """Write the JIT's per-kernel files for ``processor`` into ``directory``."""
+    """Write the JIT's per-kernel files for ``processor`` into ``directory`` (the compute
+    scalars are the first kernel's unless given)."""
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "chlkc_descriptors.h").write_text(descriptors(kernels, Scalars.of(kernels[0]), arch), encoding="utf-8")
+    chosen = scalars if scalars is not None else Scalars.of(kernels[0])
+    (directory / "chlkc_descriptors.h").write_text(descriptors(kernels, chosen, arch), encoding="utf-8")
     body = kernel_text(sources, entry)
     if processor.kind is KernelKind.COMPUTE:
         (directory / "defines_generated.h").write_text("", encoding="utf-8")  # program.json gives no defines
@@ -358,7 +361,7 @@ def compiler() -> str:
 
 
 @functools.cache
-def _system_dirs(cxx: str, m32: bool) -> tuple[str, ...]:
+def system_dirs(cxx: str, m32: bool) -> tuple[str, ...]:
     """The compiler's own include directories, as ``cxx -E -v`` lists them."""
     flags = ["-m32"] if m32 else []
     done = subprocess.run([cxx, *flags, "-xc++", "-E", "-v", os.devnull], capture_output=True, text=True, check=False)
@@ -377,8 +380,8 @@ def host_dirs(cxx: str) -> list[str]:
     """The native directories a 32-bit compile lacks on a machine without the 32-bit
     multilib (the target's bits/c++config.h, bits/wordsize.h): searched after everything,
     so the 32-bit ones win where they exist."""
-    native = _system_dirs(cxx, False)
-    multilib = set(_system_dirs(cxx, True))
+    native = system_dirs(cxx, False)
+    multilib = set(system_dirs(cxx, True))
     return [d for d in native if d not in multilib]
 
 

@@ -4,11 +4,14 @@ there are and what each compiles against."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from ttlgen.errors import Diagnostic, SpecErrors, UsageError, did_you_mean
+from ttlgen.errors import Diagnostic, DiagnosticSink, SpecErrors, UsageError, did_you_mean
+from ttlgen.model import tt_metal_api
 from ttlgen.model.project import Project, build_project
 from ttlgen.model.tt_metal_api import ApiLevel, KernelKind, Release
+from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import load_specs
 from ttlgen.upstream.compile import Target
 from ttlgen.upstream.fetch import fetch
@@ -29,6 +32,37 @@ def load_project(specs: Path) -> Project:
     if diagnostics:
         raise SpecErrors(diagnostics)
     return build_project(documents)
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """An API level's spec file, read on its own."""
+
+    doc: SpecDocument
+    path: Path
+    level: ApiLevel
+
+
+def load_levels(specs: Path, names: Sequence[str] = ()) -> list[LevelSpec]:
+    """The API levels of a spec tree (or those named), each read from its file alone: the
+    upstream checks and the import need the level, not a consistent tree (a refresh may
+    drop a function a spelling still calls until the spelling follows). Raises SpecErrors
+    for an invalid level file, UsageError for an unknown level."""
+    documents = [d for d in load_specs(specs) if d.kind == tt_metal_api.KIND]
+    diagnostics = validate_documents(documents)
+    if diagnostics:
+        raise SpecErrors(diagnostics)
+    sink = DiagnosticSink()
+    found = []
+    for doc in documents:
+        level = tt_metal_api.read_level(doc, sink)
+        found.append(LevelSpec(doc, specs / doc.source.split("/", 1)[1], level))
+    sink.raise_if_any()
+    known = [f.level.level for f in found]
+    for name in names:
+        if name not in known:
+            raise UsageError(f"no API level {name!r} in {specs}{did_you_mean(name, known)}; levels: {', '.join(sorted(known)) or 'none'}")
+    return sorted((f for f in found if not names or f.level.level in names), key=lambda f: f.level.level)
 
 
 def pinned(level: ApiLevel) -> Release:

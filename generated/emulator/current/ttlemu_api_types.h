@@ -7,32 +7,39 @@
 #include "ttlemu/compute.hpp"
 #include "ttlemu/dataflow.hpp"
 
-#ifndef APPROX
-#define APPROX false
+constexpr bool APPROX = false;
+constexpr bool DST_ACCUM_MODE = false;
+#ifndef NOC_MAX_BURST_SIZE
+#define NOC_MAX_BURST_SIZE 8192
 #endif
-#ifndef DST_ACCUM_MODE
-#define DST_ACCUM_MODE false
+#ifndef NOC_UNICAST_WRITE_VC
+#define NOC_UNICAST_WRITE_VC 1
 #endif
-#ifndef REDUCE_DIM
-#define REDUCE_DIM ReduceDim::REDUCE_ROW
-#endif
-#ifndef REDUCE_OP
-#define REDUCE_OP PoolType::SUM
-#endif
-#ifndef noc_index
-#define noc_index 0
-#endif
+constexpr uint8_t noc_index = 0;
+namespace p_sfpu {
+constexpr uint32_t kCONST_1_FP16B = 16256;
+} // namespace p_sfpu
+namespace tensor_accessor {
+constexpr size_t UNKNOWN = 4294967295;
+} // namespace tensor_accessor
 
-enum class BroadcastType { NONE, ROW, COL, SCALAR };
+enum class BroadcastType : uint8_t { NONE = 0, COL = 1, ROW = 2, SCALAR = 3 };
 using ttlemu::types::DataFormat;
-enum class DstRoundingMode { Default, NearestEven };
-enum class EltwiseBinaryReuseDestType { NONE, DEST_TO_SRCA, DEST_TO_SRCB };
-enum EltwiseBinaryType { ELWMUL, ELWADD, ELWSUB };
-enum class InputClamping { None = 0, ClampToNegative = 1 };
+enum class DstRoundingMode : uint8_t { Default = 0, NearestEven = 1 };
+enum class EltwiseBinaryReuseDestType { NONE = 0, DEST_TO_SRCA = 1, DEST_TO_SRCB = 2 };
+enum class EltwiseBinaryType : uint8_t {
+    ELWMUL = 0,
+    ELWDIV = 1,
+    ELWADD = 2,
+    ELWSUB = 3,
+    ELWLESS = 4,
+};
+enum class InputClamping : uint8_t { ClampToNegative = 1, None = 0 };
 using ttlemu::types::InterleavedAddrGenFast;
-enum PoolType { SUM, AVG, MAX };
-enum ReduceDim { REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR };
+enum class PoolType : uint8_t { SUM = 0, AVG = 1, MAX = 2, MIN = 3 };
+enum class ReduceDim : uint8_t { REDUCE_ROW = 0, REDUCE_COL = 1, REDUCE_SCALAR = 2 };
+enum class RsqrtMode { Default = 0, Fast = 1 };
 enum class SrcOrder : uint8_t { Regular = 0, Reverse = 1 };
 using ttlemu::types::TensorAccessor;
 using ttlemu::types::TensorAccessorArgs;
-enum VectorMode { None, R, C, RC };
+enum class VectorMode : uint8_t { None = 0, R = 1, C = 2, RC = 4, RC_custom = 6, Invalid = 255 };

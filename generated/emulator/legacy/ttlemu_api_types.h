@@ -7,11 +7,13 @@
 #include "ttlemu/compute.hpp"
 #include "ttlemu/dataflow.hpp"
 
-#ifndef APPROX
-#define APPROX false
+constexpr bool APPROX = false;
+constexpr bool DST_ACCUM_MODE = false;
+#ifndef NOC_MAX_BURST_SIZE
+#define NOC_MAX_BURST_SIZE 8192
 #endif
-#ifndef DST_ACCUM_MODE
-#define DST_ACCUM_MODE false
+#ifndef NOC_UNICAST_WRITE_VC
+#define NOC_UNICAST_WRITE_VC 1
 #endif
 #ifndef REDUCE_DIM
 #define REDUCE_DIM ReduceDim::REDUCE_ROW
@@ -19,17 +21,15 @@
 #ifndef REDUCE_OP
 #define REDUCE_OP PoolType::SUM
 #endif
-#ifndef noc_index
-#define noc_index 0
-#endif
+constexpr uint8_t noc_index = 0;
+namespace p_sfpu {
+constexpr uint32_t kCONST_1_FP16B = 16256;
+} // namespace p_sfpu
 
-enum class BroadcastType { NONE, ROW, COL, SCALAR };
+enum BroadcastType { NONE = 0, COL = 1, ROW = 2, SCALAR = 3 };
 using ttlemu::types::DataFormat;
+enum class InputClamping : uint8_t { ClampToNegative = 1, None = 0 };
 using ttlemu::types::InterleavedAddrGenFast;
-enum PoolType { SUM, AVG, MAX };
-enum ReduceDim { REDUCE_ROW, REDUCE_COL, REDUCE_SCALAR };
-enum VectorMode { None, R, C, RC };
-
-#define NAMESPACE ttlemu_compute
-
-#define MAIN compute_main()
+enum PoolType { SUM = 0, AVG = 1, MAX = 2, MIN = 3 };
+enum ReduceDim { REDUCE_ROW = 0, REDUCE_COL = 1, REDUCE_SCALAR = 2 };
+enum VectorMode { None = 0, R = 1, C = 2, RC = 4, RC_custom = 6, Invalid = 255 };

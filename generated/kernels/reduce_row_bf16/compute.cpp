@@ -22,7 +22,7 @@ void kernel_main() {
     constexpr uint32_t cb_x = 0;
     constexpr uint32_t cb_scaler = 2;
     constexpr uint32_t cb_out = 16;
-    compute_kernel_hw_startup(cb_x, cb_scaler, cb_out);
+    compute_kernel_hw_startup<SrcOrder::Reverse>(cb_x, cb_scaler, cb_out);
     cb_wait_front(cb_scaler, 1);
     reduce_init<PoolType::SUM, ReduceDim::REDUCE_ROW>(cb_x, cb_scaler, cb_out);
     for (uint32_t i = 0; i < 2; ++i) {

@@ -335,16 +335,19 @@ inline float scaler_at(const float* s, int r, int c, int idx) {
 }
 
 void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint32_t scaler_tile,
-            uint32_t dst) {
+            uint32_t dst, bool data_in_srcb) {
     (void)pool; // SUM and AVG differ only in the scaler the kernel supplies
     float* d = dst_math(dst, "reduce_tile");
     float x[kTileElems], s[kTileElems];
-    unpack_src(in, read_tile(in, tile, "reduce_tile", true, true), x);
-    unpack_src(scaler, read_tile(scaler, scaler_tile, "reduce_tile", true, false), s);
+    unpack_src(in, read_tile(in, tile, "reduce_tile", true, !data_in_srcb), x);
+    unpack_src(scaler, read_tile(scaler, scaler_tile, "reduce_tile", true, data_in_srcb), s);
     const FpuAccum f = fpu_accum();
     const int fid = g.cfg.math_fidelity;
-    // Input in SrcA, scaler in SrcB: one FPU accumulation chain per output element.
-    auto mac = [&](float acc, float v, float k) { return fpu_mac_fidelity(acc, v, k, fid, f); };
+    // One FPU accumulation chain per output element; the multiplier sees each operand with
+    // the bits of the register it was read through.
+    auto mac = [&](float acc, float v, float k) {
+        return data_in_srcb ? fpu_mac_fidelity(acc, k, v, fid, f) : fpu_mac_fidelity(acc, v, k, fid, f);
+    };
     if (dim == 0) { // REDUCE_ROW: column 0 holds each row's sum
         for (int r = 0; r < 32; ++r) {
             float& o = d[tile_index(r, 0)];

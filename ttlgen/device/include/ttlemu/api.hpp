@@ -46,6 +46,22 @@ constexpr uint32_t kernel_compile_time_args[] = {0};
 #endif
 #define get_compile_time_arg_val(arg_idx) (kernel_compile_time_args[(arg_idx)])
 
+// Each CB's tile size and data format as compile-time constants, as tt-metal's JIT gives
+// them to a kernel (chlkc_descriptors.h's unpack_tile_size / unpack_src_format, which
+// upstream's constexpr get_tile_size and get_dataformat read): the harness passes
+// -DTTLEMU_CB_PAGE_SIZES=... -DTTLEMU_CB_FORMATS=... per kernel, entry i for CB i (0 and
+// Invalid where no CB is bound). Without them (a syntax check) every CB reads as unbound.
+#ifdef TTLEMU_CB_PAGE_SIZES
+constexpr uint32_t kernel_cb_page_sizes[] = {TTLEMU_CB_PAGE_SIZES};
+#else
+constexpr uint32_t kernel_cb_page_sizes[] = {0};
+#endif
+#ifdef TTLEMU_CB_FORMATS
+constexpr uint8_t kernel_cb_formats[] = {TTLEMU_CB_FORMATS};
+#else
+constexpr uint8_t kernel_cb_formats[] = {0xff};
+#endif
+
 namespace ttlemu {
 using types::DataFormat;
 
@@ -66,5 +82,16 @@ void noc_write(uint32_t l1_addr, uint64_t dst_addr, uint32_t size, const char* c
 
 namespace api {
 inline void no_op() {}
+// The compile-time tables above, as upstream's constexpr lookups read theirs.
+constexpr int32_t tile_size(int32_t cb) {
+    return cb >= 0 && static_cast<size_t>(cb) < sizeof(kernel_cb_page_sizes) / sizeof(uint32_t)
+               ? static_cast<int32_t>(kernel_cb_page_sizes[cb])
+               : 0;
+}
+constexpr DataFormat data_format(int32_t cb) {
+    return cb >= 0 && static_cast<size_t>(cb) < sizeof(kernel_cb_formats)
+               ? static_cast<DataFormat>(kernel_cb_formats[cb])
+               : DataFormat::Invalid;
+}
 } // namespace api
 } // namespace ttlemu

@@ -39,8 +39,10 @@ void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool 
 void fill(uint32_t dst, float value);
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
             bool transpose, uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim);
+// `data_in_srcb`: the LLK reads the data through SrcB and the scaler through SrcA (ttnn
+// 0.81.1's REDUCE_ROW SUM/AVG); otherwise the data through SrcA and the scaler through SrcB.
 void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint32_t scaler_tile,
-            uint32_t dst);
+            uint32_t dst, bool data_in_srcb);
 void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst);
 void transpose(uint32_t in, uint32_t tile, uint32_t dst);
 void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile);
@@ -143,13 +145,26 @@ inline void reduce_init(PoolType pool) {
     if (pool == PoolType::MAX)
         unsupported("reduce init", "reduce MAX is not emulated");
 }
+// A reduce as the LLK of the API level runs it. The emulation spec binds ttnn 0.81.1's form
+// (the one whose third template parameter is is_fp32_dest_acc_en) with `swaps_row_sums`
+// true: its REDUCE_ROW SUM/AVG is an MVMUL with the scaler in SrcA and the data in SrcB
+// (reduce.h), so the kernel must have loaded their formats so; 0.69.0's reads the data
+// through SrcA always.
 template <typename PoolType, typename ReduceDim>
 inline void reduce(PoolType pool, ReduceDim dim, uint32_t icb, uint32_t icb_scaler, uint32_t tile,
-                   uint32_t scaler_tile, uint32_t dst) {
+                   uint32_t scaler_tile, uint32_t dst, bool swaps_row_sums) {
     reduce_init(pool);
     const int pool_code = pool == PoolType::AVG ? 1 : 0;
     const int dim_code = dim == ReduceDim::REDUCE_COL ? 1 : dim == ReduceDim::REDUCE_SCALAR ? 2 : 0;
-    compute::reduce(pool_code, dim_code, icb, icb_scaler, tile, scaler_tile, dst);
+    const bool data_in_srcb = swaps_row_sums && dim == ReduceDim::REDUCE_ROW && pool != PoolType::MAX;
+    compute::reduce(pool_code, dim_code, icb, icb_scaler, tile, scaler_tile, dst, data_in_srcb);
+}
+// The binding of 0.81.1's form passes its is_fp32_dest_acc_en, which tells that form from
+// 0.69.0's in the emulation spec; the emulator's DST width is the compute config's.
+template <bool is_fp32_dest_acc_en, typename PoolType, typename ReduceDim>
+inline void reduce(PoolType pool, ReduceDim dim, uint32_t icb, uint32_t icb_scaler, uint32_t tile,
+                   uint32_t scaler_tile, uint32_t dst, bool swaps_row_sums) {
+    reduce(pool, dim, icb, icb_scaler, tile, scaler_tile, dst, swaps_row_sums);
 }
 // The current matmul inits carry the transpose flag the later matmul_tiles calls use.
 inline bool matmul_transpose = false;

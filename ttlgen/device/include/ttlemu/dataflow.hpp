@@ -19,28 +19,43 @@ struct InterleavedAddrGenFast {
     }
 };
 
-// A DRAM tensor's compile-time accessor arguments at CTA_OFFSET. On the emulator every
-// tensor is one interleaved bank and its arguments are one word (program.json's
-// {"accessor_args": buffer}), which must be among the kernel's compile-time arguments.
-template <uint32_t CTA_OFFSET>
+// A DRAM tensor's compile-time accessor arguments at CTA_OFFSET (CRTA_OFFSET: where its
+// common runtime arguments start, unused here). On the emulator every tensor is one
+// interleaved bank and its arguments are one word (program.json's {"accessor_args": buffer}),
+// which must be among the kernel's compile-time arguments. The shape is upstream's
+// (api/tensor/tensor_accessor_args.h), so a kernel naming what the real class has compiles.
+template <size_t CTA_OFFSET, size_t CRTA_OFFSET = static_cast<size_t>(-1)>
 struct TensorAccessorArgs {
     static_assert(CTA_OFFSET < sizeof(kernel_compile_time_args) / sizeof(uint32_t),
                   "TensorAccessorArgs: the kernel's compile-time arguments end before this offset");
+    // The page size the host aligned for the tensor: not among the emulator's arguments, so
+    // 0, and an accessor built without a page size fails its first transfer.
+    static constexpr uint32_t AlignedPageSize = 0;
     constexpr TensorAccessorArgs() {}
-    constexpr uint32_t next_compile_time_args_offset() const { return CTA_OFFSET + 1; }
+    static constexpr uint32_t next_compile_time_args_offset() { return CTA_OFFSET + 1; }
 };
 
+// Upstream's accessor is a class template over its distribution spec, deduced from the
+// TensorAccessorArgs it is built from; here the spec is the arguments' type.
+template <typename DSpecT>
 struct TensorAccessor {
     uint32_t bank_base_address;
     uint32_t page_size;
-    template <typename Args>
-    TensorAccessor(const Args&, uint32_t bank_base_address, uint32_t page_size = 0)
-        : bank_base_address(bank_base_address), page_size(page_size) {}
-    uint64_t get_noc_addr(uint32_t id, uint32_t offset = 0) const {
+    template <size_t CTA_OFFSET, size_t CRTA_OFFSET>
+    TensorAccessor(const TensorAccessorArgs<CTA_OFFSET, CRTA_OFFSET>&, size_t bank_base_address,
+                   uint32_t page_size = TensorAccessorArgs<CTA_OFFSET, CRTA_OFFSET>::AlignedPageSize)
+        : bank_base_address(static_cast<uint32_t>(bank_base_address)), page_size(page_size) {}
+    uint64_t get_noc_addr(uint32_t id, uint32_t offset = 0, uint8_t /*noc*/ = 0) const {
         return static_cast<uint64_t>(bank_base_address) + static_cast<uint64_t>(id) * page_size +
                offset;
     }
 };
+template <size_t CTA_OFFSET, size_t CRTA_OFFSET>
+TensorAccessor(const TensorAccessorArgs<CTA_OFFSET, CRTA_OFFSET>&, size_t)
+    -> TensorAccessor<TensorAccessorArgs<CTA_OFFSET, CRTA_OFFSET>>;
+template <size_t CTA_OFFSET, size_t CRTA_OFFSET>
+TensorAccessor(const TensorAccessorArgs<CTA_OFFSET, CRTA_OFFSET>&, size_t, uint32_t)
+    -> TensorAccessor<TensorAccessorArgs<CTA_OFFSET, CRTA_OFFSET>>;
 } // namespace ttlemu::types
 
 namespace ttlemu::api {

@@ -9,20 +9,12 @@
 
 namespace ckernel {
 
-template <BroadcastType bcast_type>
+template <BroadcastType bcast_type, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void unary_bcast_init(uint32_t /*icb*/) {
     ttlemu::api::no_op();
 }
 
-template <BroadcastType bcast_type>
-// clang-format off
-[[deprecated("a full hardware re-configuration; call compute_kernel_hw_startup(icb, ocb) once, then unary_bcast_init<bcast_type>(icb). Will be removed after 2026-09-15 (ttlgen's summary of PR #50745, which references #49924)")]]
-// clang-format on
-inline void unary_bcast_init(uint32_t icb, uint32_t ocb) {
-    ttlemu::compute::configure(__func__, icb, icb, ocb);
-}
-
-template <BroadcastType bcast_type>
+template <BroadcastType bcast_type, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void unary_bcast(uint32_t icb, uint32_t in_tile_index, uint32_t dst_tile_index) {
     ttlemu::api::bcast(bcast_type, icb, in_tile_index, dst_tile_index);
 }
@@ -33,65 +25,76 @@ inline void unary_bcast_uninit(uint32_t /*icb*/) {
 }
 
 template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
-inline void bcast_init(uint32_t /*icb0*/, uint32_t /*icb1*/) {
+inline void bcast_init(uint32_t /*icb0*/, uint32_t /*icb1*/,
+                       uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(false);
 }
 
-template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim>
+template <EltwiseBinaryType tBcastOp, BroadcastType tBcastDim,
+          bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void any_tiles_bcast(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                             uint32_t idst, uint32_t bcast_row_idx = 0) {
     ttlemu::api::any_tiles_bcast(tBcastOp, tBcastDim, icb0, icb1, itile0, itile1, idst,
                                  bcast_row_idx);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void add_tiles_bcast_rows(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                  uint32_t idst, uint32_t bcast_row_idx = 0) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::add, BroadcastType::ROW, icb0, icb1, itile0,
                             itile1, idst, bcast_row_idx);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void add_tiles_bcast_cols(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                  uint32_t idst) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::add, BroadcastType::COL, icb0, icb1, itile0,
                             itile1, idst, 0);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void add_tiles_bcast_scalar(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                    uint32_t idst) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::add, BroadcastType::SCALAR, icb0, icb1,
                             itile0, itile1, idst, 0);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sub_tiles_bcast_rows(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                  uint32_t idst, uint32_t bcast_row_idx = 0) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::sub, BroadcastType::ROW, icb0, icb1, itile0,
                             itile1, idst, bcast_row_idx);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sub_tiles_bcast_cols(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                  uint32_t idst) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::sub, BroadcastType::COL, icb0, icb1, itile0,
                             itile1, idst, 0);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sub_tiles_bcast_scalar(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                    uint32_t idst) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::sub, BroadcastType::SCALAR, icb0, icb1,
                             itile0, itile1, idst, 0);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void mul_tiles_bcast_rows(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                  uint32_t idst, uint32_t bcast_row_idx = 0) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::mul, BroadcastType::ROW, icb0, icb1, itile0,
                             itile1, idst, bcast_row_idx);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void mul_tiles_bcast_cols(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                  uint32_t idst) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::mul, BroadcastType::COL, icb0, icb1, itile0,
                             itile1, idst, 0);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void mul_tiles_bcast_scalar(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                                    uint32_t idst) {
     ttlemu::api::fpu_binary(ttlemu::math::fpu_binary::mul, BroadcastType::SCALAR, icb0, icb1,

@@ -13,7 +13,8 @@ inline void binary_max_tile_init() {
     ttlemu::api::no_op();
 }
 
-inline void binary_max_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
+inline void binary_max_tile(uint32_t idst0, uint32_t idst1, uint32_t odst,
+                            VectorMode /*vector_mode*/ = VectorMode::RC) {
     ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::max, idst0, idst1, odst);
 }
 
@@ -21,7 +22,8 @@ inline void binary_min_tile_init() {
     ttlemu::api::no_op();
 }
 
-inline void binary_min_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
+inline void binary_min_tile(uint32_t idst0, uint32_t idst1, uint32_t odst,
+                            VectorMode /*vector_mode*/ = VectorMode::RC) {
     ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::min, idst0, idst1, odst);
 }
 

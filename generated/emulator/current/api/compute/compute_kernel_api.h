@@ -9,22 +9,22 @@
 
 namespace ckernel {
 
-template <bool fast_and_approx = false>
+template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void log_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <bool fast_and_approx = false>
+template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void log_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::log, idst);
 }
 
-template <bool fast_and_approx = false>
+template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void tanh_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <bool fast_and_approx = false>
+template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void tanh_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::tanh, idst);
 }
@@ -34,7 +34,8 @@ inline void sigmoid_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <VectorMode vec_mode = VectorMode::RC, bool fast_and_approx = false>
+template <VectorMode vec_mode = VectorMode::RC, bool fast_and_approx = false,
+          bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sigmoid_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sigmoid, idst);
 }
@@ -43,6 +44,7 @@ inline void silu_tile_init() {
     ttlemu::api::no_op();
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void silu_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::silu, idst);
 }
@@ -59,6 +61,7 @@ inline void square_tile_init() {
     ttlemu::api::no_op();
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void square_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::square, idst);
 }

@@ -14,9 +14,8 @@ inline void compute_kernel_hw_startup(uint32_t icb0, uint32_t icb1, uint32_t ocb
     ttlemu::api::hw_startup(icb0, icb1, ocb, src_order);
 }
 
-template <SrcOrder src_order = SrcOrder::Regular>
 inline void compute_kernel_hw_startup(uint32_t icb0, uint32_t ocb) {
-    ttlemu::api::hw_startup(icb0, icb0, ocb, src_order);
+    ttlemu::api::hw_startup(icb0, icb0, ocb);
 }
 
 } // namespace ckernel

@@ -9,61 +9,37 @@
 
 namespace ckernel {
 
-template <EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-inline void add_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
+inline void add_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false,
+                     uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
-template <EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-inline void sub_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
+inline void sub_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false,
+                     uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
-template <EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-inline void mul_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = true) {
+inline void mul_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = true,
+                     uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void add_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                       uint32_t idst) {
     ttlemu::compute::fpu_binary(ttlemu::math::fpu_binary::add, icb0, icb1, itile0, itile1, idst);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sub_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                       uint32_t idst) {
     ttlemu::compute::fpu_binary(ttlemu::math::fpu_binary::sub, icb0, icb1, itile0, itile1, idst);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void mul_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t itile1,
                       uint32_t idst) {
     ttlemu::compute::fpu_binary(ttlemu::math::fpu_binary::mul, icb0, icb1, itile0, itile1, idst);
-}
-
-// clang-format off
-[[deprecated("use compute_kernel_hw_startup(icb0, icb1, ocb) once at kernel start, then the op's short init (ttlgen's summary of PR #50745; issue #22943)")]]
-// clang-format on
-inline void binary_op_init_common(uint32_t icb0, uint32_t icb1, uint32_t ocb) {
-    ttlemu::compute::configure(__func__, icb0, icb1, ocb);
-}
-
-[[deprecated("Renamed to add_init() (PR #50745)")]]
-inline void add_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
-    ttlemu::compute::set_binary_acc(acc_to_dest);
-}
-
-[[deprecated("Renamed to sub_init() (ttlgen's summary of PR #50745)")]]
-inline void sub_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
-    ttlemu::compute::set_binary_acc(acc_to_dest);
-}
-
-[[deprecated("Renamed to mul_init() (ttlgen's summary of PR #50745)")]]
-inline void mul_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/) {
-    ttlemu::compute::set_binary_acc(false);
-}
-
-[[deprecated("Renamed to mul_init() (ttlgen's summary of PR #50745)")]]
-inline void mul_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, uint32_t /*acc_to_dest*/) {
-    ttlemu::compute::set_binary_acc(false);
 }
 
 } // namespace ckernel

@@ -9,7 +9,8 @@
 
 namespace ckernel {
 
-inline void matmul_init(uint32_t /*in0_cb_id*/, uint32_t /*in1_cb_id*/, uint32_t transpose = 0) {
+inline void matmul_init(uint32_t /*in0_cb_id*/, uint32_t /*in1_cb_id*/, uint32_t transpose = 0,
+                        uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::matmul_init(transpose);
 }
 
@@ -20,13 +21,15 @@ inline void matmul_tiles(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t in0_ti
 
 inline void matmul_block_init(uint32_t /*in0_cb_id*/, uint32_t /*in1_cb_id*/,
                               uint32_t transpose = 0, uint32_t /*ct_dim*/ = 1,
-                              uint32_t /*rt_dim*/ = 1, uint32_t /*kt_dim*/ = 1) {
+                              uint32_t /*rt_dim*/ = 1, uint32_t /*kt_dim*/ = 1,
+                              uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::matmul_init(transpose);
 }
 
 inline void matmul_block(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t in0_tile_index,
                          uint32_t in1_tile_index, uint32_t idst, uint32_t transpose,
-                         uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim) {
+                         uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim,
+                         uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::matmul(in0_cb_id, in1_cb_id, in0_tile_index, in1_tile_index, idst, transpose,
                             ct_dim, rt_dim, kt_dim);
 }

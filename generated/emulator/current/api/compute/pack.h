@@ -9,16 +9,12 @@
 
 namespace ckernel {
 
-template <bool out_of_order_output = false>
+template <bool out_of_order_output = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void pack_tile(uint32_t ifrom_dst, uint32_t icb, uint32_t output_tile_index = 0) {
     ttlemu::compute::pack(ifrom_dst, icb, out_of_order_output, output_tile_index);
 }
 
-inline void pack_tile_block(uint32_t ifrom_dst, uint32_t icb, uint32_t ntiles) {
-    ttlemu::api::pack_block(ifrom_dst, icb, ntiles);
-}
-
-inline void pack_init(uint32_t ocb) {
+inline void pack_init(uint32_t ocb, uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::reconfig_pack(ocb);
 }
 

@@ -9,62 +9,41 @@
 
 namespace ckernel {
 
-template <SrcOrder src_order = SrcOrder::Regular, bool is_tile_dim_reconfig_en = false>
-inline void reconfig_data_format(uint32_t srca_new_operand, uint32_t srcb_new_operand) {
-    ttlemu::api::reconfig_sources(srca_new_operand, srcb_new_operand, src_order);
+template <SrcOrder src_order = SrcOrder::Regular>
+inline void reconfig_data_format(uint32_t icb0_new_operand, uint32_t icb1_new_operand) {
+    ttlemu::api::reconfig_sources(icb0_new_operand, icb1_new_operand, src_order);
 }
 
-template <SrcOrder src_order = SrcOrder::Regular, bool is_tile_dim_reconfig_en = false>
-inline void reconfig_data_format(uint32_t /*srca_old_operand*/, uint32_t srca_new_operand,
-                                 uint32_t /*srcb_old_operand*/, uint32_t srcb_new_operand) {
-    ttlemu::api::reconfig_sources(srca_new_operand, srcb_new_operand, src_order);
+template <SrcOrder src_order = SrcOrder::Regular>
+inline void reconfig_data_format(uint32_t /*icb0_old_operand*/, uint32_t icb0_new_operand,
+                                 uint32_t /*icb1_old_operand*/, uint32_t icb1_new_operand) {
+    ttlemu::api::reconfig_sources(icb0_new_operand, icb1_new_operand, src_order);
 }
 
-template <bool to_from_int8, bool is_tile_dim_reconfig_en>
-// clang-format off
-[[deprecated("the bool form works until 2026-08-15; to_from_int8 is ignored (ttlgen's summary of tt-metal#34499)")]]
-// clang-format on
-inline void reconfig_data_format(uint32_t srca_new_operand, uint32_t srcb_new_operand) {
-    ttlemu::api::reconfig_sources(srca_new_operand, srcb_new_operand);
-}
-
-template <bool to_from_int8, bool is_tile_dim_reconfig_en>
-// clang-format off
-[[deprecated("the bool form works until 2026-08-15; to_from_int8 is ignored (ttlgen's summary of tt-metal#34499)")]]
-// clang-format on
-inline void reconfig_data_format(uint32_t /*srca_old_operand*/, uint32_t srca_new_operand,
-                                 uint32_t /*srcb_old_operand*/, uint32_t srcb_new_operand) {
-    ttlemu::api::reconfig_sources(srca_new_operand, srcb_new_operand);
-}
-
-template <bool is_tile_dim_reconfig_en = false>
 inline void reconfig_data_format_srca(uint32_t srca_new_operand) {
     ttlemu::compute::reconfig_srca(srca_new_operand);
 }
 
-template <bool is_tile_dim_reconfig_en = false>
 inline void reconfig_data_format_srca(uint32_t /*srca_old_operand*/, uint32_t srca_new_operand) {
     ttlemu::compute::reconfig_srca(srca_new_operand);
 }
 
-template <bool is_tile_dim_reconfig_en = false>
 inline void reconfig_data_format_srcb(uint32_t srcb_new_operand) {
     ttlemu::compute::reconfig_srcb(srcb_new_operand);
 }
 
-template <bool is_tile_dim_reconfig_en = false>
 inline void reconfig_data_format_srcb(uint32_t /*srcb_old_operand*/, uint32_t srcb_new_operand) {
     ttlemu::compute::reconfig_srcb(srcb_new_operand);
 }
 
 template <bool is_tile_dim_reconfig_en = false>
-inline void pack_reconfig_data_format(uint32_t new_operand) {
-    ttlemu::compute::reconfig_pack(new_operand);
+inline void pack_reconfig_data_format(uint32_t new_cb_id) {
+    ttlemu::compute::reconfig_pack(new_cb_id);
 }
 
 template <bool is_tile_dim_reconfig_en = false>
-inline void pack_reconfig_data_format(uint32_t /*old_operand*/, uint32_t new_operand) {
-    ttlemu::compute::reconfig_pack(new_operand);
+inline void pack_reconfig_data_format(uint32_t /*old_cb_id*/, uint32_t new_cb_id) {
+    ttlemu::compute::reconfig_pack(new_cb_id);
 }
 
 } // namespace ckernel

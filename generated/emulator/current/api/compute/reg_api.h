@@ -13,6 +13,7 @@ inline void tile_regs_acquire() {
     ttlemu::compute::regs_acquire();
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void tile_regs_commit() {
     ttlemu::compute::regs_commit();
 }
@@ -21,18 +22,18 @@ inline void tile_regs_wait() {
     ttlemu::compute::regs_wait();
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void tile_regs_release() {
     ttlemu::compute::regs_release();
 }
 
-[[deprecated("use tile_regs_acquire (ttlgen's summary of reg_api.h@0112bb1e)")]]
+[[deprecated("Use tile_regs_acquire() instead (ttnn 0.81.1)")]]
 inline void acquire_dst() {
     ttlemu::compute::regs_acquire();
 }
 
-// clang-format off
-[[deprecated("use tile_regs_commit, tile_regs_wait and tile_regs_release (ttlgen's summary of reg_api.h@0112bb1e)")]]
-// clang-format on
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+[[deprecated("Use tile_regs_release() instead (ttnn 0.81.1)")]]
 inline void release_dst() {
     ttlemu::api::release_dst();
 }

@@ -9,31 +9,36 @@
 
 namespace ckernel {
 
-inline void copy_init(uint32_t /*icb*/, uint32_t transpose, uint32_t transpose_within_16x16_face) {
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+inline void copy_init(uint32_t /*cbid*/, uint32_t transpose = 0,
+                      uint32_t transpose_within_16x16_face = false,
+                      uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::copy_init(transpose, transpose_within_16x16_face);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void copy_tile(uint32_t in_cb_id, uint32_t in_tile_index, uint32_t dst_tile_index) {
     ttlemu::compute::copy_tile(in_cb_id, in_tile_index, dst_tile_index);
 }
 
-inline void copy_block_matmul_partials(uint32_t in_cb_id, uint32_t start_in_tile_index,
-                                       uint32_t start_dst_tile_index, uint32_t ntiles) {
-    ttlemu::api::copy_block(in_cb_id, start_in_tile_index, start_dst_tile_index, ntiles);
-}
-
-[[deprecated("use copy_init (ttlgen's summary of PR #49924)")]]
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+[[deprecated("Renamed to copy_init(). This will be removed after 20-09-2026. (ttnn 0.81.1)")]]
 inline void copy_tile_to_dst_init_short(uint32_t /*cbid*/, uint32_t transpose = 0,
-                                        uint32_t transpose_within_16x16_face = false) {
+                                        uint32_t transpose_within_16x16_face = false,
+                                        uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::copy_init(transpose, transpose_within_16x16_face);
 }
 
-[[deprecated("use copy_init (ttlgen's summary of PR #49924)")]]
-inline void copy_tile_init(uint32_t /*cbid*/) {
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+[[deprecated("Renamed to copy_init(). This will be removed after 20-09-2026. (ttnn 0.81.1)")]]
+inline void copy_tile_init(uint32_t /*cbid*/, uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::no_op();
 }
 
-[[deprecated("use reconfig_data_format_srca and copy_init (ttlgen's summary of PR #49924)")]]
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+// clang-format off
+[[deprecated("Call reconfig_data_format_srca(old, new) then copy_init(new, transpose). This will be removed after 20-09-2026. (ttnn 0.81.1)")]]
+// clang-format on
 inline void copy_tile_to_dst_init_short_with_dt(uint32_t /*old_cbid*/, uint32_t new_cbid,
                                                 uint32_t transpose = 0) {
     ttlemu::api::copy_init_with_dt(new_cbid, transpose);

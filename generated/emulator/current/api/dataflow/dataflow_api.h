@@ -20,28 +20,28 @@ inline uint32_t get_read_ptr(uint32_t operand) {
     return ttlemu::cb_read_addr(operand);
 }
 
-inline uint32_t get_tile_size(uint32_t operand) {
-    return ttlemu::cb_page_size(operand);
+constexpr int32_t get_tile_size(int32_t operand) {
+    return ttlemu::api::tile_size(operand);
 }
 
-inline DataFormat get_dataformat(uint32_t operand) {
-    return ttlemu::cb_format(operand);
+constexpr DataFormat get_dataformat(int32_t operand) {
+    return ttlemu::api::data_format(operand);
 }
 
-inline void cb_wait_front(uint32_t cbid, uint32_t ntiles) {
-    ttlemu::cb_wait_front(cbid, ntiles);
+inline void cb_wait_front(int32_t operand, int32_t num_pages) {
+    ttlemu::cb_wait_front(operand, num_pages);
 }
 
-inline void cb_pop_front(uint32_t cbid, uint32_t ntiles) {
-    ttlemu::cb_pop_front(cbid, ntiles);
+inline void cb_pop_front(int32_t operand, int32_t num_pages) {
+    ttlemu::cb_pop_front(operand, num_pages);
 }
 
-inline void cb_reserve_back(uint32_t cbid, uint32_t ntiles) {
-    ttlemu::cb_reserve_back(cbid, ntiles);
+inline void cb_reserve_back(int32_t operand, int32_t num_pages) {
+    ttlemu::cb_reserve_back(operand, num_pages);
 }
 
-inline void cb_push_back(uint32_t cbid, uint32_t ntiles) {
-    ttlemu::cb_push_back(cbid, ntiles);
+inline void cb_push_back(int32_t operand, int32_t num_pages) {
+    ttlemu::cb_push_back(operand, num_pages);
 }
 
 template <typename AddrGen, bool enable_noc_tracing = true>
@@ -57,8 +57,16 @@ inline void noc_async_write_page(uint32_t id, const AddrGen& addrgen, uint32_t s
     ttlemu::api::write_page(id, addrgen, src_local_l1_addr, size, offset, __func__);
 }
 
+template <typename DSpec>
+[[deprecated("Use <typename AddrGen> noc_async_read_page instead. (ttnn 0.81.1)")]]
+inline void noc_async_read_tile(uint32_t id, const TensorAccessor<DSpec>& addrgen,
+                                uint32_t dst_local_l1_addr, uint32_t offset = 0,
+                                uint8_t /*noc*/ = noc_index) {
+    ttlemu::api::read_page(id, addrgen, dst_local_l1_addr, offset, __func__);
+}
+
 template <bool DRAM, uint32_t tile_hw>
-[[deprecated("use noc_async_read_page (ttlgen's summary of PR #25976)")]]
+[[deprecated("Use <typename AddrGen> noc_async_read_page instead. (ttnn 0.81.1)")]]
 inline void noc_async_read_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, tile_hw>& addrgen,
                                 uint32_t dst_local_l1_addr, uint32_t offset = 0,
                                 uint8_t /*noc*/ = noc_index) {
@@ -66,29 +74,41 @@ inline void noc_async_read_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, 
 }
 
 template <bool DRAM, uint32_t tile_hw>
-[[deprecated("use noc_async_write_page (ttlgen's summary of PR #24879)")]]
+[[deprecated("Use <typename AddrGen> noc_async_write_page instead. (ttnn 0.81.1)")]]
 inline void noc_async_write_tile(uint32_t id, const InterleavedAddrGenFast<DRAM, tile_hw>& addrgen,
-                                 uint32_t src_local_l1_addr, uint32_t offset = 0,
-                                 uint8_t /*noc*/ = noc_index) {
-    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, offset, __func__);
+                                 uint32_t src_local_l1_addr, uint8_t /*noc*/ = noc_index) {
+    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, 0, __func__);
 }
 
-inline void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size) {
+template <typename DSpec>
+[[deprecated("Use <typename AddrGen> noc_async_write_page instead. (ttnn 0.81.1)")]]
+inline void noc_async_write_tile(uint32_t id, const TensorAccessor<DSpec>& addrgen,
+                                 uint32_t src_local_l1_addr, uint8_t /*noc*/ = noc_index) {
+    ttlemu::api::write_page(id, addrgen, src_local_l1_addr, 0, 0, __func__);
+}
+
+template <uint32_t max_page_size = NOC_MAX_BURST_SIZE + 1, bool enable_noc_tracing = true>
+inline void noc_async_read(uint64_t src_noc_addr, uint32_t dst_local_l1_addr, uint32_t size,
+                           uint8_t /*noc*/ = noc_index,
+                           uint32_t /*read_req_vc*/ = NOC_UNICAST_WRITE_VC) {
     ttlemu::noc_read(src_noc_addr, dst_local_l1_addr, size, __func__);
 }
 
-inline void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size) {
+template <uint32_t max_page_size = NOC_MAX_BURST_SIZE + 1, bool enable_noc_tracing = true,
+          bool posted = false>
+inline void noc_async_write(uint32_t src_local_l1_addr, uint64_t dst_noc_addr, uint32_t size,
+                            uint8_t /*noc*/ = noc_index, uint32_t /*vc*/ = NOC_UNICAST_WRITE_VC) {
     ttlemu::noc_write(src_local_l1_addr, dst_noc_addr, size, __func__);
 }
 
-inline void noc_async_read_barrier() {
+inline void noc_async_read_barrier(uint8_t /*noc*/ = noc_index) {
     ttlemu::api::no_op();
 }
 
-inline void noc_async_write_barrier() {
+inline void noc_async_write_barrier(uint8_t /*noc*/ = noc_index) {
     ttlemu::api::no_op();
 }
 
-inline void noc_async_writes_flushed() {
+inline void noc_async_writes_flushed(uint8_t /*noc*/ = noc_index) {
     ttlemu::api::no_op();
 }

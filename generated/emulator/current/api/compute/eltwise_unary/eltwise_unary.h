@@ -9,17 +9,20 @@
 
 namespace ckernel {
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 // clang-format off
-[[deprecated("Use compute_kernel_hw_startup(icb, ocb) once at kernel start, then copy_init(icb). This will be removed after 15-09-2026 (PR #49924)")]]
+[[deprecated("Use compute_kernel_hw_startup(icb, ocb) once at kernel start, then copy_init(icb). This will be removed after 20-09-2026. (ttnn 0.81.1)")]]
 // clang-format on
-inline void unary_op_init_common(uint32_t icb, uint32_t ocb) {
+inline void unary_op_init_common(uint32_t icb, uint32_t ocb,
+                                 uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::configure(__func__, icb, icb, ocb);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 // clang-format off
-[[deprecated("Use compute_kernel_hw_startup(icb, ocb) once at kernel start, then copy_init(icb). This will be removed after 15-09-2026 (PR #49924)")]]
+[[deprecated("Use compute_kernel_hw_startup(icb, ocb) once at kernel start, then copy_init(icb). This will be removed after 20-09-2026. (ttnn 0.81.1)")]]
 // clang-format on
-inline void init_sfpu(uint32_t icb, uint32_t ocb) {
+inline void init_sfpu(uint32_t icb, uint32_t ocb, uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::configure(__func__, icb, icb, ocb);
 }
 

@@ -10,15 +10,17 @@
 namespace ckernel {
 
 template <bool approx = false, uint32_t scale = 0x3F800000,
-          InputClamping input_clamping = InputClamping::ClampToNegative>
+          InputClamping input_clamping = InputClamping::ClampToNegative,
+          bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void exp_tile_init() {
     ttlemu::api::no_op();
 }
 
 template <bool approx = false, bool scale_en = false,
-          InputClamping input_clamping = InputClamping::ClampToNegative, int iterations = 8>
+          InputClamping input_clamping = InputClamping::ClampToNegative, int iterations = 8,
+          bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void exp_tile(uint32_t idst, VectorMode /*vector_mode*/ = VectorMode::RC,
-                     uint16_t /*scale*/ = 0x3F80) {
+                     uint16_t /*scale*/ = p_sfpu::kCONST_1_FP16B) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::exp, idst);
 }
 

@@ -9,13 +9,11 @@
 
 namespace ckernel {
 
-template <bool legacy_compat = false>
 inline void rsqrt_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <bool legacy_compat = false, bool FAST_APPROX = false,
-          bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+template <RsqrtMode mode = RsqrtMode::Default, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void rsqrt_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::rsqrt, idst);
 }

@@ -13,7 +13,7 @@ inline void sqrt_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <bool FAST_APPROX = false>
+template <bool FAST_APPROX = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void sqrt_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sqrt, idst);
 }

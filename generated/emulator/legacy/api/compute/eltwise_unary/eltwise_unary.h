@@ -9,16 +9,13 @@
 
 namespace ckernel {
 
-inline void transpose_wh_init(uint32_t icb, uint32_t ocb) {
+inline void unary_op_init_common(uint32_t icb, uint32_t ocb,
+                                 uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::configure(__func__, icb, icb, ocb);
 }
 
-inline void transpose_wh_init_short(uint32_t /*icb*/) {
-    ttlemu::api::no_op();
-}
-
-inline void transpose_wh_tile(uint32_t icb, uint32_t itile, uint32_t idst) {
-    ttlemu::compute::transpose(icb, itile, idst);
+inline void init_sfpu(uint32_t icb, uint32_t ocb, uint32_t /*call_line*/ = __builtin_LINE()) {
+    ttlemu::compute::configure(__func__, icb, icb, ocb);
 }
 
 } // namespace ckernel

@@ -9,19 +9,23 @@
 
 namespace ckernel {
 
-inline void binary_op_init_common(uint32_t icb0, uint32_t icb1, uint32_t ocb) {
+inline void binary_op_init_common(uint32_t icb0, uint32_t icb1, uint32_t ocb,
+                                  uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::configure(__func__, icb0, icb1, ocb);
 }
 
-inline void add_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
+inline void add_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false,
+                           uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
-inline void sub_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false) {
+inline void sub_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/, bool acc_to_dest = false,
+                           uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(acc_to_dest);
 }
 
-inline void mul_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/) {
+inline void mul_tiles_init(uint32_t /*icb0*/, uint32_t /*icb1*/,
+                           uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::set_binary_acc(false);
 }
 

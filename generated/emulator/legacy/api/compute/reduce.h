@@ -11,7 +11,8 @@ namespace ckernel {
 
 template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
           bool enforce_fp32_accumulation = false>
-inline void reduce_init(uint32_t /*icb*/, uint32_t /*icb_scaler*/, uint32_t /*ocb*/) {
+inline void reduce_init(uint32_t /*icb*/, uint32_t /*icb_scaler*/, uint32_t /*ocb*/,
+                        uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::reduce_init(reduce_type);
 }
 
@@ -19,7 +20,7 @@ template <PoolType reduce_type = REDUCE_OP, ReduceDim reduce_dim = REDUCE_DIM,
           bool enforce_fp32_accumulation = false>
 inline void reduce_tile(uint32_t icb, uint32_t icb_scaler, uint32_t itile, uint32_t itile_scaler,
                         uint32_t idst) {
-    ttlemu::api::reduce(reduce_type, reduce_dim, icb, icb_scaler, itile, itile_scaler, idst);
+    ttlemu::api::reduce(reduce_type, reduce_dim, icb, icb_scaler, itile, itile_scaler, idst, false);
 }
 
 template <bool enforce_fp32_accumulation = false>

@@ -9,14 +9,16 @@
 
 namespace ckernel {
 
-template <bool approx = false, uint32_t scale = 0x3F800000>
+template <bool approx = false, uint32_t scale = 0x3F800000,
+          InputClamping input_clamping = InputClamping::ClampToNegative>
 inline void exp_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <bool approx = false, bool scale_en = false, int iterations = 8>
-inline void exp_tile(uint32_t idst, VectorMode /*vector_mode*/ = VectorMode::RC,
-                     uint16_t /*scale*/ = 0x3F80) {
+template <bool approx = false, bool scale_en = false,
+          InputClamping input_clamping = InputClamping::ClampToNegative, int iterations = 8>
+inline void exp_tile(uint32_t idst, int /*vector_mode*/ = (int)VectorMode::RC,
+                     uint16_t /*scale*/ = p_sfpu::kCONST_1_FP16B) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::exp, idst);
 }
 

@@ -25,14 +25,12 @@ inline void tile_regs_release() {
     ttlemu::compute::regs_release();
 }
 
-[[deprecated("use tile_regs_acquire (ttlgen's summary of reg_api.h@0112bb1e)")]]
+[[deprecated("Use tile_regs_acquire() instead (ttnn 0.69.0)")]]
 inline void acquire_dst() {
     ttlemu::compute::regs_acquire();
 }
 
-// clang-format off
-[[deprecated("use tile_regs_commit, tile_regs_wait and tile_regs_release (ttlgen's summary of reg_api.h@0112bb1e)")]]
-// clang-format on
+[[deprecated("Use tile_regs_release() instead (ttnn 0.69.0)")]]
 inline void release_dst() {
     ttlemu::api::release_dst();
 }

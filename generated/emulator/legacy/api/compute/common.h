@@ -7,12 +7,7 @@
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
 
-namespace ckernel {
-
 template <typename T>
 inline T get_arg_val(int arg_idx) {
     return ttlemu::api::arg<T>(arg_idx);
 }
-
-} // namespace ckernel
-using namespace ckernel;

@@ -10,11 +10,12 @@
 namespace ckernel {
 
 inline void mm_init(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t out_cb_id,
-                    uint32_t transpose = 0) {
+                    uint32_t transpose = 0, uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::mm_init(in0_cb_id, in1_cb_id, out_cb_id, transpose);
 }
 
-inline void mm_init_short(uint32_t /*in0_cb_id*/, uint32_t /*in1_cb_id*/, uint32_t transpose = 0) {
+inline void mm_init_short(uint32_t /*in0_cb_id*/, uint32_t /*in1_cb_id*/, uint32_t transpose = 0,
+                          uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::matmul_init(transpose);
 }
 
@@ -25,27 +26,28 @@ inline void mm_init_short_with_dt(uint32_t /*in0_cb_id*/, uint32_t in1_cb_id,
 
 inline void mm_block_init(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t out_cb_id,
                           uint32_t transpose = 0, uint32_t /*ct_dim*/ = 1, uint32_t /*rt_dim*/ = 1,
-                          uint32_t /*kt_dim*/ = 1) {
+                          uint32_t /*kt_dim*/ = 1, uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::mm_init(in0_cb_id, in1_cb_id, out_cb_id, transpose);
 }
 
 inline void mm_block_init_short(uint32_t /*in0_cb_id*/, uint32_t /*in1_cb_id*/,
                                 uint32_t transpose = 0, uint32_t /*ct_dim*/ = 1,
-                                uint32_t /*rt_dim*/ = 1, uint32_t /*kt_dim*/ = 1) {
+                                uint32_t /*rt_dim*/ = 1, uint32_t /*kt_dim*/ = 1,
+                                uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::matmul_init(transpose);
 }
 
 inline void mm_block_init_short_with_dt(uint32_t /*in0_cb_id*/, uint32_t in1_cb_id,
                                         uint32_t /*old_in1_cb_id*/, uint32_t transpose = 0,
                                         uint32_t /*ct_dim*/ = 1, uint32_t /*rt_dim*/ = 1,
-                                        uint32_t /*kt_dim*/ = 1) {
+                                        uint32_t /*kt_dim*/ = 1,
+                                        uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::matmul_init_with_dt(in1_cb_id, transpose);
 }
 
 inline void matmul_tiles(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t in0_tile_index,
-                         uint32_t in1_tile_index, uint32_t idst, uint32_t transpose) {
-    ttlemu::api::matmul_tiles(in0_cb_id, in1_cb_id, in0_tile_index, in1_tile_index, idst,
-                              transpose);
+                         uint32_t in1_tile_index, uint32_t idst) {
+    ttlemu::api::matmul_tiles(in0_cb_id, in1_cb_id, in0_tile_index, in1_tile_index, idst);
 }
 
 template <uint32_t num_faces = 4>
@@ -53,7 +55,8 @@ void matmul_tiles_math(uint32_t /*idst*/);
 
 inline void matmul_block(uint32_t in0_cb_id, uint32_t in1_cb_id, uint32_t in0_tile_index,
                          uint32_t in1_tile_index, uint32_t idst, uint32_t transpose,
-                         uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim) {
+                         uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim,
+                         uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::matmul(in0_cb_id, in1_cb_id, in0_tile_index, in1_tile_index, idst, transpose,
                             ct_dim, rt_dim, kt_dim);
 }

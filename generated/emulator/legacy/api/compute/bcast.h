@@ -10,7 +10,8 @@
 namespace ckernel {
 
 template <BroadcastType bcast_type>
-inline void unary_bcast_init(uint32_t icb, uint32_t ocb) {
+inline void unary_bcast_init(uint32_t icb, uint32_t ocb,
+                             uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::compute::configure(__func__, icb, icb, ocb);
 }
 

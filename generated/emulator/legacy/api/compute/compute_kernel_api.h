@@ -34,7 +34,7 @@ inline void sigmoid_tile_init() {
     ttlemu::api::no_op();
 }
 
-template <VectorMode vec_mode = VectorMode::RC, bool fast_and_approx = false>
+template <int vec_mode = VectorMode::RC, bool fast_and_approx = false>
 inline void sigmoid_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sigmoid, idst);
 }

@@ -18,20 +18,18 @@ inline void pack_tile_block(uint32_t ifrom_dst, uint32_t icb, uint32_t ntiles) {
     ttlemu::api::pack_block(ifrom_dst, icb, ntiles);
 }
 
-inline void pack_init(uint32_t ocb) {
-    ttlemu::compute::reconfig_pack(ocb);
-}
-
 inline void pack_reconfig_l1_acc(uint32_t l1_acc_en) {
     ttlemu::compute::set_l1_acc(l1_acc_en);
 }
 
-inline void pack_reconfig_data_format(uint32_t new_operand) {
-    ttlemu::compute::reconfig_pack(new_operand);
+template <bool is_tile_dim_reconfig_en = false>
+inline void pack_reconfig_data_format(uint32_t new_cb_id) {
+    ttlemu::compute::reconfig_pack(new_cb_id);
 }
 
-inline void pack_reconfig_data_format(uint32_t /*old_operand*/, uint32_t new_operand) {
-    ttlemu::compute::reconfig_pack(new_operand);
+template <bool is_tile_dim_reconfig_en = false>
+inline void pack_reconfig_data_format(uint32_t /*old_cb_id*/, uint32_t new_cb_id) {
+    ttlemu::compute::reconfig_pack(new_cb_id);
 }
 
 } // namespace ckernel

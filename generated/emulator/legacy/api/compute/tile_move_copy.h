@@ -10,11 +10,12 @@
 namespace ckernel {
 
 inline void copy_tile_to_dst_init_short(uint32_t /*cbid*/, uint32_t transpose = 0,
-                                        uint32_t transpose_within_16x16_face = false) {
+                                        uint32_t transpose_within_16x16_face = false,
+                                        uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::copy_init(transpose, transpose_within_16x16_face);
 }
 
-inline void copy_tile_init(uint32_t /*cbid*/) {
+inline void copy_tile_init(uint32_t /*cbid*/, uint32_t /*call_line*/ = __builtin_LINE()) {
     ttlemu::api::no_op();
 }
 

@@ -9,12 +9,13 @@
 
 namespace ckernel {
 
-inline void unary_op_init_common(uint32_t icb, uint32_t ocb) {
-    ttlemu::compute::configure(__func__, icb, icb, ocb);
+inline void sqrt_tile_init() {
+    ttlemu::api::no_op();
 }
 
-inline void init_sfpu(uint32_t icb, uint32_t ocb) {
-    ttlemu::compute::configure(__func__, icb, icb, ocb);
+template <bool FAST_APPROX = false>
+inline void sqrt_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sqrt, idst);
 }
 
 } // namespace ckernel
