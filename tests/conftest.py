@@ -11,6 +11,7 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from typer.testing import CliRunner
 
+from tests.spec_patch import apply_patch, load_patch
 from ttlgen.cli import app
 
 # --snapshot-update deletes no snapshot unless --snapshot-prune is given on a full run.
@@ -20,10 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "specs"
 GENERATED = REPO / "generated"
 TEMPLATES = REPO / "templates"
-# Bad-spec cases: overlays on SPECS (format: tests/fixtures/bad_specs/README.md).
+# Bad-spec cases: patches of SPECS (format: tests/fixtures/bad_specs/README.md).
 BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
-EXPECTED_MESSAGES = "expected.txt"
-DELETIONS = "delete.txt"
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
@@ -66,38 +65,11 @@ def run_cli(*args: str | Path) -> CliResult:
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 
-def deletions(case: Path) -> list[str]:
-    """Patterns of a case's delete.txt (paths or globs relative to specs/), comments skipped."""
-    listing = case / DELETIONS
-    if not listing.exists():
-        return []
-    lines = (line.strip() for line in listing.read_text(encoding="utf-8").splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def overlay_files(case: Path) -> list[Path]:
-    """A case's spec files: everything but the metadata at its top level."""
-    meta = {case / EXPECTED_MESSAGES, case / DELETIONS}
-    return sorted(p for p in case.rglob("*") if p.is_file() and p not in meta)
-
-
 def bad_spec_tree(case: str, root: Path) -> Path:
-    """root/specs: a copy of the real specs with bad-spec case ``case`` (e.g. 'kernels/unknown_op') applied.
-
-    The listed deletions come first, then the case's files are added or replace the real ones.
-    """
-    directory = BAD_SPECS / case
+    """root/specs: a copy of the real specs with bad-spec case ``case`` (e.g. 'kernels/unknown_op') applied."""
     specs = root / "specs"
     shutil.copytree(SPECS, specs)
-    for pattern in deletions(directory):
-        matches = sorted(specs.glob(pattern))
-        assert matches, f"{directory / DELETIONS}: {pattern!r} matches nothing under specs/; the list is stale"
-        for path in matches:
-            path.unlink()
-    for source in overlay_files(directory):
-        target = specs / source.relative_to(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+    apply_patch(specs, load_patch(BAD_SPECS / case, case))
     return specs
 
 
