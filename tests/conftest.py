@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
@@ -13,6 +15,11 @@ from typer.testing import CliRunner
 
 from tests.spec_patch import apply_patch, load_patch
 from ttlgen.cli import app
+
+if TYPE_CHECKING:
+    from ttlgen.model.project import Project
+    from ttlgen.plan.project import ProjectPlan
+    from ttlgen.spec.document import SpecDocument
 
 # --snapshot-update deletes no snapshot unless --snapshot-prune is given on a full run.
 pytest_plugins = ("tests.snapshot_guard",)
@@ -55,6 +62,48 @@ def cpu_seconds_of_cli(*args: str | Path) -> tuple[CliResult, float]:
     start = time.process_time()
     result = run_cli(*args)
     return result, time.process_time() - start
+
+
+@functools.cache
+def real_plan() -> tuple[Project, ProjectPlan]:
+    """The model and plan of the real specs, made once per test process.
+
+    Each pytest-xdist worker is one process, so the real specs are planned once per worker
+    however many tests read them. Tests that list ops, architectures, targets, kernels or
+    layouts take them from here, never from a literal list: adding any of them by spec must
+    not break a test. Model and plan are frozen records, so sharing them is safe."""
+    from ttlgen.pipeline import plan_specs
+
+    return plan_specs(SPECS)
+
+
+def real_project() -> Project:
+    return real_plan()[0]
+
+
+@functools.cache
+def real_documents() -> tuple[SpecDocument, ...]:
+    """The real spec files as loaded, before any model: what a test compares the model with."""
+    from ttlgen.spec.load import load_specs
+
+    return tuple(load_specs(SPECS))
+
+
+def spec_data(kind: str) -> list[Any]:
+    """The data of every real spec document of ``kind`` (e.g. 'ttlgen.architecture')."""
+    return [d.data for d in real_documents() if d.kind == kind]
+
+
+@pytest.fixture(scope="session")
+def project() -> Project:
+    """The model of the real specs (see real_plan)."""
+    return real_project()
+
+
+@pytest.fixture(scope="session")
+def plan() -> ProjectPlan:
+    """The plan of the real specs (see real_plan)."""
+    return real_plan()[1]
 
 
 def run_cli(*args: str | Path) -> CliResult:

@@ -20,7 +20,8 @@ SAMPLE = [
     (LAYOUT, "{name: limit, value: 2, doc: the wait timed out}", "{name: limit, value: 1, doc: the wait timed out}"),
     PRIORITY,
     FP32_DEST_RULE,
-    ("ops/elementwise.yaml", "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs, tile_relu, tile_gelu]"),
+    # A new SFPU unary, put first in the family's list so the edit holds whatever ops follow.
+    ("ops/elementwise.yaml", "# A new SFPU unary is one more name in this list.\n    names: [", "# A new SFPU unary is one more name in this list.\n    names: [tile_no_such_op, "),
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import GENERATED, run_cli
+from tests.conftest import GENERATED, real_project, run_cli
 from tests.cpp_tables.support import (
     canonical,
     check_syntax,
@@ -15,6 +15,7 @@ from tests.cpp_tables.support import (
     library_table_answers,
     package_table_answers,
 )
+from ttlgen.model.goldens import FullFp32Golden
 
 # TT-Lang's later change: bf16 broadcasts accept 32-bit DST on Wormhole B0 and Blackhole.
 RULE = "        allow: [16]\n      - when: {element_bits: [32]}"
@@ -22,7 +23,15 @@ MUTATED_RULE = "        allow: [16, 32]\n      - when: {element_bits: [32]}"
 # The golden the reviewer of that change updates in each target spec it guards.
 GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16]\n"
 UPDATED_GOLDEN = "    - primitive: BroadcastRow\n      element: bf16\n      allow: [16, 32]\n"
-GUARDED = ("blackhole.yaml", "blackhole_gen1_config.yaml", "wormhole_b0.yaml", "wormhole_b0_gen1_config.yaml")
+SHARED_TABLE = "gen1_llk.dest_width"
+# The targets that use the edited table, and the spec files of those that pin the rule with
+# that golden (a target added by spec is one more of each).
+SHARING = sorted(t.name for t in real_project().targets.targets if t.dest_width and t.dest_width.origin == SHARED_TABLE)
+GUARDED = sorted(
+    Path(t.source).name
+    for t in real_project().targets.targets
+    if t.name in SHARING and any(g.origin.label.startswith("golden.dest_width") and g.primitive == "BroadcastRow" and g.element == "bf16" for g in t.goldens)
+)
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -58,14 +67,15 @@ def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path:
     assert canonical(package_table_answers(mutated)) == canonical(python_after)
     changed = _changed(cpp_before, cpp_after)
     assert changed == _changed(python_before, python_after)
-    # Exactly the 16-bit broadcasts of the four targets using gen1_llk.dest_width now allow 32 bits.
+    # Exactly the 16-bit broadcasts of the targets using gen1_llk.dest_width now allow 32 bits.
     records = [json.loads(line) for line in changed]
     assert {r["query"] for r in records} == {"dest_width"}
-    assert {r["target"] for r in records} == {"blackhole", "blackhole_gen1_config", "wormhole_b0", "wormhole_b0_gen1_config"}
+    assert sorted({r["target"] for r in records}) == SHARING
     assert {r["primitive"] for r in records} == {"BroadcastColumn", "BroadcastRow", "BroadcastScalar"}
-    assert {r["element"] for r in records} == {"bf16", "f16", "u16"}
+    sixteen_bit = {e.name for e in real_project().ops.vocabulary.element_types if e.bits == 16}
+    assert {r["element"] for r in records} == sixteen_bit
     assert all(r["widths"] == [16, 32] for r in records)
-    assert len(records) == 4 * 3 * 3
+    assert len(records) == len(SHARING) * 3 * len(sixteen_bit)
 
 
 def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, tmp_path: Path) -> None:
@@ -102,8 +112,15 @@ def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_
     result = check_syntax(source, [out / "include"])
     assert result.returncode == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]
-    # One failed golden per Blackhole target, each naming where it is written.
-    pinning = ("blackhole.yaml", "blackhole_gen1_config.yaml")
+    # One failed golden per Blackhole target that pins the text, each naming where it is written.
+    pinning = [
+        (t.source, g.origin.label)
+        for t in real_project().targets.targets
+        if t.architecture == "blackhole"
+        for g in t.goldens
+        if isinstance(g, FullFp32Golden) and g.warning is not None and WARNING in g.warning
+    ]
+    assert pinning, "no Blackhole target pins its row-reduce warning any more; this test guards nothing"
     assert len(failed) == len(pinning), result.stderr
-    for name in pinning:
-        assert any(f"specs/targets/{name} golden.full_fp32[0]:" in line for line in failed), result.stderr
+    for source, label in pinning:
+        assert any(f"{source} {label}:" in line for line in failed), result.stderr
