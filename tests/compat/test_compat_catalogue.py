@@ -155,6 +155,10 @@ NEW_KERNEL = """\
     tolerance: {pcc: 0.999, max_rel: 1.0e-2, derivation: "bf16: as eltwise_add_bf16"}
 
 """
+# A kernel of its own file whose policy decides its plan: the case removes the policy.
+POLICY_KERNEL = NEW_KERNEL.replace("  eltwise_add_bf16_copy:", "spec: ttlgen.kernel/v1\nkernels:\n  mul_bf16_by_policy:").replace(
+    "    target: blackhole\n", "    target: blackhole\n    policy:\n      options: {enable-fpu-binary-ops: false}\n"
+).replace("tile_add", "tile_mul").replace("out = a + b over bf16 tiles, a second time", "out = a * b, on the SFPU by policy")
 BROADCAST_RULE = (
     "      # The broadcast data mover is 16 bits wide: a non-32-bit broadcast needs 16-bit DST.\n"
     "      - when: {primitive: [BroadcastColumn, BroadcastRow, BroadcastScalar], element_bits: [16]}\n"
@@ -590,10 +594,9 @@ CASES: list[Case] = [
     ),
     Case(
         "kernel-policy-change-flips-its-plan",
-        [("kernels/elementwise.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")],
-        [
-        ],
-        0, flips=("eltwise_mul_bf16_sfpu",),
+        [("kernels/policy_case.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")],
+        [],
+        0, base=[("kernels/policy_case.yaml", "", POLICY_KERNEL)], flips=("mul_bf16_by_policy",),
     ),
     Case(
         "vocabulary-change",
@@ -666,7 +669,8 @@ def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path)
     shutil.copytree(base_repo, repo)
     if case.base:
         apply(repo, case.base)
-        git(repo, "commit", "-q", "-am", "the base of the case")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "the base of the case")
     before = plan_specs(repo / "specs")[1] if case.base else real_plan()[1]
     apply(repo, case.edits)
     code, report = compat_json(repo)

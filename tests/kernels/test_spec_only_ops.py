@@ -15,7 +15,8 @@ import pytest
 from kernel_helpers import all_kernels
 
 from tests.conftest import REPO, run_cli
-from tests.spec_patch import Edit, apply_edits
+from tests.spec_patch import apply_edits
+from tests.user_edits import op_edits, unused_sfpu_unaries
 from ttlgen.model.kernels import Store, walk_statements, walk_values
 from ttlgen.model.project import Project
 from ttlgen.model.tt_metal_api import MATH_FUNCTION, KernelKind
@@ -26,47 +27,6 @@ MATH_LIBRARY = REPO / "ttlgen" / "device" / "include" / "ttlemu" / "math.hpp"
 # slots), never as an op of a kernel body: they have no spelling of their own.
 KERNEL_STEP_FAMILIES = frozenset(["Copy", "DstIndex", "Store", "Fill"])
 
-UNARY_KERNEL = """\
-spec: ttlgen.kernel/v1
-kernels:
-  unary_{math}_bf16:
-    summary: out = {math}(x) over bf16 tiles.
-    target: blackhole
-    dfbs:
-      x: {{index: 0, dtype: bf16, block: [1, 2], input: {{shape: [2, 2]}}}}
-      out: {{index: 16, dtype: bf16, block: [1, 2], output: {{shape: [2, 2]}}}}
-    body:
-      - loop:
-          var: i
-          count: 2
-          body:
-            - wait: x
-            - reserve: out
-            - store: {{to: out, value: {{op: tile_{math}, args: [x]}}}}
-            - pop: x
-            - push: out
-    tolerance: {{pcc: 0.999, max_rel: 2.0e-2, derivation: "fp32 SFPU {math}, one 16-bit DST store and one bf16 pack"}}
-"""
-
-
-def _unused_sfpu_unaries(project: Project) -> list[tuple[str, str]]:
-    """(tt-metal function, math) of each SFPU unary the API declares and the emulator computes
-    that no op of the specs uses yet: what a user can add by spec alone."""
-    emulation = project.api.emulation
-    assert emulation is not None
-    used = {project.spelling.math_of(op.name) for op in project.ops.ops}
-    functions = {name for name, _ in emulation.bindings}
-    return sorted(
-        (name, binding.computes)
-        for name, bindings in emulation.bindings
-        for binding in bindings
-        if binding.computes is not None
-        and binding.computes not in used
-        and binding.call.function.endswith("sfpu_unary")
-        and f"{name}_init" in functions
-    )
-
-
 def _library_unaries() -> set[str]:
     return set(re.findall(r"^\s*X\((\w+), ", MATH_LIBRARY.read_text(encoding="utf-8"), re.MULTILINE))
 
@@ -74,28 +34,15 @@ def _library_unaries() -> set[str]:
 @pytest.mark.device
 def test_an_sfpu_unary_the_emulator_computes_is_added_through_specs_alone(spec_copy: Path, project: Project) -> None:
     # Whichever such unary the specs do not use yet (silu and square today): its name in the
-    # SFPU unary family, its spelling and a kernel are the whole change.
-    unused = _unused_sfpu_unaries(project)
+    # SFPU unary family, its spelling and a kernel are the whole change (tests/user_edits.py).
+    unused = unused_sfpu_unaries(project)
     if not unused:
         pytest.skip("the specs already use every SFPU unary the emulator computes")
     function, math = unused[0]
-    apply_edits(
-        spec_copy.parent,
-        [
-            # First in the family's list, so the edit holds whatever ops follow.
-            Edit(
-                "specs/ops/elementwise.yaml",
-                "# A new SFPU unary is one more name in this list.\n    names: [",
-                f"# A new SFPU unary is one more name in this list.\n    names: [tile_{math}, ",
-            ),
-            Edit("specs/ops/tt_metal_spelling.yaml", "\nops:\n", f'\nops:\n  tile_{math}:\n    sfpu: {{init: {function}_init(), call: "{function}({{dst}})"}}\n'),
-        ],
-        case="new SFPU unary",
-    )
-    (spec_copy / "kernels" / "new_unary.yaml").write_text(UNARY_KERNEL.format(math=math), encoding="utf-8")
-    result = run_cli("run", f"unary_{math}_bf16", "--specs", spec_copy, "--seed", "7")
+    apply_edits(spec_copy, op_edits(math, function), case="a new SFPU unary")
+    result = run_cli("run", f"{math}_bf16", "--specs", spec_copy, "--seed", "7")
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.stdout.startswith(f"unary_{math}_bf16 (seed 7): PASS")
+    assert result.stdout.startswith(f"{math}_bf16 (seed 7): PASS")
 
 
 def test_every_op_has_a_spelling_an_emulator_routine_and_a_reference(project: Project) -> None:

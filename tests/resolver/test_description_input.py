@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LARGE_INPUT_CPU_S, SPECS, CliResult, cpu_seconds_of_cli, real_project, run_cli
+from tests.conftest import (
+    LARGE_INPUT_CPU_S,
+    SPECS,
+    CliResult,
+    cpu_seconds_of_cli,
+    real_project,
+    run_cli,
+)
 from ttlgen.spec.limits import ENTRIES_LIMIT, FILE_BYTES_LIMIT, NESTING_LIMIT
 
 BF16_ADD = """\
