@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shutil
 import time
@@ -74,7 +75,10 @@ def real_plan() -> tuple[Project, ProjectPlan]:
     not break a test. Model and plan are frozen records, so sharing them is safe."""
     from ttlgen.pipeline import plan_specs
 
-    return plan_specs(SPECS)
+    # From the repository's root, so the model names its files specs/... whichever test
+    # (and working directory) asks first.
+    with contextlib.chdir(REPO):
+        return plan_specs(Path("specs"))
 
 
 def real_project() -> Project:
@@ -86,7 +90,8 @@ def real_documents() -> tuple[SpecDocument, ...]:
     """The real spec files as loaded, before any model: what a test compares the model with."""
     from ttlgen.spec.load import load_specs
 
-    return tuple(load_specs(SPECS))
+    with contextlib.chdir(REPO):
+        return tuple(load_specs(Path("specs")))
 
 
 def spec_data(kind: str) -> list[Any]:

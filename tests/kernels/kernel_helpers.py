@@ -18,10 +18,9 @@ SPECS = REPO / "specs"
 @functools.cache
 def all_kernels() -> dict[str, LoweredKernel]:
     """Every kernel of specs/, resolved and lowered (as `ttlgen build` does)."""
-    from ttlgen.pipeline import plan_specs
+    from tests.conftest import real_plan
 
-    _, plan = plan_specs(SPECS)
-    return {k.kernel.name: k for k in plan.kernels}
+    return {k.kernel.name: k for k in real_plan()[1].kernels}
 
 
 def kernel(name: str, **overrides: int) -> LoweredKernel:

@@ -22,7 +22,7 @@ from kernel_helpers import all_kernels, pin_api_level
 
 from tests.conftest import GENERATED, REPO, SPECS, run_cli
 from ttlgen.device.program import load_program
-from ttlgen.pipeline import load_project
+from ttlgen.model.project import Project
 
 GLUE = REPO / "ttlgen" / "device" / "include"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Werror=deprecated-declarations"]
@@ -69,8 +69,7 @@ def legacy_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _legacy_tree(tmp_path_factory.mktemp("legacy"))
 
 
-def test_shipped_targets_use_the_current_api_level() -> None:
-    project = load_project(SPECS)
+def test_shipped_targets_use_the_current_api_level(project: Project) -> None:
     levels = {t.name: t.kernel_api for t in project.targets.targets if t.runtime_api != "none" and t.rejected is None}
     assert levels and set(levels.values()) == {"current"}, levels
     assert {k.api_level for k in all_kernels().values()} == {"current"}

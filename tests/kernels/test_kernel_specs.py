@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
-from tests.conftest import bad_spec_tree, run_cli
+from tests.conftest import bad_spec_tree, real_project, run_cli
 from ttlgen.device import parse_program
 from ttlgen.emit._base import EmitContext
 from ttlgen.emit._header import finalize
@@ -23,7 +23,6 @@ from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
 from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics
-from ttlgen.pipeline import load_project
 from ttlgen.plan.kernels import LoweredKernel
 
 # What the shipped kernels must exercise between them, read from their bodies: primitives
@@ -64,7 +63,7 @@ def _files(name: str) -> dict[str, str]:
 
 
 def test_shipped_kernels_exercise_every_kernel_shape() -> None:
-    ops = {op.name: op for op in load_project(SPECS).ops.ops}
+    ops = {op.name: op for op in real_project().ops.ops}
     shapes = {k.kernel.name: _shapes(k, ops) for k in all_kernels().values()}
     assert set().union(*shapes.values()) >= REQUIRED_SHAPES
     binary_dtypes = {d.dtype for k in all_kernels().values() if "ElementwiseBinary" in shapes[k.kernel.name] for d in k.kernel.dfbs}
