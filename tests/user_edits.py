@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 EDIT_NAMES = ("op", "architecture", "kernel")
 
 SQUARE_KERNEL = """
-  {math}_bf16:
+  {math}_bf16{suffix}:
     summary: out = {math}(x) over bf16 tiles, a user's new op.
     target: blackhole
     dfbs:
@@ -56,7 +56,7 @@ SQUARE_KERNEL = """
 """
 
 NEW_KERNELS = """
-  eltwise_max_bf16_user:
+  eltwise_max_bf16_user{suffix}:
     summary: out = max(a, b) over bf16 tiles (SFPU binary max), a user's new kernel.
     target: wormhole_b0
     dfbs:
@@ -75,7 +75,7 @@ NEW_KERNELS = """
             - push: out
     tolerance: {pcc: 0.999, max_rel: 1.0e-2, derivation: "bf16: one bf16 result rounding plus the 16-bit DST rounding, 2 * 2^-8"}
 
-  eltwise_mul_f32_user:
+  eltwise_mul_f32_user{suffix}:
     summary: out = a * b over f32 tiles with the FPU disabled by policy, a user's new kernel.
     target: blackhole
     policy:
@@ -116,22 +116,27 @@ def unused_sfpu_unaries(project: Project) -> list[tuple[str, str]]:
     )
 
 
-def op_edits(math: str = "square", function: str | None = None) -> list[Edit]:
+# The SFPU unary family's list of names, after the comment that says how to extend it.
+SFPU_UNARY_NAMES = "# A new SFPU unary is one more name in this list.\n    names: ["
+
+
+def first_sfpu_unary(op: str) -> Edit:
+    """``op`` put first in the SFPU unary family's list, so the edit holds whatever ops follow."""
+    return replace("ops/elementwise.yaml", SFPU_UNARY_NAMES, f"{SFPU_UNARY_NAMES}{op}, ")
+
+
+def op_edits(math: str = "square", function: str | None = None, suffix: str = "") -> list[Edit]:
     """tile_<math>: first in the SFPU unary family (so the edit holds whatever ops follow),
     spelled with its tt-metal call (<math>_tile unless given), used by a new kernel."""
     function = function or f"{math}_tile"
     return [
-        replace(
-            "ops/elementwise.yaml",
-            "# A new SFPU unary is one more name in this list.\n    names: [",
-            f"# A new SFPU unary is one more name in this list.\n    names: [tile_{math}, ",
-        ),
+        first_sfpu_unary(f"tile_{math}"),
         replace(
             "ops/tt_metal_spelling.yaml",
             "\nops:\n",
             f'\nops:\n  tile_{math}:\n    sfpu: {{init: {function}_init(), call: "{function}({{dst}})"}}\n',
         ),
-        append("kernels/unary.yaml", SQUARE_KERNEL.format(math=math)),
+        append("kernels/unary.yaml", SQUARE_KERNEL.format(math=math, suffix=suffix)),
     ]
 
 
@@ -154,21 +159,26 @@ def architecture_edits(specs: Path, name: str = "blackhole_next") -> list[Edit]:
     ]
 
 
-def kernel_edits() -> list[Edit]:
-    return [append("kernels/elementwise.yaml", NEW_KERNELS)]
+def kernel_edits(suffix: str = "") -> list[Edit]:
+    return [append("kernels/elementwise.yaml", NEW_KERNELS.replace("{suffix}", suffix))]
 
 
 def apply_user_edits(
-    specs: Path, edits: tuple[str, ...] = EDIT_NAMES, math: str = "square", function: str | None = None
+    specs: Path,
+    edits: tuple[str, ...] = EDIT_NAMES,
+    math: str = "square",
+    function: str | None = None,
+    suffix: str = "",
 ) -> None:
-    """Apply the named edits to the spec tree at ``specs`` (new files are created empty first)."""
+    """Apply the named edits to the spec tree at ``specs`` (new files are created empty
+    first); ``suffix`` ends the name of each new kernel and architecture."""
     chosen: list[Edit] = []
     if "op" in edits:
-        chosen += op_edits(math, function)
+        chosen += op_edits(math, function, suffix)
     if "architecture" in edits:
-        chosen += architecture_edits(specs)
+        chosen += architecture_edits(specs, f"blackhole_next{suffix}")
     if "kernel" in edits:
-        chosen += kernel_edits()
+        chosen += kernel_edits(suffix)
     for edit in chosen:
         (specs / edit.file).touch()
     apply_edits(specs, chosen, case="user edit")

@@ -14,14 +14,16 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY
 
 from tests.conftest import TEMPLATES
+from tests.user_edits import first_sfpu_unary
 
+NEW_UNARY = first_sfpu_unary("tile_no_such_op")
 SAMPLE = [
     (LAYOUT, "{name: stop, value: 1, doc: the stop flag was set}", "{name: stop, value: 2, doc: the stop flag was set}"),
     (LAYOUT, "{name: limit, value: 2, doc: the wait timed out}", "{name: limit, value: 1, doc: the wait timed out}"),
     PRIORITY,
     FP32_DEST_RULE,
-    # A new SFPU unary, put first in the family's list so the edit holds whatever ops follow.
-    ("ops/elementwise.yaml", "# A new SFPU unary is one more name in this list.\n    names: [", "# A new SFPU unary is one more name in this list.\n    names: [tile_no_such_op, "),
+    # A new SFPU unary, first in the family's list so the edit holds whatever ops follow.
+    (NEW_UNARY.file, NEW_UNARY.old, NEW_UNARY.new),
 ]
 
 
