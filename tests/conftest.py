@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -46,6 +47,10 @@ class CliResult:
     stdout: str
     stderr: str
 
+
+# The studies and property tests of the suite run small and seeded; TTLGEN_LONG_TESTS=1 runs
+# them at the size they were written for, with fresh random examples (CONTRIBUTING.md).
+LONG_TESTS = os.environ.get("TTLGEN_LONG_TESTS") == "1"
 
 # Issue 13's bound on huge input: "a 100,000-item list is rejected or accepted in under 2 s".
 # Guarded in CPU time of this process (all its threads, user and system), not wall time: other
