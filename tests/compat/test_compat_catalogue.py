@@ -23,11 +23,10 @@ from pathlib import Path
 import pytest
 from compat_support import Edit, apply, assert_positions, compat_json, git, located, make_repo
 
-from tests.conftest import real_plan, real_project, spec_data
+from tests.conftest import real_project, spec_data
 from ttlgen.compat.sides import Side
 from ttlgen.compat.verdict import sides
 from ttlgen.model.namespaces import Scope, scan
-from ttlgen.pipeline import plan_specs
 from ttlgen.plan.project import ProjectPlan
 
 LAYOUT = "abi/komorebi.yaml"
@@ -671,21 +670,23 @@ def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path)
         apply(repo, case.base)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "the base of the case")
-    before = plan_specs(repo / "specs")[1] if case.base else real_plan()[1]
     apply(repo, case.edits)
     code, report = compat_json(repo)
     changes = report["changes"]
     assert isinstance(changes, list)
     found = sorted((c["category"], c["kind"], c["subject"], located(c["before"]), located(c["after"])) for c in changes)
     expected = case.findings
-    if any(category == "capabilities" for category, *_ in case.findings) or case.flips:
-        flipped = flipped_kernels(before, plan_specs(repo / "specs")[1])
-        assert set(case.flips) <= {name for name, _ in flipped}, f"{case.id} no longer changes the plan of {case.flips}"
-        expected = expected + [("capabilities", "kernel-plan", f"kernel {name!r}", at, at) for name, at in flipped]
+    # The two sides as the models see them, for what the report must say about them.
+    with compare_sides(repo) as (old, new):
+        if any(category == "capabilities" for category, *_ in case.findings) or case.flips:
+            flipped = flipped_kernels(old.plan, new.plan)
+            assert set(case.flips) <= {name for name, _ in flipped}, f"{case.id} no longer changes the plan of {case.flips}"
+            expected = expected + [("capabilities", "kernel-plan", f"kernel {name!r}", at, at) for name, at in flipped]
+        identifiers = _identifiers(old), _identifiers(new)
     assert found == sorted(expected), report
     assert code == case.exit_code, report
     assert_positions(repo, report)
-    assert_vanished_names_are_reported(repo, changes)
+    assert_vanished_names_are_reported(*identifiers, changes)
 
 
 def flipped_kernels(before: ProjectPlan, after: ProjectPlan) -> list[tuple[str, str]]:
@@ -717,11 +718,11 @@ def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
     return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
 
 
-def assert_vanished_names_are_reported(repo: Path, changes: list[dict[str, object]]) -> None:
+def assert_vanished_names_are_reported(
+    before: dict[Scope, dict[str, str]], after: dict[Scope, dict[str, str]], changes: list[dict[str, object]]
+) -> None:
     """A generated name the edit makes vanish breaks the source that uses it, so compat must
     report a breaking change of what it belonged to (or of something that holds it)."""
-    with compare_sides(repo) as (old, new):
-        before, after = _identifiers(old), _identifiers(new)
     # A scope that is gone (the parameters of a removed builder) went with what holds it.
     gone = {
         scope.show(name): what
