@@ -59,9 +59,22 @@ def test_review_of_a_sample_change(repo: Path, snapshot: SnapshotAssertion) -> N
     assert text == snapshot(extension_class=MarkdownSnapshot)
 
 
-def test_review_charges_generated_lines_to_the_spec_entry_that_changed(repo: Path) -> None:
-    apply(repo, [PRIORITY])
-    _, text = _review(repo)
+@pytest.fixture(scope="module")
+def priority_repo(base_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real specs with a bit field added (PRIORITY): two tests read its review."""
+    copy = tmp_path_factory.mktemp("priority") / "repo"
+    shutil.copytree(base_repo, copy)
+    apply(copy, [PRIORITY])
+    return copy
+
+
+@pytest.fixture(scope="module")
+def priority_review(priority_repo: Path) -> str:
+    return _review(priority_repo)[1]
+
+
+def test_review_charges_generated_lines_to_the_spec_entry_that_changed(priority_review: str) -> None:
+    text = priority_review
     (row,) = [line for line in text.splitlines() if line.startswith("| `specs/abi/komorebi.yaml` `words.hdr` |")]
     assert "`python/komorebi_abi/programs/mapcollect.py` +4 -0" in row
     assert "no changed spec entry produces" not in text
@@ -95,10 +108,9 @@ def test_review_charges_each_generated_line_to_the_entry_it_prints(repo: Path) -
     assert "no changed spec entry produces" not in text
 
 
-def test_review_run_from_another_directory_charges_the_same_lines(repo: Path) -> None:
-    apply(repo, [PRIORITY])
-    _, from_root = _review(repo)
-    _, from_below = _review(repo, where="generated")
+def test_review_run_from_another_directory_charges_the_same_lines(priority_repo: Path, priority_review: str) -> None:
+    from_root = priority_review
+    _, from_below = _review(priority_repo, where="generated")
     assert "no changed spec entry produces" not in from_below
     assert from_below == from_root.replace("`specs/", "`../specs/").replace("at specs/", "at ../specs/")
 
