@@ -21,6 +21,7 @@ import pytest
 from kernel_helpers import all_kernels, pin_api_level
 
 from tests.conftest import GENERATED, REPO, SPECS, run_cli
+from ttlgen.device.build import CompileError, compile_kernel
 from ttlgen.device.program import load_program
 from ttlgen.model.project import Project
 
@@ -29,18 +30,20 @@ FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Werror=depr
 
 
 def _syntax_errors(tree: Path, api_dir: Path) -> list[str]:
-    """Compile every kernel source of ``tree`` against ``api_dir``; the compiler's complaints."""
-    by_args: dict[tuple[int, ...], list[Path]] = {}
-    for kernel_dir in sorted((tree / "kernels").iterdir()):
-        prog = load_program(kernel_dir)
-        for spec in prog.kernels.values():
-            by_args.setdefault(spec.emulated_compile_time_args(), []).append(kernel_dir / spec.source)
+    """Compile every kernel source of ``tree`` against ``api_dir``; the compiler's complaints.
+
+    Each source is compiled as the emulator compiles it (-Wall -Wextra -Werror, so a
+    deprecated form fails too, and its entry point must be the level's): through the
+    emulator's compile cache, keyed by the source, the level's headers, the glue, the flags
+    and the compiler, so a kernel an emulator run or an earlier test compiled is not
+    compiled again."""
     errors = []
-    for args, sources in by_args.items():
-        define = ["-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(map(str, args))] if args else []
-        proc = subprocess.run([*FLAGS, *define, f"-I{api_dir}", f"-I{GLUE}", *map(str, sources)], capture_output=True, text=True)
-        if proc.returncode != 0:
-            errors.append(proc.stderr)
+    for kernel_dir in sorted((tree / "kernels").iterdir()):
+        for role, spec in load_program(kernel_dir).kernels.items():
+            try:
+                compile_kernel(kernel_dir / spec.source, role, spec.emulated_compile_time_args(), api_dir)
+            except CompileError as error:
+                errors.append(str(error))
     return errors
 
 
