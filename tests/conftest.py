@@ -77,7 +77,8 @@ def real_plan() -> tuple[Project, ProjectPlan]:
     Each pytest-xdist worker is one process, so the real specs are planned once per worker
     however many tests read them. Tests that list ops, architectures, targets, kernels or
     layouts take them from here, never from a literal list: adding any of them by spec must
-    not break a test. Model and plan are frozen records, so sharing them is safe."""
+    not break a test. Model and plan are frozen records; a test must not change the dicts
+    some of them hold (a kernel's plan_json), which every later test would see."""
     from ttlgen.pipeline import plan_specs
 
     # From the repository's root, so the model names its files specs/... whichever test

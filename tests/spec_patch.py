@@ -95,14 +95,6 @@ def apply_patch(specs: Path, patch: Patch) -> None:
         shutil.copyfile(source, target)
 
 
-def patched_specs(root: Path, *edits: Edit, case: str = "edit") -> Path:
-    """root/specs: a copy of the real specs with ``edits`` applied (named specs/ so messages read the same)."""
-    specs = root / "specs"
-    shutil.copytree(SPECS, specs)
-    apply_edits(specs, edits, case=case)
-    return specs
-
-
 PATCH_FILE = "patch.yaml"
 EXPECTED_MESSAGES = "expected.txt"
 # The files of a case that describe it rather than being a spec file at its path under specs/.
