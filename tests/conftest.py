@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from typer.testing import CliRunner
 
+from tests.spec_patch import apply_patch, load_patch
 from ttlgen.cli import app
+
+if TYPE_CHECKING:
+    from ttlgen.model.project import Project
+    from ttlgen.plan.project import ProjectPlan
+    from ttlgen.spec.document import SpecDocument
 
 # --snapshot-update deletes no snapshot unless --snapshot-prune is given on a full run.
 pytest_plugins = ("tests.snapshot_guard",)
@@ -20,10 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "specs"
 GENERATED = REPO / "generated"
 TEMPLATES = REPO / "templates"
-# Bad-spec cases: overlays on SPECS (format: tests/fixtures/bad_specs/README.md).
+# Bad-spec cases: patches of SPECS (format: tests/fixtures/bad_specs/README.md).
 BAD_SPECS = REPO / "tests" / "fixtures" / "bad_specs"
-EXPECTED_MESSAGES = "expected.txt"
-DELETIONS = "delete.txt"
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
@@ -39,6 +47,10 @@ class CliResult:
     stdout: str
     stderr: str
 
+
+# The studies and property tests of the suite run small and seeded; TTLGEN_LONG_TESTS=1 runs
+# them at the size they were written for, with fresh random examples (CONTRIBUTING.md).
+LONG_TESTS = os.environ.get("TTLGEN_LONG_TESTS") == "1"
 
 # Issue 13's bound on huge input: "a 100,000-item list is rejected or accepted in under 2 s".
 # Guarded in CPU time of this process (all its threads, user and system), not wall time: other
@@ -58,6 +70,53 @@ def cpu_seconds_of_cli(*args: str | Path) -> tuple[CliResult, float]:
     return result, time.process_time() - start
 
 
+@functools.cache
+def real_plan() -> tuple[Project, ProjectPlan]:
+    """The model and plan of the real specs, made once per test process.
+
+    Each pytest-xdist worker is one process, so the real specs are planned once per worker
+    however many tests read them. Tests that list ops, architectures, targets, kernels or
+    layouts take them from here, never from a literal list: adding any of them by spec must
+    not break a test. Model and plan are frozen records; a test must not change the dicts
+    some of them hold (a kernel's plan_json), which every later test would see."""
+    from ttlgen.pipeline import plan
+
+    # From the repository's root, so the model names its files specs/... whichever test
+    # (and working directory) asks first.
+    with contextlib.chdir(REPO):
+        return plan(Path("specs"))
+
+
+def real_project() -> Project:
+    return real_plan()[0]
+
+
+@functools.cache
+def real_documents() -> tuple[SpecDocument, ...]:
+    """The real spec files as loaded, before any model: what a test compares the model with."""
+    from ttlgen.spec.load import load_specs
+
+    with contextlib.chdir(REPO):
+        return tuple(load_specs(Path("specs")))
+
+
+def spec_data(kind: str) -> list[Any]:
+    """The data of every real spec document of ``kind`` (e.g. 'ttlgen.architecture')."""
+    return [d.data for d in real_documents() if d.kind == kind]
+
+
+@pytest.fixture(scope="session")
+def project() -> Project:
+    """The model of the real specs (see real_plan)."""
+    return real_project()
+
+
+@pytest.fixture(scope="session")
+def plan() -> ProjectPlan:
+    """The plan of the real specs (see real_plan)."""
+    return real_plan()[1]
+
+
 def run_cli(*args: str | Path) -> CliResult:
     result = CliRunner().invoke(app, [str(a) for a in args])
     # A user error must end in an exit code, never an unhandled exception.
@@ -66,38 +125,11 @@ def run_cli(*args: str | Path) -> CliResult:
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 
-def deletions(case: Path) -> list[str]:
-    """Patterns of a case's delete.txt (paths or globs relative to specs/), comments skipped."""
-    listing = case / DELETIONS
-    if not listing.exists():
-        return []
-    lines = (line.strip() for line in listing.read_text(encoding="utf-8").splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def overlay_files(case: Path) -> list[Path]:
-    """A case's spec files: everything but the metadata at its top level."""
-    meta = {case / EXPECTED_MESSAGES, case / DELETIONS}
-    return sorted(p for p in case.rglob("*") if p.is_file() and p not in meta)
-
-
 def bad_spec_tree(case: str, root: Path) -> Path:
-    """root/specs: a copy of the real specs with bad-spec case ``case`` (e.g. 'kernels/unknown_op') applied.
-
-    The listed deletions come first, then the case's files are added or replace the real ones.
-    """
-    directory = BAD_SPECS / case
+    """root/specs: a copy of the real specs with bad-spec case ``case`` (e.g. 'kernels/unknown_op') applied."""
     specs = root / "specs"
     shutil.copytree(SPECS, specs)
-    for pattern in deletions(directory):
-        matches = sorted(specs.glob(pattern))
-        assert matches, f"{directory / DELETIONS}: {pattern!r} matches nothing under specs/; the list is stale"
-        for path in matches:
-            path.unlink()
-    for source in overlay_files(directory):
-        target = specs / source.relative_to(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+    apply_patch(specs, load_patch(BAD_SPECS / case, case))
     return specs
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, SPECS, run_cli
 from ttlgen.cli import device_extra_command
 
 
@@ -66,9 +66,9 @@ def test_diff_without_differences_exits_0_and_prints_nothing(monkeypatch: pytest
     assert (result.exit_code, result.stdout) == (0, "")
 
 
-def test_diff_json_carries_the_lists_and_the_text(spec_copy: Path, generated_copy: Path) -> None:
+def test_diff_json_carries_the_lists_and_the_text(generated_copy: Path) -> None:
     (generated_copy / "stray.txt").write_text("old\n")
-    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy, "--json", "--no-cache")
+    result = run_cli("diff", "--specs", SPECS, "--out", generated_copy, "--json", "--no-cache")
     assert result.exit_code == 1
     payload = json.loads(result.stdout)
     assert payload["status"] == "stale"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import SPECS, run_cli
 
 
 def break_vocabulary(specs: Path) -> None:
@@ -54,12 +54,12 @@ def test_the_spec_directory_itself_as_the_working_directory(spec_copy: Path, mon
 
 
 def test_headers_name_sources_by_the_spec_directory_whatever_the_working_directory(
-    spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     out = tmp_path / "out"
-    assert run_cli("build", "--specs", spec_copy.resolve(), "--out", out, "--no-cache").exit_code == 0
+    assert run_cli("build", "--specs", SPECS, "--out", out, "--no-cache").exit_code == 0
     header = (out / "include" / "komorebi" / "abi" / "km_abi.h").read_text(encoding="utf-8")
     assert "//   specs/abi/komorebi.yaml\n" in header

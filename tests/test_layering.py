@@ -8,6 +8,7 @@ against the stage order, then the whole module graph is checked for cycles.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,7 +74,9 @@ def _imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
                     yield prefix
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
+    # Parsed once per test process: four tests read it, none changes it.
     modules = _modules()
     known = set(modules)
     return {name: set(_imports(name, path, known)) for name, path in modules.items()}

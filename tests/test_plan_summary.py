@@ -7,18 +7,11 @@ width, sync, unpack set, subblocking or compute config shows up here as a few re
 
 from __future__ import annotations
 
-import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from tests.conftest import SPECS, TextSnapshot
-from ttlgen import pipeline
+from tests.conftest import TextSnapshot
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.plan.summary import kernel_summary, plan_summary
-
-
-@pytest.fixture(scope="module")
-def plan() -> ProjectPlan:
-    return pipeline.plan(SPECS)[1]
 
 
 def test_plan_summary_of_the_shipped_kernels(plan: ProjectPlan, snapshot: SnapshotAssertion) -> None:

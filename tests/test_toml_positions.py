@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import LONG_TESTS
 from ttlgen.spec.toml_positions import Path, Pos, TomlLocateError, TomlPositions, locate
 
 # --------------------------------------------------------------------------
@@ -591,7 +592,12 @@ def nodes(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 documents = st.dictionaries(key_names, st.recursive(scalars, nodes, max_leaves=20), max_size=6)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=200 if LONG_TESTS else 50,
+    derandomize=not LONG_TESTS,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=documents, rnd=st.randoms(use_true_random=False))
 def test_random_documents_locate_every_node_and_key(
     data: dict[str, Any], rnd: random.Random

@@ -23,9 +23,11 @@ from pathlib import Path
 import pytest
 from compat_support import Edit, apply, assert_positions, compat_json, git, located, make_repo
 
+from tests.conftest import real_project, spec_data
 from ttlgen.compat.sides import Side
 from ttlgen.compat.verdict import sides
 from ttlgen.model.namespaces import Scope, scan
+from ttlgen.plan.project import ProjectPlan
 
 LAYOUT = "abi/komorebi.yaml"
 PROGRAM = "programs/mapcollect.yaml"
@@ -87,15 +89,48 @@ Finding = tuple[str, str, str, str | None, str | None]  # (category, kind, subje
 class Case:
     id: str
     edits: list[Edit]
-    findings: list[Finding]
+    findings: list[Finding]  # every finding but the kernel-plan ones, which depend on the kernels the specs hold
     exit_code: int
     base: list[Edit] = field(default_factory=list)  # committed before the edit, when the real specs lack what it needs
+    # Shipped kernels whose plan the edit changes (at least these): the case's example. The
+    # kernel-plan findings expected are every kernel whose plan differs after the edit.
+    flips: tuple[str, ...] = ()
+
+
+def of_architecture(architecture: str) -> str:
+    """The targets of ``architecture``, as a finding's subject lists them."""
+    return ", ".join(repr(t.name) for t in real_project().targets.targets if t.architecture == architecture)
+
+
+def sharing(table: str) -> str:
+    """The targets that use relation table ``table``, as a finding's subject lists them."""
+    return ", ".join(t.name for t in real_project().targets.targets if t.dest_width and t.dest_width.origin == table)
 
 
 A9_RESERVED: list[Edit] = [
     (LAYOUT, "      - {name: a9, offset: 60}\n", "      - {name: spare, offset: 60, reserved: true}\n"),
     (LAYOUT, "fields: [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9]", "fields: [a0, a1, a2, a3, a4, a5, a6, a7, a8]"),
 ]
+
+
+# An op family of its own file: a new op whatever ops the real specs declare.
+EXTRA_OPS = """\
+spec: ttlgen.ops/v1
+families:
+  extra_unary:
+    summary: An op no real spec declares, for a test.
+    names: [tile_no_such_op]
+    primitive: ElementwiseUnary
+    operands:
+      - {name: input}
+    result: dst
+    strategies:
+      - strategy: sfpu
+        routes: {input: dst}
+        accumulates: false
+"""
+# The SFPU unaries as the real elementwise spec lists them (a finding names an op by index).
+(SFPU_UNARY,) = [d["families"]["sfpu_unary"]["names"] for d in spec_data("ttlgen.ops") if "sfpu_unary" in d["families"]]
 
 
 NEW_KERNEL = """\
@@ -126,6 +161,10 @@ UNRESTRICTED_FP32_RULE = (
     "      - when: {element_bits: [32]}\n"
     "        allow: [32]\n"
 )
+# A kernel of its own file whose policy decides its plan: the case removes the policy.
+POLICY_KERNEL = NEW_KERNEL.replace("  eltwise_add_bf16_copy:", "spec: ttlgen.kernel/v1\nkernels:\n  mul_bf16_by_policy:").replace(
+    "    target: blackhole\n", "    target: blackhole\n    policy:\n      options: {enable-fpu-binary-ops: false}\n"
+).replace("tile_add", "tile_mul").replace("out = a + b over bf16 tiles, a second time", "out = a * b, on the SFPU by policy")
 ENDS_FIELDS = [("reader", 0), ("writer", 8), ("compute", 16)]
 LANDS = [(1, 16), (2, 32), (3, 48)]
 
@@ -514,11 +553,9 @@ CASES: list[Case] = [
         "relation-change-flips-shipped-kernels",
         [FP32_DEST_RULE],
         [
-            ("capabilities", "kernel-plan", "kernel 'eltwise_add_f32'", "kernels/elementwise.yaml kernels.eltwise_add_f32", "kernels/elementwise.yaml kernels.eltwise_add_f32"),
-            ("capabilities", "kernel-plan", "kernel 'eltwise_mul_f32'", "kernels/elementwise.yaml kernels.eltwise_mul_f32", "kernels/elementwise.yaml kernels.eltwise_mul_f32"),
-            ("capabilities", "relation", "relation table gen1_llk.dest_width (dest_width) of targets blackhole, blackhole_gen1_config, blackhole_main, wormhole_b0, wormhole_b0_gen1_config, wormhole_b0_main", "targets/gen1_llk.yaml tables.dest_width.rules[1]", "targets/gen1_llk.yaml tables.dest_width.rules[1]"),
+            ("capabilities", "relation", f"relation table gen1_llk.dest_width (dest_width) of targets {sharing('gen1_llk.dest_width')}", "targets/gen1_llk.yaml tables.dest_width.rules[1]", "targets/gen1_llk.yaml tables.dest_width.rules[1]"),
         ],
-        0,
+        0, flips=("eltwise_add_f32", "eltwise_mul_f32"),
     ),
     Case(
         "removed-relation-rule",
@@ -532,20 +569,18 @@ CASES: list[Case] = [
         "op-semantics-change-flips-a-kernel",
         [("ops/reshape.yaml", "values: {row: reduce_row, col:", "values: {row: reduce_column, col:")],
         [
-            ("capabilities", "kernel-plan", "kernel 'reduce_row_bf16'", "kernels/reduce_broadcast.yaml kernels.reduce_row_bf16", "kernels/reduce_broadcast.yaml kernels.reduce_row_bf16"),
             ("capabilities", "op-semantics", "op 'tile_reduce'", "ops/reshape.yaml families.reduce.full_fp32.values.row", "ops/reshape.yaml families.reduce.full_fp32.values.row"),
         ],
-        0,
+        0, flips=("reduce_row_bf16",),
     ),
     Case(
         "architecture-fact-flips-a-kernel",
         # A fact no golden pins (Wormhole B0's matmul support is pinned by a golden now checked at validate).
         [("targets/architectures/blackhole.yaml", "reduce_column: {supported: true}", "reduce_column: {supported: false}")],
         [
-            ("capabilities", "kernel-plan", "kernel 'reduce_col_bf16'", "kernels/reduce_broadcast.yaml kernels.reduce_col_bf16", "kernels/reduce_broadcast.yaml kernels.reduce_col_bf16"),
-            ("capabilities", "target-facts", "targets 'blackhole', 'blackhole_gen1_config', 'blackhole_main'", "targets/architectures/blackhole.yaml full_fp32.reduce_column.supported", "targets/architectures/blackhole.yaml full_fp32.reduce_column.supported"),
+            ("capabilities", "target-facts", f"targets {of_architecture('blackhole')}", "targets/architectures/blackhole.yaml full_fp32.reduce_column.supported", "targets/architectures/blackhole.yaml full_fp32.reduce_column.supported"),
         ],
-        0,
+        0, flips=("reduce_col_bf16",),
     ),
     Case(
         "runtime-api-change",
@@ -555,20 +590,15 @@ CASES: list[Case] = [
             "      current: {num_circular_buffers: 96, kernel_api: current}\n      legacy",
         )],
         [
-            ("capabilities", "kernel-plan", "kernel 'eltwise_sub_f32_sfpu'", "kernels/elementwise.yaml kernels.eltwise_sub_f32_sfpu", "kernels/elementwise.yaml kernels.eltwise_sub_f32_sfpu"),
-            ("capabilities", "kernel-plan", "kernel 'joint_resolution_f32'", "kernels/elementwise.yaml kernels.joint_resolution_f32", "kernels/elementwise.yaml kernels.joint_resolution_f32"),
-            ("capabilities", "kernel-plan", "kernel 'unary_chain_f32'", "kernels/unary.yaml kernels.unary_chain_f32", "kernels/unary.yaml kernels.unary_chain_f32"),
             ("capabilities", "runtime-api", "runtime API 'ComputeConfigDescriptor'", "targets/runtime_apis.yaml apis.ComputeConfigDescriptor.runtime_versions.current.num_circular_buffers", "targets/runtime_apis.yaml apis.ComputeConfigDescriptor.runtime_versions.current.num_circular_buffers"),
         ],
-        0,
+        0, flips=("eltwise_sub_f32_sfpu", "joint_resolution_f32", "unary_chain_f32"),
     ),
     Case(
         "kernel-policy-change-flips-its-plan",
-        [("kernels/elementwise.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")],
-        [
-            ("capabilities", "kernel-plan", "kernel 'eltwise_mul_bf16_sfpu'", "kernels/elementwise.yaml kernels.eltwise_mul_bf16_sfpu", "kernels/elementwise.yaml kernels.eltwise_mul_bf16_sfpu"),
-        ],
-        0,
+        [("kernels/policy_case.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")],
+        [],
+        0, base=[("kernels/policy_case.yaml", "", POLICY_KERNEL)], flips=("mul_bf16_by_policy",),
     ),
     Case(
         "vocabulary-change",
@@ -580,20 +610,20 @@ CASES: list[Case] = [
     ),
     Case(
         "new-op",
-        [(ELEMENTWISE_OPS, "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs, tile_relu, tile_gelu]")],
+        [("ops/extra.yaml", "", EXTRA_OPS)],
         [
-            ("capabilities", "op-added", "op 'tile_gelu'", None, "ops/elementwise.yaml families.sfpu_unary.names[9]"),
+            ("capabilities", "op-added", "op 'tile_no_such_op'", None, "ops/extra.yaml families.extra_unary.names[0]"),
         ],
         0,
     ),
     Case(
         "removed-op",
         [
-            (ELEMENTWISE_OPS, "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs]"),
+            (ELEMENTWISE_OPS, ", tile_relu", ""),
             ("ops/tt_metal_spelling.yaml", '  tile_relu:\n    sfpu: {init: relu_tile_init(), call: "relu_tile({dst})"}\n', ""),
         ],
         [
-            ("capabilities", "op-removed", "op 'tile_relu'", "ops/elementwise.yaml families.sfpu_unary.names[8]", None),
+            ("capabilities", "op-removed", "op 'tile_relu'", f"ops/elementwise.yaml families.sfpu_unary.names[{SFPU_UNARY.index('tile_relu')}]", None),
         ],
         0,
     ),
@@ -641,16 +671,38 @@ def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path)
     shutil.copytree(base_repo, repo)
     if case.base:
         apply(repo, case.base)
-        git(repo, "commit", "-q", "-am", "the base of the case")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "the base of the case")
     apply(repo, case.edits)
     code, report = compat_json(repo)
     changes = report["changes"]
     assert isinstance(changes, list)
     found = sorted((c["category"], c["kind"], c["subject"], located(c["before"]), located(c["after"])) for c in changes)
-    assert found == sorted(case.findings), report
+    expected = case.findings
+    # The two sides as the models see them, for what the report must say about them.
+    with compare_sides(repo) as (old, new):
+        if any(category == "capabilities" for category, *_ in case.findings) or case.flips:
+            flipped = flipped_kernels(old.plan, new.plan)
+            assert set(case.flips) <= {name for name, _ in flipped}, f"{case.id} no longer changes the plan of {case.flips}"
+            expected = expected + [("capabilities", "kernel-plan", f"kernel {name!r}", at, at) for name, at in flipped]
+        identifiers = _identifiers(old), _identifiers(new)
+    assert found == sorted(expected), report
     assert code == case.exit_code, report
     assert_positions(repo, report)
-    assert_vanished_names_are_reported(repo, changes)
+    assert_vanished_names_are_reported(*identifiers, changes)
+
+
+def flipped_kernels(before: ProjectPlan, after: ProjectPlan) -> list[tuple[str, str]]:
+    """The kernels whose plan differs between two plans of the specs, each with its location
+    (``file key.path``): the kernel-plan findings an edit must get, whichever kernels the
+    specs hold. Planned here, apart from compat, from what a kernel's plan is made of."""
+
+    def facets(plan: ProjectPlan) -> dict[str, tuple[object, ...]]:
+        return {k.kernel.name: (k.strategies, k.dest_width, k.sync, k.plan_json, k.compute_config) for k in plan.kernels}
+
+    old, new = facets(before), facets(after)
+    where = {k.kernel.name: f"{k.kernel.source.removeprefix('specs/')} kernels.{k.kernel.name}" for k in after.kernels}
+    return [(name, where[name]) for name in sorted(old.keys() & new.keys()) if old[name] != new[name]]
 
 
 def _identifiers(side: Side) -> dict[Scope, dict[str, str]]:
@@ -669,11 +721,11 @@ def _within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
     return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
 
 
-def assert_vanished_names_are_reported(repo: Path, changes: list[dict[str, object]]) -> None:
+def assert_vanished_names_are_reported(
+    before: dict[Scope, dict[str, str]], after: dict[Scope, dict[str, str]], changes: list[dict[str, object]]
+) -> None:
     """A generated name the edit makes vanish breaks the source that uses it, so compat must
     report a breaking change of what it belonged to (or of something that holds it)."""
-    with compare_sides(repo) as (old, new):
-        before, after = _identifiers(old), _identifiers(new)
     # A scope that is gone (the parameters of a removed builder) went with what holds it.
     gone = {
         scope.show(name): what

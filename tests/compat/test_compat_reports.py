@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from compat_support import apply, compat_json, git, make_repo, run_in
-from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY, RELATIONS
+from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, POLICY_KERNEL, PRIORITY, RELATIONS
 
 from tests.conftest import run_cli
 
@@ -115,12 +115,16 @@ def test_a_kernel_whose_plan_moves_names_before_after_and_the_relation_that_move
 
 
 def test_a_kernel_whose_own_policy_changed_names_its_spec_as_the_cause(repo: Path) -> None:
-    apply(repo, [("kernels/elementwise.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")])
+    # A kernel of its own file, committed, then its policy removed.
+    apply(repo, [("kernels/policy_case.yaml", "", POLICY_KERNEL)])
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a kernel with a policy")
+    apply(repo, [("kernels/policy_case.yaml", "    policy:\n      options: {enable-fpu-binary-ops: false}\n", "")])
     _, report = compat_json(repo)
-    plan = _change(report, "kernel-plan", "kernel 'eltwise_mul_bf16_sfpu'")["plan"]
+    plan = _change(report, "kernel-plan", "kernel 'mul_bf16_by_policy'")["plan"]
     assert isinstance(plan, dict)
     assert plan["facets"][0] == {"facet": "strategies", "before": "op1 sfpu", "after": "op1 fpu"}
-    assert [c["what"] for c in plan["causes"]] == ["kernel 'eltwise_mul_bf16_sfpu': options changed"]
+    assert [c["what"] for c in plan["causes"]] == ["kernel 'mul_bf16_by_policy': options changed"]
 
 
 def test_the_text_report_says_which_version_to_set(repo: Path) -> None:

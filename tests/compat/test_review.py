@@ -14,13 +14,16 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY
 
 from tests.conftest import TEMPLATES
+from tests.user_edits import first_sfpu_unary
 
+NEW_UNARY = first_sfpu_unary("tile_no_such_op")
 SAMPLE = [
     (LAYOUT, "{name: stop, value: 1, doc: the stop flag was set}", "{name: stop, value: 2, doc: the stop flag was set}"),
     (LAYOUT, "{name: limit, value: 2, doc: the wait timed out}", "{name: limit, value: 1, doc: the wait timed out}"),
     PRIORITY,
     FP32_DEST_RULE,
-    ("ops/elementwise.yaml", "tile_neg, tile_abs, tile_relu]", "tile_neg, tile_abs, tile_relu, tile_gelu]"),
+    # A new SFPU unary, first in the family's list so the edit holds whatever ops follow.
+    (NEW_UNARY.file, NEW_UNARY.old, NEW_UNARY.new),
 ]
 
 
@@ -56,9 +59,22 @@ def test_review_of_a_sample_change(repo: Path, snapshot: SnapshotAssertion) -> N
     assert text == snapshot(extension_class=MarkdownSnapshot)
 
 
-def test_review_charges_generated_lines_to_the_spec_entry_that_changed(repo: Path) -> None:
-    apply(repo, [PRIORITY])
-    _, text = _review(repo)
+@pytest.fixture(scope="module")
+def priority_repo(base_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real specs with a bit field added (PRIORITY): two tests read its review."""
+    copy = tmp_path_factory.mktemp("priority") / "repo"
+    shutil.copytree(base_repo, copy)
+    apply(copy, [PRIORITY])
+    return copy
+
+
+@pytest.fixture(scope="module")
+def priority_review(priority_repo: Path) -> str:
+    return _review(priority_repo)[1]
+
+
+def test_review_charges_generated_lines_to_the_spec_entry_that_changed(priority_review: str) -> None:
+    text = priority_review
     (row,) = [line for line in text.splitlines() if line.startswith("| `specs/abi/komorebi.yaml` `words.hdr` |")]
     assert "`python/komorebi_abi/programs/mapcollect.py` +4 -0" in row
     assert "no changed spec entry produces" not in text
@@ -92,10 +108,9 @@ def test_review_charges_each_generated_line_to_the_entry_it_prints(repo: Path) -
     assert "no changed spec entry produces" not in text
 
 
-def test_review_run_from_another_directory_charges_the_same_lines(repo: Path) -> None:
-    apply(repo, [PRIORITY])
-    _, from_root = _review(repo)
-    _, from_below = _review(repo, where="generated")
+def test_review_run_from_another_directory_charges_the_same_lines(priority_repo: Path, priority_review: str) -> None:
+    from_root = priority_review
+    _, from_below = _review(priority_repo, where="generated")
     assert "no changed spec entry produces" not in from_below
     assert from_below == from_root.replace("`specs/", "`../specs/").replace("at specs/", "at ../specs/")
 
@@ -119,15 +134,17 @@ def test_review_folds_a_long_list(repo: Path) -> None:
 
 
 def test_review_of_a_huge_change_fits_a_pull_request_comment(repo: Path) -> None:
-    constants = "".join(f"  - {{name: extra_{i}, value: {i}, doc: extra constant number {i}}}\n" for i in range(2500))
+    # 600 constants: their rows alone (two tables, about 200 characters a row) would take
+    # twice the 65,536 characters GitHub allows.
+    constants = "".join(f"  - {{name: extra_{i}, value: {i}, doc: extra constant number {i}}}\n" for i in range(600))
     apply(repo, [(LAYOUT, "  - name: behind_port\n", constants + "  - name: behind_port\n")])
     code, text = _review(repo)
     assert code == 0
     assert len(text) < 65_536  # GitHub's limit for a comment
-    assert "... and 2440 more ABI changes: run `ttlgen compat --against main` for all of them.\n" in text
-    assert "... and 2440 more changed spec entries.\n" in text
+    assert "... and 540 more ABI changes: run `ttlgen compat --against main` for all of them.\n" in text
+    assert "... and 540 more changed spec entries.\n" in text
     (abi,) = [line for line in text.splitlines() if line.startswith("- ABI: ")]
-    assert abi.endswith("; added constant 'extra_11'; ... and 2488 more")
+    assert abi.endswith("; added constant 'extra_11'; ... and 588 more")
 
 
 def test_review_of_an_unknown_ref_is_bad_input(repo: Path) -> None:

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, SPECS
+from tests.conftest import GENERATED, real_plan
 from tests.cpp_tables.support import STANDARDS, compile_cpp
-from ttlgen import pipeline
 from ttlgen.plan.kernel_target_cpp import KernelTargetCpp
 
 UNIT = """\
@@ -65,7 +64,7 @@ def _objects(c: KernelTargetCpp) -> list[str]:
 
 @pytest.mark.parametrize("std", STANDARDS)
 def test_two_translation_units_see_one_object_per_record_and_table(std: str, tmp_path: Path) -> None:
-    _, plan = pipeline.plan(SPECS)
+    _, plan = real_plan()
     c = plan.kernel_target_cpp
     assert c is not None
     objects = _objects(c)

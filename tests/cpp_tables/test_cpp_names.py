@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.conftest import GENERATED, SPECS
-from ttlgen import pipeline
+from tests.conftest import GENERATED, real_plan
 from ttlgen.plan.kernel_target_cpp import ADAPTER_DEFINES, HEADER_DEFINES, KernelTargetCpp
 
 _SKIP = re.compile(r"^(?://|#|}|template\b|static_assert\b|namespace \w+ \{|$)")
@@ -34,7 +33,7 @@ def _declared(path: Path, namespace: str) -> set[str]:
 
 
 def _cpp() -> KernelTargetCpp:
-    _, plan = pipeline.plan(SPECS)
+    _, plan = real_plan()
     assert plan.kernel_target_cpp is not None
     return plan.kernel_target_cpp
 

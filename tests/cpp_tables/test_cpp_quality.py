@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, REPO, run_cli
+from tests.conftest import GENERATED, REPO, real_plan, run_cli
 from tests.cpp_tables.support import (
     DRIVER,
     HERE,
@@ -23,7 +23,6 @@ from tests.cpp_tables.support import (
     differences,
     library_table_answers,
 )
-from ttlgen import pipeline
 
 HEADER = Path("include/ttl_kernel_config/kernel_target_tables.hpp")
 ADAPTER = Path("include/ttl_kernel_config/KernelTargetEnvironments.gen.inc")
@@ -54,7 +53,7 @@ def test_table_header_includes_the_standard_library_only() -> None:
 
 
 def test_generated_cpp_names_its_source_specs() -> None:
-    _, plan = pipeline.plan(REPO / "specs")
+    _, plan = real_plan()
     assert plan.kernel_target_cpp is not None
     for path in (HEADER, ADAPTER, DUMP):
         text = (GENERATED / path).read_text(encoding="utf-8")

@@ -8,15 +8,19 @@ from pathlib import Path
 import pytest
 from device_helpers import FIXTURES
 
-from ttlgen.device.build import CXX, CXXFLAGS, INCLUDE_DIR, RUNTIME_DIR
+from ttlgen.device.build import CXX, CXXFLAGS, INCLUDE_DIR, RUNTIME_DIR, build_runtime
 
 
 def check_program(tmp_path: Path, name: str, *runtime: str) -> str:
-    """Build the check program fixtures/_cpp/<name>.cpp with the runtime sources it tests, run
-    it, and return what it prints."""
+    """Build the check program fixtures/_cpp/<name>.cpp, linked with the runtime sources it
+    tests, run it, and return what it prints.
+
+    The runtime sources come from the emulator's runtime library, which every emulator run
+    links: built once per content with the same flags (build_runtime), it is not compiled
+    again for each check."""
+    assert all((RUNTIME_DIR / source).is_file() for source in runtime), runtime
     exe = tmp_path / name
-    sources = [str(RUNTIME_DIR / source) for source in runtime]
-    command = [CXX, *CXXFLAGS, f"-I{RUNTIME_DIR}", f"-I{INCLUDE_DIR}", str(FIXTURES / "_cpp" / f"{name}.cpp"), *sources]
+    command = [CXX, *CXXFLAGS, f"-I{RUNTIME_DIR}", f"-I{INCLUDE_DIR}", str(FIXTURES / "_cpp" / f"{name}.cpp"), str(build_runtime())]
     subprocess.run([*command, "-o", str(exe)], check=True)
     return subprocess.run([str(exe)], capture_output=True, text=True, check=True, timeout=60).stdout
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from tests.conftest import SPECS, TEMPLATES
+from tests.conftest import TEMPLATES, real_documents, real_plan
 from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._notice import MANIFEST
 from ttlgen.errors import Diagnostic, KeyPath, SpecErrors
@@ -31,7 +31,6 @@ from ttlgen.pipeline import render
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.kinds import find_kind
-from ttlgen.spec.load import load_specs
 from ttlgen.validate.documents import validate_documents
 
 # Each piece attacks one syntax; HOSTILE holds them all. Identifiers that would become code
@@ -127,11 +126,6 @@ def string_sites(documents: Sequence[SpecDocument]) -> list[Site]:
                 continue  # the kind itself: the loader reads it before any schema
             sites.append(Site(index, path, f"{document.kind_id} {pointer}", key))
     return sites
-
-
-@functools.cache
-def real_documents() -> tuple[SpecDocument, ...]:
-    return tuple(load_specs(SPECS))
 
 
 def fields(sites: Sequence[Site]) -> dict[str, list[Site]]:
@@ -312,8 +306,7 @@ def generate(project: Project, plan: ProjectPlan) -> dict[str, bytes]:
 
 @functools.cache
 def real_outputs() -> dict[str, bytes]:
-    project = build_project(list(real_documents()))
-    return generate(project, plan_project(project))
+    return generate(*real_plan())
 
 
 PLAIN = " plain words"  # what a baseline build appends where the hostile build puts its text

@@ -19,11 +19,9 @@ SPECS = REPO / "specs"
 @functools.cache
 def all_kernels() -> dict[str, LoweredKernel]:
     """Every kernel of specs/, resolved and lowered (as `ttlgen build` does)."""
-    from ttlgen import pipeline
+    from tests.conftest import real_plan
 
-
-    _, plan = pipeline.plan(SPECS)
-    return {k.kernel.name: k for k in plan.kernels}
+    return {k.kernel.name: k for k in real_plan()[1].kernels}
 
 
 def kernel(name: str, **overrides: int) -> LoweredKernel:

@@ -12,13 +12,10 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from kernel_helpers import SPECS
-
-from tests.conftest import run_cli
+from tests.conftest import real_project, run_cli
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.call_forms import ArgKind
 from ttlgen.model.tt_metal_api import ApiLevel
-from ttlgen.pipeline import load_project
 from ttlgen.plan import api_check
 from ttlgen.plan import kernel_ir as ir
 
@@ -27,7 +24,7 @@ WHERE = Mark("specs/kernels/k.yaml", 3, 3)
 
 @functools.cache
 def level(name: str) -> ApiLevel:
-    found = load_project(SPECS).api.level(name)
+    found = real_project().api.level(name)
     assert found is not None
     return found
 

@@ -11,10 +11,9 @@ import functools
 
 from kernel_helpers import all_kernels
 
-from tests.conftest import SPECS
+from tests.conftest import real_project
 from ttlgen.model.call_forms import ArgKind
 from ttlgen.model.tt_metal_api import State
-from ttlgen.pipeline import load_project
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
 from ttlgen.plan.init_counts import InitCounts, count
@@ -23,7 +22,7 @@ from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 
 @functools.cache
 def unhoisted() -> dict[str, LoweredKernel]:
-    project = load_project(SPECS)
+    project = real_project()
     lowered = plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api, hoist_inits=False)
     return {k.kernel.name: k for k in lowered}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from kernel_helpers import REPO, SPECS, all_kernels, compute_source
 
-from tests.conftest import bad_spec_tree, run_cli
+from tests.conftest import bad_spec_tree, real_project, run_cli
 from ttlgen.device import parse_program
 from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
@@ -23,7 +23,6 @@ from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
 from ttlgen.model.kernels import OpExpr, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics
-from ttlgen.pipeline import load_project
 from ttlgen.plan.kernels import LoweredKernel
 
 # What the shipped kernels must exercise between them, read from their bodies: primitives
@@ -64,7 +63,7 @@ def _files(name: str) -> dict[str, str]:
 
 
 def test_shipped_kernels_exercise_every_kernel_shape() -> None:
-    ops = {op.name: op for op in load_project(SPECS).ops.ops}
+    ops = {op.name: op for op in real_project().ops.ops}
     shapes = {k.kernel.name: _shapes(k, ops) for k in all_kernels().values()}
     assert set().union(*shapes.values()) >= REQUIRED_SHAPES
     binary_dtypes = {d.dtype for k in all_kernels().values() if "ElementwiseBinary" in shapes[k.kernel.name] for d in k.kernel.dfbs}
@@ -179,9 +178,9 @@ def test_generation_is_deterministic() -> None:
         ("acc_inside_conditional", "'+=' inside a conditional is not supported"),
         ("strict_f32_acc", "strict_f32_acc: the '+=' output block of 4x4 tiles exceeds the 32-bit DST capacity of 4 tiles"),
         ("resolver_rejection", "the configuration resolver rejects kernel 'bcast_with_fp32_dest'"),
-        ("unknown_op", "unknown op 'tile_gelu'"),
+        ("unknown_op", "unknown op 'tile_no_such_op'"),
         ("store_inside_accumulation_loop", "plain store inside a packer L1 accumulation loop"),
-        ("spelling_unknown_op", "unknown op 'tile_gelu': no ttlgen.ops spec declares it"),
+        ("spelling_unknown_op", "unknown op 'tile_no_such_op': no ttlgen.ops spec declares it"),
         ("fused_matmul_post_op", "'tile_matmul_block' must be the whole value of a store"),
         ("shape_and_reference_errors", "'a' is fed from an input tensor by the reader"),
     ],

@@ -19,8 +19,8 @@ from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
+from ttlgen.model.project import Project
 from ttlgen.model.spelling import TileLayout
-from ttlgen.pipeline import load_project
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.scaler_fill import encode
 from ttlgen.run import MATH, reference, run_lowered
@@ -98,9 +98,8 @@ def test_max_scaler_is_one(spec_copy: Path) -> None:
     assert "fill_face_rows(cb_scaler, 1, 512, 4, 128, 8, 0x3F803F80);" in reader
 
 
-def test_avg_scaler_is_one_over_n_per_pass_so_one_over_sqrt_n_for_reduce_scalar() -> None:
+def test_avg_scaler_is_one_over_n_per_pass_so_one_over_sqrt_n_for_reduce_scalar(project: Project) -> None:
     """On a 16x64 tile N differs by dimension: row 1/64, col 1/16, scalar 1/sqrt(1024)."""
-    project = load_project(Path(__file__).resolve().parents[2] / "specs")
     (spelling,) = [s for s in project.spelling.levels[0].spellings if s.op == "tile_reduce"]
     scaler = spelling.scaler
     assert scaler is not None

@@ -12,22 +12,21 @@ import re
 from pathlib import Path
 
 import pytest
-from kernel_helpers import REPO, SPECS, pin_api_level
+from kernel_helpers import REPO, pin_api_level
 
-from tests.conftest import run_cli
+from tests.conftest import real_project, run_cli
 from ttlgen import pipeline
 from ttlgen.emit._base import EmitContext, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
 from ttlgen.model.tt_metal_api import KernelKind
-from ttlgen.pipeline import load_project
 
 SPELLING = Path("ops") / "tt_metal_spelling.yaml"
 
 
 def _api_names() -> frozenset[str]:
-    project = load_project(SPECS)
+    project = real_project()
     names = project.spelling.api_names
     # The set covers every spelled call and every name the API specs declare, entry points
     # included (else this test proves nothing).

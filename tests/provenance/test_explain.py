@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, SPECS, TEMPLATES, run_cli
+from tests.conftest import GENERATED, SPECS, TEMPLATES, real_documents, real_plan, run_cli
 from ttlgen.emit._base import Templates
 from ttlgen.errors import KeyPath
 from ttlgen.model.project import build_project
@@ -232,9 +232,8 @@ def test_regions_cover_the_file_in_order(traced: tuple[dict[str, FileProvenance]
 def test_a_kernel_printer_layout_the_walk_does_not_know_is_an_error(
     traced: tuple[dict[str, FileProvenance], dict[str, SpecDocument]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    documents = validate_specs(SPECS)
-    project = build_project(documents)
-    lowered = plan_project(project).kernels[0]
+    documents = real_documents()
+    lowered = real_plan()[1].kernels[0]
     statements = kernel_lines.printer.statements
     monkeypatch.setattr(kernel_lines.printer, "statements", lambda body, indent: [*statements(body, indent), "// extra"])
     with pytest.raises(kernel_lines.PrinterMismatch):

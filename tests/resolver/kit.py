@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import SPECS
+from tests.conftest import SPECS, real_plan
 from ttlgen import resolver as engine
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
@@ -18,7 +18,10 @@ from ttlgen.plan.tables import ResolverTables, build_tables
 
 
 def tables_of(specs: Path) -> ResolverTables:
-    """The resolver tables of a spec tree, as the plan stage builds them."""
+    """The resolver tables of a spec tree, as the plan stage builds them (the real specs'
+    are planned once per test process)."""
+    if specs == SPECS:
+        return tables()
     documents = validate_specs(specs)
     sink = ops_model.DiagnosticSink()
     ops = ops_model.build(documents, sink)
@@ -27,10 +30,11 @@ def tables_of(specs: Path) -> ResolverTables:
     return build_tables(ops, targets)
 
 
-@functools.cache
 def tables() -> ResolverTables:
-    """The tables of the repository's specs, with their enum classes."""
-    return tables_of(SPECS)
+    """The tables of the repository's specs, with their enum classes (the plan's own)."""
+    found = real_plan()[1].tables
+    assert found is not None
+    return found
 
 
 @functools.cache

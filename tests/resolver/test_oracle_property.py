@@ -18,12 +18,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import LONG_TESTS, real_project
 from tests.resolver.kit import catalog, engine
 
 W16, W32 = 16, 32
 D, U = "default", "unpack_to_dest"
-TARGETS = (None, "wormhole_b0", "blackhole", "blackhole_gen1_config", "wormhole_b0_gen1_config", "quasar")
-REJECTED = ("quasar",)
+# Every target of the specs (no_target is None: no target named), the rejected ones too.
+TARGETS = tuple(None if t.name == "no_target" else t.name for t in real_project().targets.targets)
+REJECTED = tuple(t.name for t in real_project().targets.targets if t.rejected is not None)
 TYPES = ("f32", "bf16", "f16", "si32")
 BINARY_ALTERNATIVES = ("tile_add", "tile_sub", "tile_mul")
 
@@ -325,7 +327,12 @@ def build(spec: dict[str, Any]) -> Any:
     return kernel(spec["dfbs"], *entries)
 
 
-@settings(max_examples=int(os.environ.get("RESOLVER_ORACLE_EXAMPLES", "400")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("RESOLVER_ORACLE_EXAMPLES", "400")),
+    derandomize=not LONG_TESTS,  # the suite's examples are the same every run
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(kernels())
 def test_resolver_matches_brute_force_oracle(spec: dict[str, Any]) -> None:
     result = catalog().resolve_kernel(build(spec), target=spec["target"], options=spec["options"], attributes=spec["attributes"])

@@ -16,6 +16,8 @@ from tests.cpp_tables.support import (
     library_adapter_answers,
     library_table_answers,
 )
+from tests.spec_patch import apply_edits
+from tests.user_edits import first_sfpu_unary
 
 # A new architecture is its facts (one ttlgen.architecture file) plus a target composing it
 # with a runtime API and the relations it answers from (one ttlgen.target file).
@@ -67,8 +69,8 @@ def run(target, dfbs, ops, **kw):
         return {"error": [e.message for e in result.errors]}
     return {"plan": result.to_json(), "warnings": [w.message for w in result.warnings]}
 out = {
-    "gelu_sfpu_consumer": run("nebula", {0: "f32", 1: "f32"}, [("s", "tile_add", [0, 1], {}), ("g", "tile_gelu", [0], {})]),
-    "gelu_blackhole": run("blackhole", {0: "bf16"}, [("g", "tile_gelu", [0], {})]),
+    "unary_sfpu_consumer": run("nebula", {0: "f32", 1: "f32"}, [("s", "tile_add", [0, 1], {}), ("g", "tile_no_such_op", [0], {})]),
+    "unary_blackhole": run("blackhole", {0: "bf16"}, [("g", "tile_no_such_op", [0], {})]),
     "capacity": run("nebula", {100: "bf16"}, [("c", "copy_tile", [100], {})]),
     "capacity_blackhole": run("blackhole", {100: "bf16"}, [("c", "copy_tile", [100], {})]),
     "bcast_f32_dest": run("nebula", {0: "bf16", 1: "f32"}, [("b", "tile_bcast", [0], {"bcast": "col"}), ("c", "copy_tile", [1], {})]),
@@ -92,10 +94,8 @@ def _runtime_holds_nebula(spec_copy: Path) -> None:
 
 
 def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_path: Path) -> None:
-    ops = spec_copy / "ops" / "elementwise.yaml"
-    text = ops.read_text()
-    assert "names: [tile_exp, " in text
-    ops.write_text(text.replace("names: [tile_exp, ", "names: [tile_gelu, tile_exp, "))
+    # An op no kernel uses needs no spelling: the resolver tables are all it reaches.
+    apply_edits(spec_copy, [first_sfpu_unary("tile_no_such_op")], case="a new SFPU unary")
     (spec_copy / "targets" / "architectures" / "nebula.yaml").write_text(NEW_ARCHITECTURE)
     (spec_copy / "targets" / "nebula.yaml").write_text(NEW_TARGET)
     _runtime_holds_nebula(spec_copy)
@@ -109,10 +109,10 @@ def test_new_sfpu_unary_and_new_architecture_by_spec_edit(spec_copy: Path, tmp_p
     assert probe.returncode == 0, probe.stderr
     result = json.loads(probe.stdout)
     # The new unary is a fixed SFPU consumer: it forces unpack-to-DST and SFPU for the add.
-    assert result["gelu_sfpu_consumer"]["plan"] == {
+    assert result["unary_sfpu_consumer"]["plan"] == {
         "strategies": {"s": "sfpu"}, "fp32_dest_acc_en": True, "dst_full_sync_en": False, "unpack_to_dest_fp32": [0, 1],
     }
-    assert result["gelu_blackhole"]["plan"]["fp32_dest_acc_en"] is False
+    assert result["unary_blackhole"]["plan"]["fp32_dest_acc_en"] is False
     # The new architecture answers from its own tables, inheriting nothing.
     assert "plan" in result["capacity"]
     assert result["capacity_blackhole"]["error"] == ["uses dataflow buffer index 100 outside the supported range [0, 63]"]

@@ -7,9 +7,8 @@ import enum
 from pathlib import Path
 from types import MappingProxyType
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import real_project, run_cli
 from tests.resolver.kit import catalog, dfb, engine, failure_of, kernel, plan_of, resolve, tables
-from ttlgen.pipeline import load_project
 from ttlgen.plan.project import plan_project
 from ttlgen.plan.resolution import Resolver
 from ttlgen.resolver import (
@@ -162,7 +161,8 @@ def test_target_tables_keep_full_fp32_support_per_kind() -> None:
 
 
 def test_the_emitter_prints_the_tables_the_plan_stage_resolved_with() -> None:
-    project = load_project(SPECS)
+    # Within one planning: the tables are shared by object, not rebuilt alike.
+    project = real_project()
     plan = plan_project(project)
     assert plan.tables is not None
     assert Resolver(project.ops, project.targets).catalog.tables is plan.tables.tables
