@@ -9,20 +9,21 @@ a bug (exit 3) however the exception reaches it.
 
 from __future__ import annotations
 
-import signal
-from types import FrameType
+# The builtin `_signal`, not `signal`: `signal` imports `enum`, and a Ctrl-C landing in that
+# import, before the handler is in place, would print Python's traceback.
+import _signal  # type: ignore[import-not-found]  # typeshed has no stub for the builtin
 
 _requested = False
 
 
-def handler(signum: int, frame: FrameType | None) -> None:
+def handler(signum: int, frame: object) -> None:
     global _requested
     _requested = True
     raise KeyboardInterrupt
 
 
 def install() -> None:
-    signal.signal(signal.SIGINT, handler)
+    _signal.signal(_signal.SIGINT, handler)
 
 
 def requested() -> bool:
