@@ -58,8 +58,8 @@ inline bool all_finite(const float* x, int n) {
 void matmul_tile(const MatmulOperands& op, float* d, const FpuAccum& f);
 void matmul_tile_scalar(const MatmulOperands& op, float* d, const FpuAccum& f);
 
-// The vector paths this host can run ("avx512", "avx2", "scalar"), for tests.
-enum class Isa { Scalar, Avx2, Avx512 };
+// The vector paths this host can run (AVX2 + FMA, scalar), for tests.
+enum class Isa { Scalar, Avx2 };
 Isa best_isa();
 void matmul_tile_isa(Isa isa, const MatmulOperands& op, float* d, const FpuAccum& f);
 

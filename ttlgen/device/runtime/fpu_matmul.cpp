@@ -1,9 +1,8 @@
 // matmul_tile: the FPU's TF32 accumulation chain over one 32x32 tile, in a scalar
-// reference and two vector paths (AVX2+FMA, AVX-512) chosen at run time. The vector
-// paths keep the running sums of several output rows in registers across the whole K
-// loop, and across the calls of a chain on one tile (AVX-512: 16 vectors, both column
-// halves of eight rows; AVX2: 12 vectors, three whole rows, or 8 vectors, an 8-column
-// strip of eight rows, for HiFi3) and round them with integer adds and masks. Those
+// reference and an AVX2+FMA path chosen at run time. The vector path keeps the running
+// sums of several output rows in registers across the whole K loop, and across the
+// calls of a chain on one tile (12 vectors, three whole rows, or 8 vectors, an 8-column
+// strip of eight rows, for HiFi3) and rounds them with integer adds and masks. Those
 // give the same bits as round_mantissa for every value a finite input can produce
 // (finite values, Inf, and the default NaN of x86 arithmetic); operands with NaN or
 // Inf take the scalar path, and so do the register blocks of a DST tile that hold
@@ -40,8 +39,8 @@ __attribute__((noinline)) void rows_scalar(const MatmulOperands& op, float* d, c
     }
 }
 
-// The row groups (fpu.hpp) of each path: eight rows for AVX-512, the scalar
-// reference and HiFi3's AVX2 strips; 11, 11 and 10 for AVX2's single-pass blocks.
+// The row groups (fpu.hpp) of each path: eight rows for the scalar reference and
+// HiFi3's AVX2 strips; 11, 11 and 10 for AVX2's single-pass blocks.
 constexpr RowGroups kEights{4, {0, 8, 16, 24, 32}};
 constexpr RowGroups kElevens{3, {0, 11, 22, 32, 32}};
 
@@ -55,107 +54,10 @@ void chain_scalar(const RowGroups& rows, const MatmulOperands* ops, int n, float
 constexpr int kTf32Drop = 23 - kTf32Mantissa;
 constexpr int kBf16Drop = 23 - kBf16Mantissa;
 
-// ---------------------------------------------------------------- AVX-512
-
 // The rounding as GCC vector arithmetic: the same integer add and mask as
-// round_lanes, emitted as AVX-512 / AVX2 instructions in these functions.
-typedef uint32_t u16v __attribute__((vector_size(64)));
+// round_lanes, emitted as AVX2 instructions in these functions.
 typedef uint32_t u8v __attribute__((vector_size(32)));
 constexpr uint32_t kExpMask = 0x7f800000u;
-
-template <Rounding kMode, int kDrop>
-__attribute__((target("avx512f"))) inline __m512 round512(__m512 x) {
-    constexpr uint32_t mask = ~((1u << kDrop) - 1u);
-    constexpr uint32_t half = 1u << (kDrop - 1);
-    u16v u = (u16v)x;
-    if (kMode == Rounding::TiesAway)
-        u += half;
-    else if (kMode == Rounding::NearestEven)
-        u += (half - 1u) + ((u >> kDrop) & 1u);
-    return (__m512)(u & mask);
-}
-
-// One call's 32 accumulation steps and its landing on the 8 rows from i0 (lo: columns
-// 0-15, hi: 16-31), in registers.
-template <Rounding kMode, bool kDst16, bool kHiFi3>
-__attribute__((target("avx512f"), always_inline)) inline void steps512(const MatmulOperands& op,
-                                                                      int i0, __m512* lo,
-                                                                      __m512* hi) {
-    const float* a = op.a + i0 * 32;
-    const float* ax = kHiFi3 ? op.ax + i0 * 32 : nullptr;
-    for (int k = 0; k < 32; ++k) {
-        const __m512 b0 = _mm512_loadu_ps(op.b + k * 32);
-        const __m512 b1 = _mm512_loadu_ps(op.b + k * 32 + 16);
-        __m512 bx0 = b0, bx1 = b1;
-        if (kHiFi3) {
-            bx0 = _mm512_loadu_ps(op.bx + k * 32);
-            bx1 = _mm512_loadu_ps(op.bx + k * 32 + 16);
-        }
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
-            const __m512 av = _mm512_set1_ps(a[r * 32 + k]);
-            lo[r] = _mm512_fmadd_ps(av, b0, lo[r]);
-            hi[r] = _mm512_fmadd_ps(av, b1, hi[r]);
-            if (kHiFi3) {
-                const __m512 axv = _mm512_set1_ps(ax[r * 32 + k]);
-                lo[r] = _mm512_fmadd_ps(axv, bx0, lo[r]);
-                hi[r] = _mm512_fmadd_ps(axv, bx1, hi[r]);
-            }
-            if (kDst16) {
-                lo[r] = round512<kMode, kTf32Drop>(lo[r]);
-                hi[r] = round512<kMode, kTf32Drop>(hi[r]);
-            }
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r) {
-        if (kDst16) {
-            lo[r] = round512<kMode, kBf16Drop>(lo[r]);
-            hi[r] = round512<kMode, kBf16Drop>(hi[r]);
-        }
-    }
-}
-
-// Row group g of kEights (16 accumulators: two 16-wide halves per row) for each call in
-// turn. The accumulators stay in registers from one call to the next while the calls'
-// operands are finite: an Inf or NaN the sums reach on the way is one the vector
-// arithmetic made itself, which it carries as the scalar reference does. A call's rows
-// go to the scalar reference only for a NaN or Inf that DST held before the chain
-// (any payload) or one in the call's operands.
-template <Rounding kMode, bool kDst16, bool kHiFi3>
-__attribute__((target("avx512f"))) void chain_avx512(const MatmulOperands* ops, int n, float* d,
-                                                     const FpuAccum& f, int g) {
-    const int i0 = kEights.begin[g];
-    for (int c = 0; c < n;) {
-        if (!ops[c].finite) {
-            rows_scalar(ops[c++], d, f, i0, i0 + 8);
-            continue;
-        }
-        // The loads and the check stay inline: a function taking the arrays' address
-        // would keep the accumulators in memory.
-        __m512 lo[8], hi[8];
-        u16v special = {};
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
-            lo[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 0));
-            hi[r] = _mm512_loadu_ps(d + tile_index(i0 + r, 16));
-            special |= (u16v)(((u16v)lo[r] & kExpMask) == kExpMask);
-            special |= (u16v)(((u16v)hi[r] & kExpMask) == kExpMask);
-        }
-        if (_mm512_test_epi32_mask((__m512i)special, (__m512i)special) != 0) {
-            rows_scalar(ops[c++], d, f, i0, i0 + 8);
-            continue;
-        }
-        do {
-            steps512<kMode, kDst16, kHiFi3>(ops[c++], i0, lo, hi);
-        } while (c < n && ops[c].finite);
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
-            _mm512_storeu_ps(d + tile_index(i0 + r, 0), lo[r]);
-            _mm512_storeu_ps(d + tile_index(i0 + r, 16), hi[r]);
-        }
-    }
-}
 
 // ---------------------------------------------------------------- AVX2 + FMA
 
@@ -234,7 +136,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void steps_avx2(const 
 }
 
 // The calls in turn on a register block of DST tile d: kRows rows from i0, the 8-wide
-// strip from j0 (kHiFi3) or all four strips. As in chain_avx512, the accumulators stay
+// strip from j0 (kHiFi3) or all four strips. The accumulators stay
 // in registers while the calls' operands are finite; the scalar reference takes a call
 // over the block's elements when its operands are not, or when the block held a NaN
 // or Inf at the call's start that a vector step did not make.
@@ -250,7 +152,8 @@ __attribute__((target("avx2,fma"))) void block_chain_avx2(const MatmulOperands* 
             rows_scalar(ops[c++], d, f, i0, i0 + kRows, j0, j1);
             continue;
         }
-        // Loads and check inline, as in chain_avx512.
+        // The loads and the check stay inline: a function taking the arrays' address
+        // would keep the accumulators in memory.
         __m256 acc[kAcc];
         u8v special = {};
 #pragma GCC unroll 16
@@ -317,12 +220,6 @@ ChainFn pick(const FpuAccum& f, bool hifi3) {
 }
 
 template <Rounding kMode, bool kDst16, bool kHiFi3>
-struct Avx512 {
-    static void fn(const MatmulOperands* ops, int n, float* d, const FpuAccum& f, int g) {
-        chain_avx512<kMode, kDst16, kHiFi3>(ops, n, d, f, g);
-    }
-};
-template <Rounding kMode, bool kDst16, bool kHiFi3>
 struct Avx2 {
     static void fn(const MatmulOperands* ops, int n, float* d, const FpuAccum& f, int g) {
         chain_avx2<kMode, kDst16, kHiFi3>(ops, n, d, f, g);
@@ -360,14 +257,9 @@ void matmul_tile_scalar(const MatmulOperands& op, float* d, const FpuAccum& f) {
 }
 
 Isa best_isa() {
-    // bench/emulator_devices.py builds the runtime with TTLEMU_NO_AVX512 to measure that path.
-#ifdef TTLEMU_NO_AVX512
-    constexpr bool avx512 = false;
-#else
-    const bool avx512 = __builtin_cpu_supports("avx512f");
-#endif
-    static const Isa isa = avx512 ? Isa::Avx512
-                           : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    // An AVX-512 path bought under 20 % at every K of bench/emulator.py (interleaved A/B,
+    // issue 24) and was removed: AVX2 is the widest path.
+    static const Isa isa = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
                                ? Isa::Avx2
                                : Isa::Scalar;
     return isa;
@@ -383,9 +275,7 @@ void matmul_chain_isa(Isa isa, const MatmulOperands* ops, int n, float* d, const
         return;
     // One call's HiFi3 operands decide the path: a batch never mixes fidelities.
     const bool hifi3 = ops[0].ax != nullptr;
-    if (isa == Isa::Avx512) {
-        pick<Avx512>(f, hifi3)(ops, n, d, f, g);
-    } else if (isa == Isa::Avx2) {
+    if (isa == Isa::Avx2) {
         pick<Avx2>(f, hifi3)(ops, n, d, f, g);
     } else {
         chain_scalar(row_groups(Isa::Scalar, hifi3), ops, n, d, f, g);
