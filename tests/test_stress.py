@@ -159,3 +159,17 @@ def test_a_deep_chain_of_unary_ops_plans_at_once(sized_specs: Path) -> None:
         value = f"{{op: {op}, args: [{value}]}}"
     # Counting DST slots twice per operand took 2^45 steps here.
     assert _plan_seconds(sized_specs, value) < 5.0
+
+
+def test_a_value_of_more_tile_ops_than_the_limit_is_refused_at_the_value(sized_specs: Path) -> None:
+    from ttlgen.model.kernels import OPS_PER_VALUE_LIMIT
+
+    op = _binary_op(sized_specs)
+    (sized_specs / "kernels" / "sized.yaml").write_text(_sized_kernel(_tree(OPS_PER_VALUE_LIMIT + 2, op)))
+    start = time.process_time()
+    result = run_cli("validate", "--specs", sized_specs)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("specs/kernels/sized.yaml:9:"), result.stderr
+    assert f"holds {OPS_PER_VALUE_LIMIT + 1} tile ops, more than the {OPS_PER_VALUE_LIMIT}" in result.stderr
+    # Refused before planning: well under what planning that many ops takes.
+    assert time.process_time() - start < 2.0

@@ -48,6 +48,11 @@ from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
 from ttlgen.model.targets import Target, TargetsModel, facts_of
 from ttlgen.spec.document import SpecDocument
 
+# The tile ops one stored value may hold. Real kernels store a few dozen; planning is linear
+# in them but a 4096-op value takes about a second to plan (bench/kernel_size.py), and
+# the DST holds at most 16 tiles of what such a tree keeps live.
+OPS_PER_VALUE_LIMIT = 2048
+
 KIND = "ttlgen.kernel"
 
 # A DFB or loop variable becomes a C++ identifier of the generated kernels: it must not be
@@ -441,7 +446,14 @@ class _Builder:
                 out.append(Sync(key, names, mark))
             elif key in ("store", "accumulate"):
                 self.dfb_ref(body["to"], (*spath, key, "to"))
+                before = self.op_counter
                 value = self.value(body["value"], (*spath, key, "value"))
+                if (ops := self.op_counter - before) > OPS_PER_VALUE_LIMIT:
+                    self.sink.error(
+                        self.mark(*spath, key, "value"),
+                        f"this value holds {ops} tile ops, more than the {OPS_PER_VALUE_LIMIT} one {key} may hold; "
+                        "split it into stores through intermediate dataflow buffers",
+                    )
                 out.append(Store(body["to"], value, key == "accumulate", mark))
             elif key == "loop":
                 var = body["var"]
