@@ -66,5 +66,25 @@ inline void square_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::square, idst);
 }
 
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void exp2_tile_init();
+
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void exp2_tile(uint32_t /*idst*/);
+
+template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void expm1_tile_init();
+
+template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+void expm1_tile(uint32_t /*idst*/);
+
+void sign_tile_init();
+
+void sign_tile(uint32_t /*idst*/);
+
+void signbit_tile_init();
+
+void signbit_tile(uint32_t /*idst*/);
+
 } // namespace ckernel
 using namespace ckernel;

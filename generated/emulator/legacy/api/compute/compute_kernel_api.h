@@ -63,5 +63,23 @@ inline void square_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::square, idst);
 }
 
+void exp2_tile_init();
+
+void exp2_tile(uint32_t /*idst*/);
+
+template <bool approx = false>
+void expm1_tile_init();
+
+template <bool approx = false>
+void expm1_tile(uint32_t /*idst*/);
+
+void sign_tile_init();
+
+void sign_tile(uint32_t /*idst*/);
+
+void signbit_tile_init();
+
+void signbit_tile(uint32_t /*idst*/);
+
 } // namespace ckernel
 using namespace ckernel;

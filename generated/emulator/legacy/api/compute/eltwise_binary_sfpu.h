@@ -33,5 +33,13 @@ inline void mul_binary_tile_init() {
     ttlemu::api::no_op();
 }
 
+inline void div_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
+    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::div, idst0, idst1, odst);
+}
+
+inline void div_binary_tile_init() {
+    ttlemu::api::no_op();
+}
+
 } // namespace ckernel
 using namespace ckernel;
