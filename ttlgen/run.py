@@ -156,6 +156,14 @@ def _with_attrs(fn: Callable[..., F64]) -> Callable[..., F64]:
     return apply
 
 
+def _erf(x: F64) -> F64:
+    """The error function, elementwise in float64 (math.erf)."""
+    import math
+
+    out: F64 = np.vectorize(math.erf, otypes=[np.float64])(x)
+    return out
+
+
 #: The float64 reference of each function a kernel-API call computes, by the name the
 #: emulation spec gives it (`computes:` in specs/tt_metal/emulation.yaml); the op -> function
 #: map comes from the specs, so an op whose calls compute a function listed here needs no
@@ -180,6 +188,25 @@ MATH: dict[str, Callable[..., F64]] = {
     "negative": _elementwise(np.negative),
     "abs": _elementwise(np.abs),
     "relu": _elementwise(lambda x: np.maximum(x, 0.0)),
+    "acos": _elementwise(np.arccos),
+    "asin": _elementwise(np.arcsin),
+    "atan": _elementwise(np.arctan),
+    "cos": _elementwise(np.cos),
+    "sin": _elementwise(np.sin),
+    "tan": _elementwise(np.tan),
+    "ceil": _elementwise(np.ceil),
+    "floor": _elementwise(np.floor),
+    "trunc": _elementwise(np.trunc),
+    "frac": _elementwise(lambda x: x - np.trunc(x)),
+    "exp2": _elementwise(np.exp2),
+    "expm1": _elementwise(np.expm1),
+    "gelu": _elementwise(lambda x: 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))),
+    "hardsigmoid": _elementwise(lambda x: np.clip(x / 6.0 + 0.5, 0.0, 1.0)),
+    "recip": _elementwise(lambda x: 1.0 / x),
+    "sign": _elementwise(np.sign),
+    "signbit": _elementwise(lambda x: np.signbit(x).astype(np.float64)),
+    "softsign": _elementwise(lambda x: x / (1.0 + np.abs(x))),
+    "typecast": _elementwise(lambda x: x),
     "copy": _elementwise(lambda x: x),
     "matmul": _elementwise(_matmul),
     "broadcast": _with_attrs(_bcast),
@@ -302,6 +329,8 @@ def make_inputs(kernel: Kernel, rng: np.random.Generator) -> dict[str, npt.NDArr
             data = np.ones(shape)
         elif d.tensor.distribution == "positive":
             data = rng.uniform(0.5, 2.0, size=shape)
+        elif d.tensor.bounds is not None:
+            data = rng.uniform(*d.tensor.bounds, size=shape)
         else:
             data = rng.standard_normal(shape)
         out[d.name] = data.astype(np.float32)

@@ -62,7 +62,7 @@ def project_names(project: Project) -> dict[str, list[str]]:
         "element_type": [e.name for e in vocabulary.element_types],
         "primitive": list(vocabulary.primitives),
         "strategy": strategies,
-        "strategy_or_fixed": [*strategies, spelling.FIXED],
+        "strategy_or_fixed": [*strategies, spelling.FIXED, *spelling.PRODUCER_ROUTES],
         "full_fp32_kind": [k.name for k in vocabulary.full_fp32_kinds],
         "target": usable,
         "device_architecture": devices,

@@ -66,7 +66,8 @@ class Tensor:
 
     role: str  # "input" | "output"
     shape: tuple[int, int]  # tiles
-    distribution: str  # inputs: normal | positive | ones
+    distribution: str  # inputs: normal | positive | ones | uniform
+    bounds: tuple[float, float] | None = None  # uniform: the open interval values are drawn from
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,7 @@ class _Builder:
         self.name = name
         self.raw = raw
         self.ops = {op.name: op for op in ops.ops}
+        self.op_sources = ", ".join(sorted({op.source for op in ops.ops})) or "specs/ops/ (no ttlgen.ops spec yet)"
         self.element_names = [e.name for e in ops.vocabulary.element_types]
         self.spelling = spelling
         self.sink = sink
@@ -338,7 +340,7 @@ class _Builder:
                             self.mark(*path, role, "shape"),
                             f"tensor of {shape[0]}x{shape[1]} tiles is not a whole number of {block[0]}x{block[1]} blocks",
                         )
-                    tensor = Tensor(role, shape, body[role].get("distribution", "normal"))
+                    tensor = self.tensor(role, shape, body[role].get("distribution", "normal"), (*path, role, "distribution"))
             pages = body.get("pages", 2 * block[0] * block[1])
             if "pages" in body:
                 self.fits(pages, "the number of pages", (*path, "pages"))
@@ -350,6 +352,14 @@ class _Builder:
                 dname, body["index"], body["dtype"], block, pages, tensor,
                 self.doc.key_mark((*self.base, *path)), self.mark(*path, "index"), body.get("fill"),
             )
+
+    def tensor(self, role: str, shape: tuple[int, int], raw: object, path: tuple[str | int, ...]) -> Tensor:
+        if not isinstance(raw, dict):
+            return Tensor(role, shape, str(raw))
+        low, high = (float(v) for v in raw["uniform"])
+        if not low < high:
+            self.sink.error(self.mark(*path, "uniform"), f"uniform inputs need a lower bound below the upper one, got [{low:g}, {high:g}]")
+        return Tensor(role, shape, "uniform", (low, high))
 
     def dfb_ref(self, name: str, path: tuple[str | int, ...], breaks: Sequence[Entity] = ()) -> bool:
         if name in self.dfbs:
@@ -378,7 +388,11 @@ class _Builder:
             mark=self.mark(*path, "op"),
         )
         if op is None:
-            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}")
+            self.sink.error(
+                self.mark(*path, "op"),
+                f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}; "
+                f"a new op is a name in a family of {self.op_sources}",
+            )
             return expr
         self.check_op(expr, op, path)
         return expr
@@ -404,6 +418,8 @@ class _Builder:
                 )
                 continue
             values = op.attribute_values(key)
+            if key == op.result_element_attribute:
+                values = tuple(self.element_names)
             if values is not None and value not in values:
                 self.sink.error(
                     self.mark(*path, "attrs", key),
@@ -411,9 +427,16 @@ class _Builder:
                     after=after,
                 )
         if self.spelling.levels:
-            strategies = [s.name for s in op.strategies]
-            if not any(self.spelling.has_spelling(op.name, s) for s in strategies):
-                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}", after=after)
+            keys = op.spelling_keys
+            missing = [key for key in keys if not self.spelling.has_spelling(op.name, key)]
+            if missing:
+                where = " and ".join(f"ops.{op.name}.{key}" for key in missing)
+                self.sink.error(
+                    self.mark(*path, "op"),
+                    f"op {op.name!r} has no tt-metal spelling: add its init and call under {where} in {self.spelling.source} "
+                    "(or absent: why the API has no function for it)",
+                    after=after,
+                )
 
     def statements(self, raw: object, path: tuple[str | int, ...], loop_vars: tuple[str, ...]) -> tuple[Statement, ...]:
         assert isinstance(raw, list)

@@ -27,7 +27,7 @@ from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import Rule, TargetsModel
-from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind, State
+from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, Emulation, KernelKind, State
 from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution, scaler_fill
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
@@ -104,6 +104,7 @@ class ApiContext:
     level: ApiLevel
     spelling: LevelSpelling
     helpers: DataflowHelpers
+    emulation: Emulation | None = None
 
 
 def lower(
@@ -127,7 +128,10 @@ def lower(
     level, calls = api.level, api.spelling
     l1_acc_elements = frozenset(f.element for f in spelling.formats if f.l1_accumulation)
     low = ComputeLowering(
-        kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements, expects=api_check.format_expects(level, KernelKind.COMPUTE)
+        kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements,
+        expects=api_check.format_expects(level, KernelKind.COMPUTE),
+        unemulated=_unemulated(level, api.emulation) if api.emulation is not None else None,
+        format_codes={f.element: f.code for f in spelling.formats if f.code is not None},
     )
     compute = low.body(kernel.body)
     fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
@@ -211,6 +215,24 @@ def lower(
     )
 
 
+def _unemulated(level: ApiLevel, emulation: Emulation) -> Callable[[ir.Call], str | None]:
+    """Why a compute call at ``level`` has no body in the emulator (no binding of the form it
+    binds to), or None; a call that fits no form is api_check's to report."""
+
+    def problem(call: ir.Call) -> str | None:
+        form = api_check.form_of(level, call, KernelKind.COMPUTE)
+        if form is None or emulation.binding(form) is not None:
+            return None
+        params = ", ".join(form.signature.names()) or "none"
+        return (
+            f"{call.function!r} (API level {level.level!r}, {form.header}) has no emulator binding: add "
+            f"{call.function}: {{computes: <math>, call: <glue routine>(...)}} under functions in {emulation.source} "
+            f"(its parameters: {params})"
+        )
+
+    return problem
+
+
 # The inits that may reset the packer's L1-accumulation flag: those whose API form
 # configures the packer (its data format or its L1 accumulation, or all hardware).
 _INITS = frozenset({ir.Step.OP_INIT, ir.Step.COPY_INIT, ir.Step.HW_INIT})
@@ -247,7 +269,7 @@ def plan_kernels(
     for level in api.levels:
         calls = spelling.at(level.level)
         if calls is not None:
-            contexts[level.level] = ApiContext(level, calls, dataflow_helpers(calls.dataflow, calls.cb))
+            contexts[level.level] = ApiContext(level, calls, dataflow_helpers(calls.dataflow, calls.cb), api.emulation)
     by_name = {t.name: t for t in targets.targets}
     lowered = []
     for kernel in kernels:

@@ -165,8 +165,12 @@ def _shape(
     """The op's legal options, or the diagnostic that rejects the op."""
     sem = info.sem
     floats = target.prepared.float_elements
-    candidates: Sequence[Candidate] = info.candidates
     operands = op.operands
+    candidates: Sequence[Candidate] = info.candidates
+    produced = candidates[0].by_producer if candidates else None
+    if produced is not None and produced < len(operands):
+        from_dfb = type(operands[produced]) is DfbOperand
+        candidates = [c.produced(from_dfb) for c in candidates]
     if op.strategy is not None:
         if not sem.has_alternatives:
             return Diagnostic(op.id, None, f"{STRATEGY_ATTRIBUTE} is only valid on tile operations with execution-strategy alternatives")

@@ -214,6 +214,9 @@ class OperandSemantics(NamedTuple):
     name: str
     optional: bool
     initialized_by_op: bool
+    # Routed DFB when the kernel reads it from a dataflow buffer, DST when a tile op computes
+    # it (TT-Lang's tile_accumulate contribution); its strategies' route is DST.
+    by_producer: bool = False
 
 
 class StrategySemantics(NamedTuple):

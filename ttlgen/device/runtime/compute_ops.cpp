@@ -417,6 +417,35 @@ void transpose(uint32_t in, uint32_t tile, uint32_t dst) {
             d[tile_index(r, c)] = store_fpu(x[tile_index(c, r)]);
 }
 
+void fpu_binary_dest_reuse(Fpu2 op, bool dest_to_srca, uint32_t cb, uint32_t tile, uint32_t dst) {
+    const char* call = "dest-reuse binary";
+    float* d = dst_math(dst, call);
+    float x[kTileElems];
+    unpack_src(cb, read_tile(cb, tile, call, true, !dest_to_srca), x);
+    const int fid = eltwise_fidelity(op);
+    for (int i = 0; i < kTileElems; ++i) {
+        // The move from DST to a source register keeps its 19 bits (TF32), as an unpack does.
+        const float moved = to_tf32(d[i], g.cfg.unpack_tf32_rounding);
+        const float a = dest_to_srca ? moved : x[i];
+        const float b = dest_to_srca ? x[i] : moved;
+        d[i] = store_fpu(fpu_eltwise(op, a, b, fid));
+    }
+}
+
+void typecast(uint32_t in_format, uint32_t out_format, uint32_t dst) {
+    constexpr uint32_t kFloat32 = 0, kFloat16b = 5;  // tt-metal DataFormat values
+    const bool known = (in_format == kFloat32 || in_format == kFloat16b) &&
+                       (out_format == kFloat32 || out_format == kFloat16b);
+    if (!known)
+        unsupported("typecast_tile", "only Float32 <-> Float16_b typecasts are emulated");
+    float* d = dst_math(dst, "typecast_tile");
+    if (out_format == kFloat16b) {
+        // The SFPU rounds the fp32 value to bf16 (nearest even) and stores it.
+        for (int i = 0; i < kTileElems; ++i)
+            d[i] = store_sfpu_rne(to_bf16(d[i], Rounding::NearestEven));
+    }
+}
+
 void set_l1_acc(uint32_t enable) {
     g.l1_acc = enable != 0;
 }

@@ -45,6 +45,12 @@ void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint
             uint32_t dst, bool data_in_srcb);
 void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst);
 void transpose(uint32_t in, uint32_t tile, uint32_t dst);
+// An FPU binary reusing DST: DST tile `dst` is moved into SrcA (`dest_to_srca`) or SrcB,
+// the CB's tile unpacked into the other, and the result written back to `dst`.
+void fpu_binary_dest_reuse(Fpu2 op, bool dest_to_srca, uint32_t cb, uint32_t tile, uint32_t dst);
+// typecast_tile: DST tile `dst` converted from data format `in_format` to `out_format`
+// (tt-metal DataFormat values); Float32 and Float16_b are emulated.
+void typecast(uint32_t in_format, uint32_t out_format, uint32_t dst);
 void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile);
 void set_l1_acc(uint32_t enable);
 } // namespace ttlemu::compute
@@ -54,6 +60,12 @@ constexpr compute::Fpu2 add = compute::Fpu2::Add;
 constexpr compute::Fpu2 sub = compute::Fpu2::Sub;
 constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
 } // namespace ttlemu::math::fpu_binary
+
+namespace ttlemu::math::dest_reuse {
+constexpr compute::Fpu2 add = compute::Fpu2::Add;
+constexpr compute::Fpu2 sub = compute::Fpu2::Sub;
+constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
+} // namespace ttlemu::math::dest_reuse
 
 namespace ttlemu::math::sfpu_binary {
 constexpr compute::Sfpu2 add = compute::Sfpu2::Add;
@@ -139,6 +151,22 @@ inline void any_tiles_bcast(EltwiseBinaryType op, BroadcastType dim, uint32_t ic
                               : op == EltwiseBinaryType::ELWSUB ? compute::Fpu2::Sub
                                                                 : compute::Fpu2::Add;
     fpu_binary(fpu, dim, icb0, icb1, itile0, itile1, idst, bcast_row_idx);
+}
+// The FPU binaries that reuse DST as one source (add_reuse_dest_tiles and binary_dest_reuse_tiles).
+template <typename EltwiseBinaryReuseDestType>
+inline void dest_reuse(compute::Fpu2 op, EltwiseBinaryReuseDestType reuse, uint32_t icb,
+                       uint32_t tile, uint32_t dst) {
+    if (reuse == EltwiseBinaryReuseDestType::NONE)
+        unsupported("dest reuse", "a dest-reuse binary with EltwiseBinaryReuseDestType::NONE reads no DST");
+    compute::fpu_binary_dest_reuse(op, reuse == EltwiseBinaryReuseDestType::DEST_TO_SRCA, icb, tile, dst);
+}
+template <typename EltwiseBinaryType, typename EltwiseBinaryReuseDestType>
+inline void any_dest_reuse(EltwiseBinaryType op, EltwiseBinaryReuseDestType reuse, uint32_t icb,
+                           uint32_t tile, uint32_t dst) {
+    const compute::Fpu2 fpu = op == EltwiseBinaryType::ELWMUL   ? compute::Fpu2::Mul
+                              : op == EltwiseBinaryType::ELWSUB ? compute::Fpu2::Sub
+                                                                : compute::Fpu2::Add;
+    dest_reuse(fpu, reuse, icb, tile, dst);
 }
 template <typename PoolType>
 inline void reduce_init(PoolType pool) {

@@ -19,7 +19,25 @@
     X(square, x* x)                                                                                \
     X(negative, -x)                                                                                \
     X(abs, std::fabs(x))                                                                           \
-    X(relu, x > 0.0f ? x : 0.0f)
+    X(relu, x > 0.0f ? x : 0.0f)                                                                   \
+    X(acos, std::acos(x))                                                                          \
+    X(asin, std::asin(x))                                                                          \
+    X(atan, std::atan(x))                                                                          \
+    X(cos, std::cos(x))                                                                            \
+    X(sin, std::sin(x))                                                                            \
+    X(tan, std::tan(x))                                                                            \
+    X(ceil, std::ceil(x))                                                                          \
+    X(floor, std::floor(x))                                                                        \
+    X(trunc, std::trunc(x))                                                                        \
+    X(frac, x - std::trunc(x))                                                                     \
+    X(exp2, std::exp2(x))                                                                          \
+    X(expm1, std::expm1(x))                                                                        \
+    X(gelu, 0.5f * x * (1.0f + std::erf(x * 0.70710678f)))                                         \
+    X(hardsigmoid, std::fmin(1.0f, std::fmax(0.0f, x / 6.0f + 0.5f)))                              \
+    X(recip, 1.0f / x)                                                                             \
+    X(sign, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))                                           \
+    X(signbit, std::signbit(x) ? 1.0f : 0.0f)                                                      \
+    X(softsign, x / (1.0f + std::fabs(x)))
 
 namespace ttlemu::math::sfpu_unary {
 enum Function : int {

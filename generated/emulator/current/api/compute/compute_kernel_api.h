@@ -67,24 +67,40 @@ inline void square_tile(uint32_t idst) {
 }
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void exp2_tile_init();
+inline void exp2_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void exp2_tile(uint32_t /*idst*/);
+inline void exp2_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::exp2, idst);
+}
 
 template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void expm1_tile_init();
+inline void expm1_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void expm1_tile(uint32_t /*idst*/);
+inline void expm1_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::expm1, idst);
+}
 
-void sign_tile_init();
+inline void sign_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void sign_tile(uint32_t /*idst*/);
+inline void sign_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sign, idst);
+}
 
-void signbit_tile_init();
+inline void signbit_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void signbit_tile(uint32_t /*idst*/);
+inline void signbit_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::signbit, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

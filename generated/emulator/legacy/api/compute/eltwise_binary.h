@@ -46,12 +46,18 @@ inline void mul_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t it
 
 template <EltwiseBinaryType eltwise_binary_type = EltwiseBinaryType::ELWADD,
           EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-void binary_dest_reuse_tiles_init(uint32_t /*icb0*/, uint32_t /*call_line*/ = __builtin_LINE());
+inline void binary_dest_reuse_tiles_init(uint32_t /*icb0*/,
+                                         uint32_t /*call_line*/ = __builtin_LINE()) {
+    ttlemu::api::no_op();
+}
 
 template <EltwiseBinaryType eltwise_binary_type = EltwiseBinaryType::ELWADD,
           EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
-void binary_dest_reuse_tiles(uint32_t /*in_cb_id*/, uint32_t /*in_tile_index*/,
-                             uint32_t /*dst_tile_index*/);
+inline void binary_dest_reuse_tiles(uint32_t in_cb_id, uint32_t in_tile_index,
+                                    uint32_t dst_tile_index) {
+    ttlemu::api::any_dest_reuse(eltwise_binary_type, binary_reuse_dest, in_cb_id, in_tile_index,
+                                dst_tile_index);
+}
 
 } // namespace ckernel
 using namespace ckernel;

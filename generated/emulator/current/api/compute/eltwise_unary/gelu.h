@@ -10,10 +10,14 @@
 namespace ckernel {
 
 template <bool fast_and_approx = true, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void gelu_tile_init();
+inline void gelu_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool fast_and_approx = true, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void gelu_tile(uint32_t /*idst*/);
+inline void gelu_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::gelu, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

@@ -10,37 +10,61 @@
 namespace ckernel {
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void acos_tile_init();
+inline void acos_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void acos_tile(uint32_t /*idst*/);
+inline void acos_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::acos, idst);
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void asin_tile_init();
+inline void asin_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void asin_tile(uint32_t /*idst*/);
+inline void asin_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::asin, idst);
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void atan_tile_init();
+inline void atan_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void atan_tile(uint32_t /*idst*/);
+inline void atan_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::atan, idst);
+}
 
-void cos_tile_init();
-
-template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void cos_tile(uint32_t /*idst*/);
-
-void sin_tile_init();
-
-template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void sin_tile(uint32_t /*idst*/);
-
-void tan_tile_init();
+inline void cos_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void tan_tile(uint32_t /*idst*/);
+inline void cos_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::cos, idst);
+}
+
+inline void sin_tile_init() {
+    ttlemu::api::no_op();
+}
+
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+inline void sin_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sin, idst);
+}
+
+inline void tan_tile_init() {
+    ttlemu::api::no_op();
+}
+
+template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+inline void tan_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::tan, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

@@ -10,10 +10,14 @@
 namespace ckernel {
 
 template <uint32_t IN_DTYPE, uint32_t OUT_DTYPE>
-void typecast_tile_init();
+inline void typecast_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <uint32_t IN_DTYPE, uint32_t OUT_DTYPE, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
-void typecast_tile(uint32_t /*idst*/);
+inline void typecast_tile(uint32_t idst) {
+    ttlemu::compute::typecast(IN_DTYPE, OUT_DTYPE, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

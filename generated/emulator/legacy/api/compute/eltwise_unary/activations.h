@@ -9,13 +9,21 @@
 
 namespace ckernel {
 
-void hardsigmoid_tile_init();
+inline void hardsigmoid_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void hardsigmoid_tile(uint32_t /*idst*/);
+inline void hardsigmoid_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::hardsigmoid, idst);
+}
 
-void softsign_tile_init();
+inline void softsign_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void softsign_tile(uint32_t /*idst*/);
+inline void softsign_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::softsign, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

@@ -10,10 +10,14 @@
 namespace ckernel {
 
 template <bool legacy_compat = true>
-void recip_tile_init();
+inline void recip_tile_init() {
+    ttlemu::api::no_op();
+}
 
 template <bool legacy_compat = true>
-void recip_tile(uint32_t /*idst*/, int /*vector_mode*/ = (int)VectorMode::RC);
+inline void recip_tile(uint32_t idst, int /*vector_mode*/ = (int)VectorMode::RC) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::recip, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

@@ -9,15 +9,25 @@
 
 namespace ckernel {
 
-void rounding_op_tile_init();
+inline void rounding_op_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void ceil_tile(uint32_t /*idst*/);
+inline void ceil_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::ceil, idst);
+}
 
-void floor_tile(uint32_t /*idst*/);
+inline void floor_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::floor, idst);
+}
 
-void trunc_tile(uint32_t /*idst*/);
+inline void trunc_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::trunc, idst);
+}
 
-void frac_tile(uint32_t /*idst*/);
+inline void frac_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::frac, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;

@@ -9,29 +9,53 @@
 
 namespace ckernel {
 
-void acos_tile_init();
+inline void acos_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void acos_tile(uint32_t /*idst*/);
+inline void acos_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::acos, idst);
+}
 
-void asin_tile_init();
+inline void asin_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void asin_tile(uint32_t /*idst*/);
+inline void asin_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::asin, idst);
+}
 
-void atan_tile_init();
+inline void atan_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void atan_tile(uint32_t /*idst*/);
+inline void atan_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::atan, idst);
+}
 
-void cos_tile_init();
+inline void cos_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void cos_tile(uint32_t /*idst*/);
+inline void cos_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::cos, idst);
+}
 
-void sin_tile_init();
+inline void sin_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void sin_tile(uint32_t /*idst*/);
+inline void sin_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sin, idst);
+}
 
-void tan_tile_init();
+inline void tan_tile_init() {
+    ttlemu::api::no_op();
+}
 
-void tan_tile(uint32_t /*idst*/);
+inline void tan_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::tan, idst);
+}
 
 } // namespace ckernel
 using namespace ckernel;
