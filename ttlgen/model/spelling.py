@@ -628,6 +628,7 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                     f"op {op_name!r} reads operand {op.operands[producer].name!r} by its producer: spell it under "
                     f"{' and '.join(map(repr, PRODUCER_ROUTES))}, one per route the operand takes",
                     after=after,
+                    breaks=[op_entity(op_name)],  # a kernel's "no spelling" follows from it
                 )
             elif producer is not None:
                 pass

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ttlgen import release_headers
 from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import emulator_glue
 from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call, parse_value
@@ -559,7 +560,23 @@ class ApiLevel:
         if elsewhere:
             return f"{name!r} is declared for {other.value} kernels ({elsewhere[0].header}), not {kernel.value} kernels, at API level {self.level!r}"
         known = [f.name for f in self.all_forms() if f.kernel is kernel]
-        return f"unknown function {name!r} at API level {self.level!r}{did_you_mean(name, known)}"
+        unknown = f"unknown function {name!r} at API level {self.level!r}"
+        if self.release is None:
+            return f"{unknown}: {self.source} does not declare it{did_you_mean(name, known)}"
+        roots = next((paths for k, paths in self.header_roots if k is kernel), ())
+        header = release_headers.declaring_header(self.release.sha256, roots, name)
+        release = self.release.name
+        if isinstance(header, str):
+            return (
+                f"{unknown}: {self.source} does not declare it, but {release} does ({header}): declare it there "
+                f"(`ttlgen upstream import --level {self.level} --add {name}` writes its signature)"
+            )
+        if header is None:
+            return f"{unknown}: neither {self.source} nor {release}'s headers declare it{did_you_mean(name, known)}"
+        return (
+            f"{unknown}: {self.source} does not declare it{did_you_mean(name, known)}; whether {release} has it is "
+            f"unknown here (its headers are not fetched: `ttlgen upstream fetch`)"
+        )
 
 
 @dataclass(frozen=True)
