@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import run_cli
 from ttlgen.pipeline import load_project
@@ -76,3 +77,42 @@ def test_an_unknown_like_says_what_would_be_valid(spec_copy: Path) -> None:
     result = run_cli("new", "arch", "nebula", "--like", "no_such_arch", "--specs", spec_copy)
     assert result.exit_code == 2
     assert "is no supported architecture" in result.stderr and "choose one of" in result.stderr
+
+
+def _family_names(specs: Path, name: str) -> list[str]:
+    """The family of the ops specs under ``specs`` whose names list holds ``name``, as written."""
+    for path in sorted((specs / "ops").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for family, body in (data.get("families") or {}).items():
+            if name in body["names"]:
+                return [family, path.name]
+    return []
+
+
+@pytest.mark.parametrize("kind", ["unary", "binary"])
+def test_a_new_op_goes_to_its_family_spelling_and_emulation_and_validate_names_each_call_to_state(spec_copy: Path, kind: str) -> None:
+    project = load_project(spec_copy)
+    result = run_cli("new", "op", "tile_user_op", "--kind", kind, "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+    family, _ = _family_names(spec_copy, "tile_user_op")
+    model = next(op for op in project.ops.ops if op.family == family)
+    assert len(model.operands) == {"unary": 1, "binary": 2}[kind]
+    spelling = project.spelling.source  # specs/ops/..., relative to the test's directory
+    placeholders = [(n, line) for n, line in enumerate((spec_copy.parent / spelling).read_text(encoding="utf-8").splitlines(), 1) if "# to fill in:" in line]
+    assert len(placeholders) == 2 * len(model.spelling_keys)  # an init and a call for each
+    missing = run_cli("validate", "--specs", spec_copy)
+    assert missing.exit_code == 2
+    located = {int(line.split(":")[1]) for line in missing.stderr.splitlines() if line.startswith(f"{spelling}:")}
+    assert located == {n for n, _ in placeholders}, missing.stderr
+    emulation = (spec_copy / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8")
+    assert "# tile_user_op\n" in emulation and "user_op" in emulation.split("# tile_user_op\n", 1)[1]
+
+
+def test_a_new_op_is_refused_when_its_name_is_taken_or_its_kind_unknown(spec_copy: Path) -> None:
+    before = {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()}
+    existing = load_project(spec_copy).ops.ops[0].name
+    taken = run_cli("new", "op", existing, "--specs", spec_copy)
+    assert taken.exit_code == 2 and f"there is already an op named {existing!r}" in taken.stderr
+    unknown = run_cli("new", "op", "tile_user_op", "--kind", "unray", "--specs", spec_copy)
+    assert unknown.exit_code == 2 and "did you mean 'unary'" in unknown.stderr
+    assert {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()} == before
