@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
@@ -238,7 +239,7 @@ class _Builder:
         self.name = name
         self.raw = raw
         self.ops = {op.name: op for op in ops.ops}
-        self.op_sources = ", ".join(sorted({op.source for op in ops.ops})) or "specs/ops/ (no ttlgen.ops spec yet)"
+        self.op_sources = ", ".join(sorted({str(Path(op.source).parent) + "/" for op in ops.ops})) or "no ttlgen.ops spec yet"
         self.element_names = [e.name for e in ops.vocabulary.element_types]
         self.spelling = spelling
         self.sink = sink
@@ -391,7 +392,7 @@ class _Builder:
             self.sink.error(
                 self.mark(*path, "op"),
                 f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}; "
-                f"a new op is a name in a family of {self.op_sources}",
+                f"`ttlgen new op {op_name}` adds it to an op family ({self.op_sources})",
             )
             return expr
         self.check_op(expr, op, path)
