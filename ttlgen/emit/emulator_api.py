@@ -56,6 +56,13 @@ def wrap(head: str, items: Sequence[str], tail: str, indent: str = "") -> list[s
         else:
             lines.append(line)
             line = " " * len(first) + piece
+        if len(line) > COLUMNS and " ? " in piece and " : " in piece:
+            # A conditional expression too long for its line breaks before its ':', which
+            # goes under the '?' (clang-format's BreakBeforeTernaryOperators).
+            question = line.index(" ? ") + 1
+            head, _, rest = line.partition(" : ")
+            lines.append(head)
+            line = " " * question + ": " + rest
     lines.append(line if items else first + tail)
     return lines
 

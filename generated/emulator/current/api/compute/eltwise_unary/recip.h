@@ -9,13 +9,15 @@
 
 namespace ckernel {
 
-template <ReciprocalDestAcc dest_acc = DST_ACCUM_MODE ? ReciprocalDestAcc::FP32 : ReciprocalDestAcc::BF16,
+template <ReciprocalDestAcc dest_acc = DST_ACCUM_MODE ? ReciprocalDestAcc::FP32
+                                                      : ReciprocalDestAcc::BF16,
           ReciprocalApproxMode approximation = ReciprocalApproxMode::Default>
 inline void recip_tile(uint32_t idst, VectorMode /*vector_mode*/ = VectorMode::RC) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::recip, idst);
 }
 
-template <ReciprocalDestAcc dest_acc = DST_ACCUM_MODE ? ReciprocalDestAcc::FP32 : ReciprocalDestAcc::BF16,
+template <ReciprocalDestAcc dest_acc = DST_ACCUM_MODE ? ReciprocalDestAcc::FP32
+                                                      : ReciprocalDestAcc::BF16,
           ReciprocalApproxMode approximation = ReciprocalApproxMode::Default>
 inline void recip_tile_init() {
     ttlemu::api::no_op();
