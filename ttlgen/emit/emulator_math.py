@@ -114,7 +114,7 @@ def expression(expr: Expr, outer: int = 0) -> str:
     if expr.function == "where":
         return f"({_condition(expr.args[0])} ? {args[1]} : {args[2]})"
     if expr.function == "signbit":
-        return f"(std::signbit({args[0]}) ? 1.0f : 0.0f)"
+        return f"({_condition(expr)} ? 1.0f : 0.0f)"
     return f"{CPP_FUNCTIONS[expr.function]}({', '.join(args)})"
 
 
@@ -122,6 +122,8 @@ def _condition(expr: Expr) -> str:
     """A C++ condition true where ``expr`` is not 0 (a comparison is its own condition)."""
     if isinstance(expr, Compare):
         return f"{expression(expr.left, 1)} {expr.op.value} {expression(expr.right, 1)}"
+    if isinstance(expr, Call) and expr.function == "signbit":
+        return f"std::signbit({expression(expr.args[0])})"
     return f"{expression(expr, 1)} != 0.0f"
 
 
@@ -130,7 +132,7 @@ def _return_lines(expr: Expr, indent: str) -> list[str]:
     if len(line) <= COLUMNS:
         return [line]
     # Longer than a line: the formatter would break it its own way, so it is left as is.
-    return ["// clang-format off", line, "// clang-format on"]
+    return [f"{indent}// clang-format off", line, f"{indent}// clang-format on"]
 
 
 def _uses(function: MathFunction, operand: str) -> bool:

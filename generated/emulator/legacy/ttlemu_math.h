@@ -22,9 +22,77 @@ inline float abs(float x) {
     return std::fabs(x);
 }
 
+// acos(x) = acos(x)
+inline float acos(float x) {
+    return std::acos(x);
+}
+
+// asin(x) = asin(x)
+inline float asin(float x) {
+    return std::asin(x);
+}
+
+// atan(x) = atan(x)
+inline float atan(float x) {
+    return std::atan(x);
+}
+
+// ceil(x) = ceil(x)
+inline float ceil(float x) {
+    return std::ceil(x);
+}
+
+// cos(x) = cos(x)
+inline float cos(float x) {
+    return std::cos(x);
+}
+
 // exp(x) = exp(x)
 inline float exp(float x) {
     return std::exp(x);
+}
+
+// exp2(x) = exp2(x)
+inline float exp2(float x) {
+    return std::exp2(x);
+}
+
+// expm1(x) = expm1(x)
+inline float expm1(float x) {
+    return std::expm1(x);
+}
+
+// floor(x) = floor(x)
+inline float floor(float x) {
+    return std::floor(x);
+}
+
+// frac(x) = x - trunc(x)
+inline float frac(float x) {
+    return x - std::trunc(x);
+}
+
+// gelu(x) = 0.5 * x * (1 + erf(x / sqrt(2)))
+// approximate: 0.5 * x + where(abs(x) < 0.5, 0.1928 * abs(x) - 0.00010443, where(abs(x) < 1, 0.4939 * abs(x) - 0.1604, where(abs(x) < 1.5, 0.6188 * abs(x) - 0.2796, where(abs(x) < 2, 0.6099 * abs(x) - 0.2635, where(abs(x) < 3, 0.5402 * abs(x) - 0.1194, 0.5 * abs(x))))))
+template <bool approximate = false>
+inline float gelu(float x) {
+    if constexpr (approximate) {
+        // clang-format off
+        return 0.5f * x + (std::fabs(x) < 0.5f ? 0.1928f * std::fabs(x) - 0.00010443f : (std::fabs(x) < 1.0f ? 0.4939f * std::fabs(x) - 0.1604f : (std::fabs(x) < 1.5f ? 0.6188f * std::fabs(x) - 0.2796f : (std::fabs(x) < 2.0f ? 0.6099f * std::fabs(x) - 0.2635f : (std::fabs(x) < 3.0f ? 0.5402f * std::fabs(x) - 0.1194f : 0.5f * std::fabs(x))))));
+        // clang-format on
+    } else {
+        return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+    }
+}
+
+// gelu_tanh(x) = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+inline float gelu_tanh(float x) {
+    return 0.5f * x * (1.0f + std::tanh(0.7978846f * (x + 0.044715f * x * x * x)));
+}
+
+// hardsigmoid(x) = max(0, min(1, x / 6 + 0.5))
+inline float hardsigmoid(float x) {
+    return std::fmax(0.0f, std::fmin(1.0f, x / 6.0f + 0.5f));
 }
 
 // log(x) = log(x)
@@ -35,6 +103,11 @@ inline float log(float x) {
 // negative(x) = -x
 inline float negative(float x) {
     return -x;
+}
+
+// recip(x) = 1 / x
+inline float recip(float x) {
+    return 1.0f / x;
 }
 
 // relu(x) = max(x, 0)
@@ -52,9 +125,34 @@ inline float sigmoid(float x) {
     return 1.0f / (1.0f + std::exp(-x));
 }
 
+// sign(x) = where(x == 0, 0, where(signbit(x), -1, 1))
+inline float sign(float x) {
+    return (x == 0.0f ? 0.0f : (std::signbit(x) ? -1.0f : 1.0f));
+}
+
+// signbit(x) = signbit(x)
+inline float signbit(float x) {
+    return (std::signbit(x) ? 1.0f : 0.0f);
+}
+
 // silu(x) = x / (1 + exp(-x))
 inline float silu(float x) {
     return x / (1.0f + std::exp(-x));
+}
+
+// sin(x) = sin(x)
+inline float sin(float x) {
+    return std::sin(x);
+}
+
+// softplus(x) = where(x > 20, x, log1p(exp(x)))
+inline float softplus(float x) {
+    return (x > 2.0e1f ? x : std::log1p(std::exp(x)));
+}
+
+// softsign(x) = x * (1 / (1 + abs(x)))
+inline float softsign(float x) {
+    return x * (1.0f / (1.0f + std::fabs(x)));
 }
 
 // sqrt(x) = sqrt(x)
@@ -67,9 +165,19 @@ inline float square(float x) {
     return x * x;
 }
 
+// tan(x) = tan(x)
+inline float tan(float x) {
+    return std::tan(x);
+}
+
 // tanh(x) = tanh(x)
 inline float tanh(float x) {
     return std::tanh(x);
+}
+
+// trunc(x) = trunc(x)
+inline float trunc(float x) {
+    return std::trunc(x);
 }
 
 } // namespace sfpu_unary
@@ -101,6 +209,11 @@ inline float min(float x, float y) {
 // stored into a 16-bit DST rounded to nearest even
 inline float mul(float x, float y) {
     return x * y;
+}
+
+// pow(x, y) = pow(x, y)
+inline float pow(float x, float y) {
+    return std::pow(x, y);
 }
 
 // rsub(x, y) = y - x
