@@ -1049,18 +1049,19 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
         return
     after = [math_spec.function_entity(name)]
     found = math.computation(name)
+    leaf = binding.call.function.rpartition("::")[2]
+    arity = next((a for a, table in tables if table == leaf), None)
     if found is None:
         known = [f.name for f in math.functions]
+        forms = {1: f'{name}: {{unary: "<expression of x>"}}', 2: f'{name}: {{binary: "<expression of x and y>"}}'}
+        wanted = forms[arity] if binding.passes_function and arity in forms else " or ".join(forms.values())
         sink.error(
             binding.mark,
             f"no math is stated for {name!r}{did_you_mean(name, [*known, *math_spec.PRIMITIVE_NAMES])}: add it to {math.file} under "
-            f'functions:, as {name}: {{unary: "<expression of x>"}} or {name}: {{binary: "<expression of x and y>"}} '
-            f"(runtime primitives, computed by the emulator's own datapaths: {_primitive_names()})",
+            f"functions:, as {wanted} (runtime primitives, computed by the emulator's own datapaths: {_primitive_names()})",
             after=after,
         )
         return
-    leaf = binding.call.function.rpartition("::")[2]
-    arity = next((a for a, table in tables if table == leaf), None)
     if not binding.passes_function or arity is None:
         return
     if not isinstance(found, math_spec.MathFunction):
