@@ -196,6 +196,13 @@ def test_approximate_must_name_a_bool_template_parameter(spec_copy: Path) -> Non
     assert "it is a function parameter" in message
 
 
+def test_approximate_on_a_routine_whose_math_the_glue_holds_is_refused(spec_copy: Path) -> None:
+    emulation = spec_copy / "tt_metal" / "emulation.yaml"
+    _edit(emulation, "add_tiles: {computes: add,", "add_tiles: {computes: add, approximate: acc_to_dest,")
+    message = _rejected(spec_copy)
+    assert "`approximate: acc_to_dest` selects a form of the math spec's function, but compute::fpu_binary takes its `function` from the glue (ttlemu::math::fpu_binary)" in message
+
+
 def test_a_function_named_as_a_runtime_primitive_or_a_keyword_is_refused(spec_copy: Path) -> None:
     math = _add_function(spec_copy, 'copy: {unary: "x"}\n  double: {unary: "2 * x"}')
     message = _rejected(spec_copy)

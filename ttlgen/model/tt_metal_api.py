@@ -1062,7 +1062,16 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
             after=after,
         )
         return
-    if not binding.passes_function or arity is None:
+    if not binding.passes_function:
+        return
+    if arity is None:
+        if binding.approximate is not None:
+            tables_text = ", ".join(f"{namespace}::math::{t}" for _, t in tables)
+            sink.error(
+                binding.mark,
+                f"`approximate: {binding.approximate}` selects a form of the math spec's function, but {binding.call.function} "
+                f"takes its `{MATH_FUNCTION}` from the glue ({namespace}::math::{leaf}), not from {tables_text}",
+            )
         return
     if not isinstance(found, math_spec.MathFunction):
         sink.error(binding.mark, f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {'unary' if arity == 1 else 'binary'} function as `{MATH_FUNCTION}`")
