@@ -601,12 +601,15 @@ def new_arch(
 def new_op(
     name: Annotated[str, typer.Argument(help="The new op's name, e.g. tile_softplus.")],
     kind: Annotated[str, typer.Option("--kind", help="unary, binary, or the op family to add it to.")] = "unary",
+    function: Annotated[
+        str | None, typer.Option("--function", help="The tt-metal function it calls (default: <name>_tile, <name>_binary_tile for a binary).")
+    ] = None,
     specs: SpecsOption = Path("specs"),
 ) -> None:
-    """An op: its name in an op family, its spelling and emulator bindings to fill in."""
+    """An op: its name in an op family, its spelling, emulator bindings and math to fill in."""
     from ttlgen import scaffold
 
-    _scaffold(lambda: scaffold.new_op(specs, name, kind))
+    _scaffold(lambda: scaffold.new_op(specs, name, kind, function))
 
 
 @new_app.command("kernel")

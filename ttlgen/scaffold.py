@@ -266,12 +266,17 @@ def _named(doc: SpecDocument, family: str, name: str) -> str:
     return "\n".join(lines)
 
 
-def _spelling_entry(op: OpSemantics, name: str, base: str) -> str:
+def _function_of(op: OpSemantics, base: str) -> str:
+    """tt-metal's usual name of an op's function: <base>_tile, <base>_binary_tile for a binary."""
+    dst_operands = [r for r in op.strategies[0].routes if r is Route.DST]
+    return f"{base}_binary_tile" if len(dst_operands) > 1 else f"{base}_tile"
+
+
+def _spelling_entry(op: OpSemantics, name: str, function: str) -> str:
     """The op's spelling with its init and call left to fill in, keyed as its family's ops."""
     dst_operands = [o.name for o, r in zip(op.operands, op.strategies[0].routes, strict=False) if r is Route.DST]
     # A unary works in place ({dst} is its operand's slot); a binary names both operands.
     args = ", ".join([*(f"{{{o}.dst}}" for o in dst_operands), "{dst}"]) if len(dst_operands) > 1 else "{dst}"
-    function = f"{base}_binary_tile" if len(dst_operands) > 1 else f"{base}_tile"
     lines = [f"  {name}:"]
     for key in op.spelling_keys:
         lines += [
@@ -282,9 +287,9 @@ def _spelling_entry(op: OpSemantics, name: str, base: str) -> str:
     return "\n".join(lines)
 
 
-def _binding_entry(project: Project, family_op: OpSemantics, base: str, math: str) -> tuple[str, tuple[str, ...]]:
-    """Emulator bindings for the functions an op like ``family_op`` would call (named after
-    ``base``), made like the bindings of ``family_op``'s own calls: (text, functions)."""
+def _binding_entry(project: Project, family_op: OpSemantics, function: str, math: str) -> tuple[str, tuple[str, ...]]:
+    """Emulator bindings of ``function`` and its init, made like the bindings of the calls of
+    ``family_op``, an op of the same family: (text, functions)."""
     emulation = project.api.emulation
     level = project.spelling.levels[0] if project.spelling.levels else None
     model = level.spelling(family_op.name, family_op.spelling_keys[0]) if level is not None else None
@@ -293,8 +298,7 @@ def _binding_entry(project: Project, family_op: OpSemantics, base: str, math: st
     lines = []
     functions = []
     for form, suffix in ((model.init, "_init"), (model.call, "")):
-        stem = form.function.removesuffix("_init") if suffix else form.function
-        new = f"{base}_binary_tile{suffix}" if "binary" in stem else f"{base}_tile{suffix}"
+        new = f"{function}{suffix}"
         raw = next((r for n, bindings in emulation.bindings if n == form.function for r in bindings), None)
         if raw is None:
             continue
@@ -304,16 +308,32 @@ def _binding_entry(project: Project, family_op: OpSemantics, base: str, math: st
     return "\n".join(lines), tuple(functions)
 
 
-def new_op(specs: Path, name: str, kind: str) -> list[Scaffold]:
+def _math_entry(project: Project, model: OpSemantics, math: str) -> Scaffold | None:
+    """The math spec with ``math`` to state, when it lacks the function (None: it has it)."""
+    if project.math.function(math) is not None or project.math.display is None:
+        return None
+    path = Path(project.math.display)
+    original = path.read_text(encoding="utf-8")
+    dst_operands = [r for r in model.strategies[0].routes if r is Route.DST]
+    form, operands = ("binary", "x and y") if len(dst_operands) > 1 else ("unary", "x")
+    entry = f"  {math}:\n    {form}:  # to fill in: what it computes, an expression of {operands}"
+    return Scaffold(path, _inserted(original, "functions", entry), (f"functions.{math}.{form}",), (), original, f"the math of {math!r}")
+
+
+def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> list[Scaffold]:
     """A new op: its name in the family ``kind`` names (``unary``, ``binary`` or a family), its
-    spelling with init and call to fill in, and emulator bindings of the functions it would
-    call, made like its family's."""
+    spelling with init and call to fill in, emulator bindings of the API function it calls
+    (``function``, by default tt-metal's usual name for the op) made like its family's, and
+    its math to state when the math spec lacks it."""
     project = load_project(specs)
     _check_name(name, "op", [op.name for op in project.ops.ops])
     family = _family_of_kind(project, kind)
     model = _families(project)[family][0]
     base = name.removeprefix("tile_")
     math = base
+    function = function or _function_of(model, base)
+    if not _NAME.match(function):
+        raise UsageError(f"--function {function!r} is no C++ function name (lower case letters, digits and '_')")
     scaffolds: list[Scaffold] = []
     ops_doc = _document(specs, lambda d: d.kind == "ttlgen.ops" and family in (d.data.get("families") or {}))
     original = _read(ops_doc)
@@ -323,8 +343,8 @@ def new_op(specs: Path, name: str, kind: str) -> list[Scaffold]:
         raise UsageError(f"{spelling_doc.display} already spells an op named {name!r}; remove it or choose another name")
     original = _read(spelling_doc)
     keys = tuple(f"ops.{name}.{key}.{part}" for key in model.spelling_keys for part in ("init", "call"))
-    scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(model, name, base)), keys, (), original, f"the spelling of {name!r}"))
-    bindings, functions = _binding_entry(project, model, base, math)
+    scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(model, name, function)), keys, (), original, f"the spelling of {name!r}"))
+    bindings, functions = _binding_entry(project, model, function, math)
     emulation_doc = next((d for d in validate_specs(specs) if d.kind == "ttlgen.tt_metal_emulation"), None)
     if bindings and emulation_doc is not None:
         taken = [f for f in functions if f in emulation_doc.data["functions"]]
@@ -348,4 +368,7 @@ def new_op(specs: Path, name: str, kind: str) -> list[Scaffold]:
                 tuple(f"functions.{f}" for f in functions), original, f"emulator bindings of {', '.join(functions)}", tuple(notes),
             )
         )
+    stated = _math_entry(project, model, math)
+    if stated is not None:
+        scaffolds.append(stated)
     return scaffolds

@@ -45,8 +45,9 @@ from ttlgen.model.call_forms import (
     kind_of,
     parse_call,
 )
+from ttlgen.model.math_spec import Computation
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
-from ttlgen.model.tt_metal_api import ApiModel
+from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, Emulation, FunctionForm, KernelKind
 from ttlgen.spec.document import SpecDocument
 
 __all__ = ["CPP_KEYWORDS", "ArgKind", "CallForm", "FormArg", "FormError", "Literal", "Placeholder", "TypeForm", "parse_call"]
@@ -281,13 +282,20 @@ class SpellingModel:
     levels: tuple[LevelSpelling, ...]  # one per API level, in the API model's order
     api_level_names: frozenset[str]  # functions, types and entry points the API specs declare
     source: str
-    # The math each op computes, as the emulation spec says its spelled calls compute it
-    # (the key of its float64 reference); ops whose calls compute nothing known are absent.
-    computes: tuple[tuple[str, str], ...] = ()
+    # The math each op computes, as the emulation spec says its spelled calls compute it (a
+    # function of the math spec or a runtime primitive: what its float64 reference
+    # evaluates); ops whose calls compute nothing known are absent.
+    computes: tuple[tuple[str, Computation], ...] = ()
     tile: TileLayout | None = None  # None: the spec states no layout (no tile is built in L1)
+    # (level, op) of each op whose spelled call at that level selects the approximate form
+    # of its math (the binding's `approximate:` template parameter is true there).
+    approximate: frozenset[tuple[str, str]] = frozenset()
 
-    def math_of(self, op: str) -> str | None:
+    def math_of(self, op: str) -> Computation | None:
         return dict(self.computes).get(op)
+
+    def selects_approximate(self, level: str, op: str) -> bool:
+        return (level, op) in self.approximate
 
     def format(self, element: str) -> Format | None:
         return next((f for f in self.formats if f.element == element), None)
@@ -335,12 +343,12 @@ class SpellingModel:
 EMPTY = SpellingModel("", (), (), frozenset(), "")
 
 
-def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, str], ...]:
+def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, Computation], ...]:
     """What each op computes through its calls at every level and strategy, which must agree."""
     emulation = api.emulation
     if emulation is None:
         return ()
-    found: dict[str, dict[str, Spelling]] = {}
+    found: dict[str, dict[Computation, Spelling]] = {}
     for level in levels:
         for spelling in level.spellings:
             math = emulation.computes(spelling.call.function)
@@ -349,12 +357,76 @@ def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSi
     out = []
     for op, by_math in sorted(found.items()):
         if len(by_math) > 1:
-            ways = "; ".join(f"{m} through {s.call.function} ({s.strategy})" for m, s in sorted(by_math.items()))
+            ways = "; ".join(f"{m.name} through {s.call.function} ({s.strategy})" for m, s in sorted(by_math.items(), key=lambda item: item[0].name))
             first = next(iter(by_math.values()))
             sink.error(first.mark, f"op {op!r} computes different functions depending on its spelling: {ways} ({emulation.source})")
             continue
         out.append((op, next(iter(by_math))))
     return tuple(out)
+
+
+_TRUTH = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _selects_approximate(spelling: Spelling, level: ApiLevel, emulation: Emulation, sink: DiagnosticSink) -> bool | None:
+    """Whether the spelled call selects the approximate form of the math its binding passes
+    (the value of the binding's `approximate:` template parameter in the call: written in
+    the spelling, else the parameter's default, a define taking the emulator's value); None
+    when the binding follows no approximate form."""
+    call = spelling.call
+    template = [a.text if isinstance(a, Literal) else None for a in call.template_args]
+    form, _ = level.check_call(call.function, KernelKind.COMPUTE, template, len(call.args))
+    if not isinstance(form, FunctionForm):
+        return None
+    binding = emulation.binding(form)
+    if binding is None or binding.approximate is None:
+        return None
+    function = emulation.math_function(binding)
+    if function is None or function.approximate is None:
+        return None
+    params = form.signature.template
+    index = next((i for i, p in enumerate(params) if p.name == binding.approximate), None)
+    if index is None:
+        return None  # the emulation spec's error says so
+    value = template[index] if index < len(template) else params[index].default
+    defines = dict(emulation.defines)
+    seen: set[str] = set()
+    while value is not None and value not in _TRUTH and value in defines and value not in seen:
+        seen.add(value)
+        value = defines[value]
+    if value is None or value not in _TRUTH:
+        shown = "a value the spelling computes" if value is None else repr(value)
+        sink.error(
+            call.mark,
+            f"{call.text!r} selects the approximate form of {function.name!r} with {binding.approximate} = {shown}, which is not "
+            f"true or false (nor a define of {emulation.source} that is); write it in the call, e.g. {call.function}<...>",
+        )
+        return None
+    return _TRUTH[value]
+
+
+def _approximate(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> frozenset[tuple[str, str]]:
+    """(level, op) of each op whose calls select the approximate form of its math; the
+    strategies of an op at one level must agree (its reference is one function)."""
+    emulation = api.emulation
+    if emulation is None:
+        return frozenset()
+    selected: set[tuple[str, str]] = set()
+    for spelled in levels:
+        level = api.level(spelled.level)
+        if level is None:
+            continue
+        by_op: dict[str, dict[bool, Spelling]] = {}
+        for spelling in spelled.spellings:
+            choice = _selects_approximate(spelling, level, emulation, sink)
+            by_op.setdefault(spelling.op, {}).setdefault(bool(choice), spelling)
+        for op, choices in sorted(by_op.items()):
+            if len(choices) > 1:
+                ways = "; ".join(f"{'approximate' if c else 'exact'} through {s.call.function} ({s.strategy})" for c, s in sorted(choices.items()))
+                sink.error(choices[True].mark, f"op {op!r} computes different forms of its math at level {spelled.level!r} depending on its strategy: {ways}")
+            elif True in choices:
+                selected.add((spelled.level, op))
+    return frozenset(selected)
 
 
 def _placeholders(*names: str) -> dict[str, ArgKind]:
@@ -792,4 +864,5 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     )
     api_names = frozenset(name for level in api.levels for name in level.names())
     computes = _computes(levels, api, sink)
-    return SpellingModel(data["api"], tuple(formats), levels, api_names, doc.source, computes, tile)
+    approximate = _approximate(levels, api, sink)
+    return SpellingModel(data["api"], tuple(formats), levels, api_names, doc.source, computes, tile, approximate)

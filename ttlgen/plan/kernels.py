@@ -24,6 +24,7 @@ from typing import Any
 from ttlgen.errors import Diagnostic, DiagnosticSink, SpecErrors
 from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
+from ttlgen.model.math_spec import Computation
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import Rule, TargetsModel
@@ -81,8 +82,11 @@ class LoweredKernel:
     strategies: tuple[tuple[str, str], ...]  # op id -> strategy, for the report
     sources: tuple[str, ...]  # of the compute kernel and program.json
     dataflow_sources: tuple[str, ...]  # of the reader and writer
-    # What each op of the kernel computes (the key of its float64 reference); absent: unknown.
-    op_math: tuple[tuple[str, str], ...] = ()
+    # What each op of the kernel computes (a math function or a runtime primitive: what its
+    # float64 reference evaluates), by op name; an op absent computes nothing known.
+    op_math: tuple[tuple[str, Computation], ...] = ()
+    # The ops whose calls select the approximate form of their math at the kernel's level.
+    approximate: frozenset[str] = frozenset()
     # The relation rules the kernel's uses matched, which allowed its DST width and unpack
     # set (resolution.relation_rules): the spec nodes behind those facts, for provenance.
     relation_rules: tuple[Rule, ...] = ()
@@ -210,7 +214,8 @@ def lower(
         strategies=tuple((op_id, s.value) for op_id, s in plan.strategies),
         sources=tuple(sorted({kernel.source, spelling.source, level.source, *ops.sources})),
         dataflow_sources=tuple(sorted({kernel.source, spelling.source, level.source})),
-        op_math=tuple(sorted((op, math) for op in _ops_of(kernel) if (math := spelling.math_of(op)) is not None)),
+        op_math=tuple((op, math) for op in sorted(_ops_of(kernel)) if (math := spelling.math_of(op)) is not None),
+        approximate=frozenset(op for op in _ops_of(kernel) if spelling.selects_approximate(level.level, op)),
         fills=fills,
     )
 

@@ -6,6 +6,7 @@
 #pragma once
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
+#include "ttlemu_math.h"
 
 namespace ckernel {
 
@@ -16,7 +17,7 @@ inline void gelu_tile_init() {
 
 template <bool fast_and_approx = true>
 inline void gelu_tile(uint32_t idst) {
-    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::gelu, idst);
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::gelu<fast_and_approx>, idst);
 }
 
 } // namespace ckernel
