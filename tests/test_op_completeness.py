@@ -133,3 +133,22 @@ def test_the_compile_check_discounts_only_the_host_compilers_own_errors() -> Non
     assert not host_only(other)
     assert not host_only("")
     assert not host_only(pragma + "compilation terminated due to -fmax-errors=10.\n")
+
+
+def test_a_binding_of_a_function_only_the_release_declares_says_where_to_declare_it(
+    spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    upstream = tmp_path / "upstream"
+    levels = _levels()
+    for _, release in levels:
+        _fake_release(upstream, release, {"api/compute/eltwise_unary/softplus.h": "ALWI void softplus_tile_init() {}\n"})
+    monkeypatch.setenv(cache.UPSTREAM_ENV, str(upstream))
+    emulation = spec_copy / "tt_metal" / "emulation.yaml"
+    emulation.write_text(emulation.read_text(encoding="utf-8").rstrip("\n") + "\n  softplus_tile_init: api::no_op()\n", encoding="utf-8")
+    result = run_cli("validate", "--specs", spec_copy)
+    (line,) = [line for line in result.stderr.splitlines() if "softplus_tile_init" in line]
+    assert line.startswith("specs/tt_metal/emulation.yaml:") and "no API level declares 'softplus_tile_init': declare it in" in line
+    for level, release in levels:
+        assert f"specs/tt_metal/{level}.yaml ({release.name} declares it in api/compute/eltwise_unary/softplus.h" in line
+        assert f"`ttlgen upstream import --level {level} --add softplus_tile_init`" in line
+    assert "did you mean" not in line

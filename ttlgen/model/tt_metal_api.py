@@ -1193,6 +1193,22 @@ def _math_tables(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[int, st
     return ((1, raw["unary"]), (2, raw["binary"]))
 
 
+def _undeclared(name: str, levels: Sequence[ApiLevel], declared: Mapping[str, object]) -> str:
+    """Why a binding's function is unknown: where a fetched pinned release declares it (then
+    the fix is to declare it at that level), else the closest declared names."""
+    found = []
+    for level in levels:
+        if level.release is None:
+            continue
+        roots = next((paths for kind, paths in level.header_roots if kind is KernelKind.COMPUTE), ())
+        header = release_headers.declaring_header(level.release.sha256, roots, name)
+        if isinstance(header, str):
+            found.append(f"{level.source} ({level.release.name} declares it in {header}: `ttlgen upstream import --level {level.level} --add {name}`)")
+    if found:
+        return f"no API level declares {name!r}: declare it in {'; and in '.join(found)}"
+    return f"no API level declares {name!r}{did_you_mean(name, declared)}"
+
+
 def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.MathModel, sink: DiagnosticSink) -> Emulation:
     data = doc.data
     bindings: list[tuple[str, tuple[Binding, ...]]] = []
@@ -1210,7 +1226,7 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
         bindings.append((name, found))
         forms = declared.get(name)
         if not forms:
-            sink.error(doc.key_mark(path), f"no API level declares {name!r}{did_you_mean(name, declared)}")
+            sink.error(doc.key_mark(path), _undeclared(name, levels, declared))
             continue
         computed = {b.computes for b in found if b.computes}
         if len(computed) > 1:
