@@ -152,3 +152,22 @@ def test_a_binding_of_a_function_only_the_release_declares_says_where_to_declare
         assert f"specs/tt_metal/{level}.yaml ({release.name} declares it in api/compute/eltwise_unary/softplus.h" in line
         assert f"`ttlgen upstream import --level {level} --add softplus_tile_init`" in line
     assert "did you mean" not in line
+
+
+def _resolve(tmp_path: Path, ops: str) -> tuple[int, str]:
+    from tests.conftest import SPECS
+
+    description = tmp_path / "typecast.yaml"
+    description.write_text(f"target: blackhole\ndfbs: {{0: bf16}}\nops:\n  - {{id: a, op: copy_tile, operands: [{{dfb: 0}}]}}\n{ops}", encoding="utf-8")
+    result = run_cli("resolve", description, "--specs", SPECS)
+    return result.exit_code, result.stdout + result.stderr
+
+
+def test_a_typecasts_result_has_the_element_type_its_attribute_names(tmp_path: Path) -> None:
+    # A bf16 tile fits a 16-bit DST; cast to f32 in DST, it needs 32-bit DST elements.
+    code, plain = _resolve(tmp_path, "")
+    assert code == 0 and "fp32_dest_acc_en = false" in plain
+    code, widened = _resolve(tmp_path, "  - {id: t, op: tile_typecast, operands: [{value: a}], attrs: {to: f32}}\n")
+    assert code == 0 and "fp32_dest_acc_en = true" in widened
+    code, unknown = _resolve(tmp_path, "  - {id: t, op: tile_typecast, operands: [{value: a}], attrs: {to: bf61}}\n")
+    assert code == 1 and "attribute 'to' names an unknown element type 'bf61'; known: bf16," in unknown

@@ -180,6 +180,7 @@ class _Builder:
                     for s in op.strategies
                 ),
                 dst_slots_attribute=op.dst_slots_attribute,
+                result_element_attribute=op.result_element_attribute,
             )
             for op in ops.ops
         }

@@ -301,7 +301,11 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
         if op.result is not None and op.result not in known:
             errors.append(Diagnostic(op_id, None, f"has an unknown result element type {str(op.result)!r}; known: {', '.join(known)}"))
             ok = False
-        result = op.result or (elements[0] if elements else None)
+        typed = op.attrs.get(sem.result_element_attribute) if sem.result_element_attribute is not None else None
+        if op.result is None and typed is not None and typed not in known:
+            errors.append(Diagnostic(op_id, None, f"attribute {sem.result_element_attribute!r} names an unknown element type {str(typed)!r}; known: {', '.join(known)}"))
+            ok = False
+        result = op.result or typed or (elements[0] if elements else None)
         if not ok:
             failed.add(op_id)
             continue

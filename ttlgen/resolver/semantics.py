@@ -238,6 +238,9 @@ class OpSemantics(NamedTuple):
     # The integer op attribute giving the DST slots the op holds at once (TT-Lang's
     # requiredDstSlots); None: one slot.
     dst_slots_attribute: str | None = None
+    # The op attribute whose value is the result's element type (a typecast's); None: the
+    # result has its first operand's type unless the kernel description gives one.
+    result_element_attribute: str | None = None
 
     @property
     def has_alternatives(self) -> bool:

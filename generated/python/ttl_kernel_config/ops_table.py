@@ -700,5 +700,6 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
         strategies=(
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
+        result_element_attribute='to',
     ),
 })
