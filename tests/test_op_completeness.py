@@ -171,3 +171,19 @@ def test_a_typecasts_result_has_the_element_type_its_attribute_names(tmp_path: P
     assert code == 0 and "fp32_dest_acc_en = true" in widened
     code, unknown = _resolve(tmp_path, "  - {id: t, op: tile_typecast, operands: [{value: a}], attrs: {to: bf61}}\n")
     assert code == 1 and "attribute 'to' names an unknown element type 'bf61'; known: bf16," in unknown
+
+
+def test_a_header_that_only_calls_a_function_does_not_declare_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ttlgen.release_headers import NOT_FETCHED, declaring_header
+
+    release = _levels()[0][1]
+    monkeypatch.setenv(cache.UPSTREAM_ENV, str(tmp_path / "upstream"))
+    assert declaring_header(release.sha256, ("api/compute/",), "softplus_tile") is NOT_FETCHED
+    _fake_release(
+        tmp_path / "upstream", release,
+        {"api/compute/a.h": "ALWI void caller() {\n    return softplus_tile(0);\n}\n", "api/compute/b/c.h": "ALWI void exp2_tile(uint32_t idst) {}\n"},
+    )
+    assert declaring_header(release.sha256, ("api/compute/",), "softplus_tile") is None
+    assert declaring_header(release.sha256, ("api/compute/",), "caller") == "api/compute/a.h"
+    assert declaring_header(release.sha256, ("api/compute/",), "exp2_tile") == "api/compute/b/c.h"
+    assert declaring_header(release.sha256, ("api/dataflow/",), "exp2_tile") is None  # another kind's roots

@@ -44,8 +44,12 @@ def declaring_header(sha256: str, roots: Sequence[str], name: str) -> str | NotF
     return _index(str(tree / _API), tuple(roots)).get(name)
 
 
+# A return type (or ALWI, inline, ...) then the name and its parameter list, at the start of
+# a line; a statement that calls a function (`return f(`, `else g(`) is no declaration.
 _DECLARED = re.compile(
-    r"^[ \t]*(?:template\s*<[^;{}]*>\s*)?(?:[A-Za-z_][\w:<>,*& ]*[\s*&])([A-Za-z_]\w*)\s*\(", re.MULTILINE
+    r"^[ \t]*(?!(?:return|else|case|throw|delete|new|goto)\b)(?:template\s*<[^;{}]*>\s*)?"
+    r"(?:[A-Za-z_][\w:<>,*& ]*[\s*&])([A-Za-z_]\w*)\s*\(",
+    re.MULTILINE,
 )
 _NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "sizeof", "static_assert", "defined"})
 
