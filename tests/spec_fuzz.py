@@ -82,7 +82,8 @@ READS: dict[str, frozenset[str]] = {
         {"ttlgen.ops", "ttlgen.op_vocabulary", "ttlgen.op_spelling", "ttlgen.target", "ttlgen.tt_metal_api", "ttlgen.runtime_api", "ttlgen.architecture"}
     ),
     "ttlgen.tt_metal_api": frozenset(),
-    "ttlgen.tt_metal_emulation": frozenset({"ttlgen.tt_metal_api", "ttlgen.op_vocabulary", "ttlgen.ops"}),
+    "ttlgen.tt_metal_emulation": frozenset({"ttlgen.tt_metal_api", "ttlgen.op_vocabulary", "ttlgen.ops", "ttlgen.math"}),
+    "ttlgen.math": frozenset(),
     "ttlgen.layout": frozenset(),
     "ttlgen.program": frozenset({"ttlgen.layout"}),
 }

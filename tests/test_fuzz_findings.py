@@ -97,11 +97,19 @@ def test_a_binding_to_a_routine_the_glue_lacks_is_refused_with_a_suggestion(spec
     assert "the glue declares no routine ttlemu::compute::sfpu_unry (did you mean 'compute::sfpu_unary'" in message
 
 
-def test_a_binding_computing_math_the_glue_table_lacks_is_refused_with_the_known_functions(spec_copy: Path) -> None:
-    _edit(spec_copy / "tt_metal" / "emulation.yaml", "exp_tile: {computes: exp,", "exp_tile: {computes: expo,")
+def test_a_binding_computing_math_the_specs_do_not_state_is_refused_naming_the_math_spec(spec_copy: Path) -> None:
+    emulation = spec_copy / "tt_metal" / "emulation.yaml"
+    _edit(emulation, "exp_tile: {computes: exp,", "exp_tile: {computes: expo,")
     message = rejected(spec_copy)
-    assert "'expo' is not a function of ttlemu::math::sfpu_unary" in message
-    assert "known: " in message and "exp" in message.split("known: ")[1]
+    assert message.startswith(f"specs/tt_metal/emulation.yaml:{_line_of(emulation, 'computes: expo')}:")
+    assert "no math is stated for 'expo' (did you mean 'exp'?): add it to specs/ops/math.yaml" in message
+
+
+def test_a_binding_computing_an_fpu_operation_the_glue_lacks_is_refused_with_the_known_ones(spec_copy: Path) -> None:
+    # The FPU's operations are the runtime's datapath: `function` names the glue's entry.
+    _edit(spec_copy / "tt_metal" / "emulation.yaml", "add_tiles: {computes: add,", "add_tiles: {computes: max,")
+    message = rejected(spec_copy)
+    assert "'max' is not a function of ttlemu::math::fpu_binary; known: add, mul, sub" in message
 
 
 def test_a_glue_header_that_does_not_exist_is_refused_with_the_headers_that_do(spec_copy: Path) -> None:

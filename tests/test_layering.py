@@ -16,7 +16,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "ttlgen"
 
 # Modules every stage may use: they import nothing of ttlgen but each other.
 FOUNDATION = (
-    "ttlgen", "ttlgen.errors", "ttlgen.interrupt", "ttlgen.naming", "ttlgen.cache", "ttlgen.resolver", "ttlgen.schemas", "ttlgen.abi_runtime",
+    "ttlgen", "ttlgen.errors", "ttlgen.interrupt", "ttlgen.naming", "ttlgen.cache", "ttlgen.release_headers", "ttlgen.resolver", "ttlgen.schemas", "ttlgen.abi_runtime",
 )
 STAGES = (
     ("spec", ("ttlgen.spec",)),

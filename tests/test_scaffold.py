@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import run_cli
 from ttlgen.pipeline import load_project
@@ -76,3 +77,139 @@ def test_an_unknown_like_says_what_would_be_valid(spec_copy: Path) -> None:
     result = run_cli("new", "arch", "nebula", "--like", "no_such_arch", "--specs", spec_copy)
     assert result.exit_code == 2
     assert "is no supported architecture" in result.stderr and "choose one of" in result.stderr
+
+
+def _family_names(specs: Path, name: str) -> list[str]:
+    """The family of the ops specs under ``specs`` whose names list holds ``name``, as written."""
+    for path in sorted((specs / "ops").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for family, body in (data.get("families") or {}).items():
+            if name in body["names"]:
+                return [family, path.name]
+    return []
+
+
+@pytest.mark.parametrize("kind", ["unary", "binary"])
+def test_a_new_op_goes_to_its_family_spelling_and_emulation_and_validate_names_each_call_to_state(spec_copy: Path, kind: str) -> None:
+    project = load_project(spec_copy)
+    result = run_cli("new", "op", "tile_user_op", "--kind", kind, "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+    family, _ = _family_names(spec_copy, "tile_user_op")
+    model = next(op for op in project.ops.ops if op.family == family)
+    assert len(model.operands) == {"unary": 1, "binary": 2}[kind]
+    spelling = project.spelling.source  # specs/ops/..., relative to the test's directory
+    placeholders = [(n, line) for n, line in enumerate((spec_copy.parent / spelling).read_text(encoding="utf-8").splitlines(), 1) if "# to fill in:" in line]
+    assert len(placeholders) == 2 * len(model.spelling_keys)  # an init and a call for each
+    missing = run_cli("validate", "--specs", spec_copy)
+    assert missing.exit_code == 2
+    located = {int(line.split(":")[1]) for line in missing.stderr.splitlines() if line.startswith(f"{spelling}:")}
+    assert located == {n for n, _ in placeholders}, missing.stderr
+    emulation = (spec_copy / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8")
+    assert "# tile_user_op\n" in emulation and "user_op" in emulation.split("# tile_user_op\n", 1)[1]
+
+
+def test_a_new_op_is_refused_when_its_name_is_taken_or_its_kind_unknown(spec_copy: Path) -> None:
+    before = {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()}
+    existing = load_project(spec_copy).ops.ops[0].name
+    taken = run_cli("new", "op", existing, "--specs", spec_copy)
+    assert taken.exit_code == 2 and f"there is already an op named {existing!r}" in taken.stderr
+    unknown = run_cli("new", "op", "tile_user_op", "--kind", "unray", "--specs", spec_copy)
+    assert unknown.exit_code == 2 and "did you mean 'unary'" in unknown.stderr
+    assert {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()} == before
+
+
+# What a user types after `ttlgen new op`: the declarations the release's headers give (or
+# `ttlgen upstream import --add` writes), the calls, and the kernel that uses the new ops.
+SOFTPLUS_HEADER = {
+    "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
+    "legacy": "void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
+}
+POWER_DECLARATION = {
+    "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
+    "legacy": "void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
+}
+# softplus_tile's beta, 1/beta and threshold are float bits: 1.0f, 1.0f and 20.0f, the
+# math spec's softplus (torch's defaults).
+CALLS = {
+    ("tile_softplus", "init"): "softplus_tile_init()",
+    ("tile_softplus", "call"): "softplus_tile({dst}, 1065353216, 1065353216, 1101004800)",
+    ("tile_pow", "init"): "power_binary_tile_init()",
+    ("tile_pow", "call"): "power_binary_tile({lhs.dst}, {rhs.dst}, {dst})",
+}
+USER_KERNEL = """\
+spec: ttlgen.kernel/v1
+kernels:
+  softplus_pow_bf16:
+    summary: softplus(x) and a ** b over bf16 tiles, two ops a user added.
+    target: blackhole
+    dfbs:
+      x: {index: 0, dtype: bf16, block: [1, 1], input: {shape: [1, 1]}}
+      a: {index: 1, dtype: bf16, block: [1, 1], input: {shape: [1, 1], distribution: positive}}
+      b: {index: 2, dtype: bf16, block: [1, 1], input: {shape: [1, 1]}}
+      softplus: {index: 16, dtype: bf16, block: [1, 1], output: {shape: [1, 1]}}
+      power: {index: 17, dtype: bf16, block: [1, 1], output: {shape: [1, 1]}}
+    body:
+      - wait: [x, a, b]
+      - reserve: [softplus, power]
+      - store: {to: softplus, value: {op: tile_softplus, args: [x]}}
+      - store: {to: power, value: {op: tile_pow, args: [a, b]}}
+      - pop: [x, a, b]
+      - push: [softplus, power]
+    tolerance: {pcc: 0.999, max_rel: 1.6e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST, 2^-7, x2 margin"}
+"""
+
+
+def _declare(specs: Path, header: str, declarations: dict[str, str], init: str) -> None:
+    """The functions under ``header`` of each level: a new header block, or more functions
+    of one the level has."""
+    for level, declaration in declarations.items():
+        path = specs / "tt_metal" / f"{level}.yaml"
+        text = path.read_text(encoding="utf-8")
+        functions = f"      - signature: void {init}()\n        configures: [sfpu]\n      - {declaration}\n"
+        if f"  {header}:\n" in text:
+            at = text.index("    functions:\n", text.index(f"  {header}:\n")) + len("    functions:\n")
+            text = text[:at] + functions + text[at:]
+        else:
+            at = text.index("\nheaders:\n") + len("\nheaders:\n")
+            text = text[:at] + f"  {header}:\n    kernel: compute\n    namespace: ckernel\n    functions:\n{functions}\n" + text[at:]
+        path.write_text(text, encoding="utf-8")
+
+
+def _fill_calls(specs: Path) -> None:
+    path = specs / "ops" / "tt_metal_spelling.yaml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    op = ""
+    for i, line in enumerate(lines):
+        if re.match(r"^  tile_\w+:$", line):
+            op = line.strip().rstrip(":")
+        found = PLACEHOLDER.match(line)
+        if found and (op, found.group(2)) in CALLS:
+            lines[i] = f'{found.group(1)}{found.group(2)}: "{CALLS[(op, found.group(2))]}"'
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+@pytest.mark.device
+def test_a_unary_and_a_binary_op_go_from_the_scaffold_to_a_passing_emulator_run(spec_copy: Path, tmp_path: Path) -> None:
+    project = load_project(spec_copy)
+    math = {f.name for f in project.math.functions}
+    for name, kind, function, header, declarations in (
+        ("tile_softplus", "unary", None, "api/compute/eltwise_unary/softplus.h", SOFTPLUS_HEADER),
+        ("tile_pow", "binary", "power_binary_tile", "api/compute/eltwise_binary_sfpu.h", POWER_DECLARATION),
+    ):
+        args = ["new", "op", name, "--kind", kind, "--specs", spec_copy] + (["--function", function] if function else [])
+        result = run_cli(*args)
+        assert result.exit_code == 0, result.stderr
+        function = function or f"{name.removeprefix('tile_')}_tile"
+        assert f"`ttlgen upstream import --level current --add {function}_init --add {function}`" in result.stdout
+        assert run_cli("validate", "--specs", spec_copy).exit_code == 2  # the calls to state
+        _fill_calls(spec_copy)
+        _declare(spec_copy, header, declarations, f"{function}_init")
+        if name.removeprefix("tile_") not in math:
+            fill_in(spec_copy / "ops" / "math.yaml", {"unary": "where(x > 20, x, log1p(exp(x)))", "binary": "pow(x, y)"})
+        validated = run_cli("validate", "--specs", spec_copy)
+        assert validated.exit_code == 0, validated.stderr
+    (spec_copy / "kernels" / "user_ops.yaml").write_text(USER_KERNEL, encoding="utf-8")
+    assert run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out").exit_code == 0
+    ran = run_cli("run", "softplus_pow_bf16", "--seed", "3", "--specs", spec_copy)
+    assert ran.exit_code == 0, ran.stdout + ran.stderr
+    assert ran.stdout.startswith("softplus_pow_bf16 (seed 3): PASS")

@@ -131,7 +131,11 @@ def _binary_op(specs: Path) -> str:
     from ttlgen.pipeline import load_project
 
     project = load_project(specs)
-    return next(op.name for op in project.ops.ops if len(op.operands) == 2 and op.primitive.fixed == "ElementwiseBinary")
+    # A plain elementwise binary: both operands routed by its strategy (tile_accumulate's
+    # contribution, routed by its producer, cannot read x twice in two unpack modes).
+    return next(
+        op.name for op in project.ops.ops if len(op.operands) == 2 and op.primitive.fixed == "ElementwiseBinary" and op.by_producer is None
+    )
 
 
 def _unary_op(specs: Path) -> str:

@@ -10,22 +10,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import run_cli
-from tests.user_edits import EDIT_NAMES, apply_user_edits, unused_sfpu_unaries
+from tests.user_edits import EDIT_NAMES, apply_user_edits
 from ttlgen.model.project import Project
+from ttlgen.pipeline import load_project
 
 
 def test_the_user_edits_apply_to_the_real_specs_and_validate(spec_copy: Path, project: Project) -> None:
-    unused = unused_sfpu_unaries(project)
-    if not unused:
-        pytest.skip("the specs already use every SFPU unary the emulator computes")
-    # square while the specs lack it, as issue 24 measured; another unused unary after that.
-    function, math = next(((f, m) for f, m in unused if m == "square"), unused[0])
     # New names, also when the specs already hold what an earlier run of the edits added.
-    taken = {k.name for k in project.kernels.kernels} | {t.name for t in project.targets.targets}
-    suffix = next(s for s in ("", *(f"_{i}" for i in range(2, 100))) if not any(n.endswith(f"_user{s}") or n == f"blackhole_next{s}" for n in taken))
-    apply_user_edits(spec_copy, EDIT_NAMES, math, function, suffix)
+    taken = {k.name for k in project.kernels.kernels} | {t.name for t in project.targets.targets} | {op.name for op in project.ops.ops}
+    suffix = next(
+        s for s in ("", *(f"_{i}" for i in range(2, 100)))
+        if not any(n.endswith(f"_user{s}") or n in (f"blackhole_next{s}", f"tile_softplus{s}") for n in taken)
+    )
+    apply_user_edits(spec_copy, EDIT_NAMES, suffix)
     result = run_cli("validate", "--specs", spec_copy)
     assert result.exit_code == 0, result.stderr
+    edited = load_project(spec_copy)
+    assert f"tile_softplus{suffix}" in {op.name for op in edited.ops.ops}

@@ -2,13 +2,14 @@
 suite needs no hand edit after them (issue 24).
 
 The edits, applied to a spec tree:
-  op            a new SFPU unary whose tt-metal call and emulator math already exist
-                (tile_square by default), spelled, and used by a new kernel;
+  op            a new SFPU unary, tile_softplus: its math (unless the math spec states
+                it), its tt-metal function's declaration at each API level and emulator
+                binding, its spelling, and a new kernel using it;
   architecture  a new architecture and its target (a copy of Blackhole's under a new name);
   kernel        new kernels of existing ops, one of them f32 on the SFPU by policy, in the
                 file of the shipped elementwise kernels.
 
-``python -m tests.user_edits DIR [--edits op,architecture,kernel] [--op square]`` copies the
+``python -m tests.user_edits DIR [--edits op,architecture,kernel]`` copies the
 repository's tracked files to DIR, applies the edits to DIR/specs, then runs there what the
 guide (CONTRIBUTING.md) tells a user to run: ``ttlgen build``, the snapshot update
 ``pytest -p no:cacheprovider --snapshot-update`` and the suite
@@ -30,14 +31,14 @@ from typing import TYPE_CHECKING
 from tests.spec_patch import Edit, append, apply_edits, replace
 
 if TYPE_CHECKING:
-    from ttlgen.model.project import Project
+    pass
 
 REPO = Path(__file__).resolve().parent.parent
 EDIT_NAMES = ("op", "architecture", "kernel")
 
-SQUARE_KERNEL = """
-  {math}_bf16{suffix}:
-    summary: out = {math}(x) over bf16 tiles, a user's new op.
+USER_UNARY_KERNEL = """
+  softplus_bf16_user{suffix}:
+    summary: out = softplus(x) over bf16 tiles, a user's new op.
     target: blackhole
     dfbs:
       x: {{index: 0, dtype: bf16, block: [1, 1], input: {{shape: [1, 2]}}}}
@@ -49,7 +50,7 @@ SQUARE_KERNEL = """
           body:
             - wait: x
             - reserve: out
-            - store: {{to: out, value: {{op: tile_{math}, args: [x]}}}}
+            - store: {{to: out, value: {{op: {op}, args: [x]}}}}
             - pop: x
             - push: out
     tolerance: {{pcc: 0.999, max_rel: 2.0e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST plus the bf16 pack"}}
@@ -98,24 +99,6 @@ NEW_KERNELS = """
 """
 
 
-def unused_sfpu_unaries(project: Project) -> list[tuple[str, str]]:
-    """(tt-metal function, math) of each SFPU unary the API declares and the emulator computes
-    that no op of the specs uses yet: what a user can add by spec alone."""
-    emulation = project.api.emulation
-    assert emulation is not None
-    used = {project.spelling.math_of(op.name) for op in project.ops.ops}
-    functions = {name for name, _ in emulation.bindings}
-    return sorted(
-        (name, binding.computes)
-        for name, bindings in emulation.bindings
-        for binding in bindings
-        if binding.computes is not None
-        and binding.computes not in used
-        and binding.call.function.endswith("sfpu_unary")
-        and f"{name}_init" in functions
-    )
-
-
 # The SFPU unary family's list of names, after the comment that says how to extend it.
 SFPU_UNARY_NAMES = "# A new SFPU unary is one more name in this list.\n    names: ["
 
@@ -125,18 +108,45 @@ def first_sfpu_unary(op: str) -> Edit:
     return replace("ops/elementwise.yaml", SFPU_UNARY_NAMES, f"{SFPU_UNARY_NAMES}{op}, ")
 
 
-def op_edits(math: str = "square", function: str | None = None, suffix: str = "") -> list[Edit]:
-    """tile_<math>: first in the SFPU unary family (so the edit holds whatever ops follow),
-    spelled with its tt-metal call (<math>_tile unless given), used by a new kernel."""
-    function = function or f"{math}_tile"
+# A unary whose math the language states but which no op of the shipped specs uses:
+# softplus_tile, as ttnn 0.81.1 and 0.69.0 declare it (eltwise_unary/softplus.h), what
+# `ttlgen upstream import --add` writes. Its beta, 1/beta and threshold are float bits
+# (1.0f, 1.0f, 20.0f): the math spec's softplus.
+SOFTPLUS_MATH = '  softplus: {unary: "where(x > 20, x, log1p(exp(x)))"}\n'
+SOFTPLUS_DECLARATIONS = {
+    "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
+    "legacy": "void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
+}
+SOFTPLUS_BINDINGS = """
+  softplus_tile_init: api::no_op()
+  softplus_tile: {computes: softplus, call: "compute::sfpu_unary(function, idst)"}
+"""
+
+
+def op_edits(specs: Path, suffix: str = "") -> list[Edit]:
+    """tile_softplus{suffix}: its math (unless the math spec states it), its API functions at
+    each level, their emulator bindings, its name first in the SFPU unary family, its
+    spelling and a kernel using it: spec edits only."""
+    name = f"tile_softplus{suffix}"
+    edits: list[Edit] = []
+    if "\n  softplus:" not in (specs / "ops" / "math.yaml").read_text(encoding="utf-8"):
+        edits.append(append("ops/math.yaml", SOFTPLUS_MATH))
+    for level, declaration in SOFTPLUS_DECLARATIONS.items():
+        if "softplus_tile(" in (specs / "tt_metal" / f"{level}.yaml").read_text(encoding="utf-8"):
+            continue  # the level declares it already
+        header = (
+            "  api/compute/eltwise_unary/softplus.h:\n    kernel: compute\n    namespace: ckernel\n    functions:\n"
+            f"      - signature: void softplus_tile_init()\n        configures: [sfpu]\n      - {declaration}\n\n"
+        )
+        edits.append(replace(f"tt_metal/{level}.yaml", "\nheaders:\n", f"\nheaders:\n{header}"))
+    if "\n  softplus_tile:" not in (specs / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8"):
+        edits.append(append("tt_metal/emulation.yaml", SOFTPLUS_BINDINGS))
+    call = "softplus_tile({dst}, 1065353216, 1065353216, 1101004800)"
     return [
-        first_sfpu_unary(f"tile_{math}"),
-        replace(
-            "ops/tt_metal_spelling.yaml",
-            "\nops:\n",
-            f'\nops:\n  tile_{math}:\n    sfpu: {{init: {function}_init(), call: "{function}({{dst}})"}}\n',
-        ),
-        append("kernels/unary.yaml", SQUARE_KERNEL.format(math=math, suffix=suffix)),
+        *edits,
+        first_sfpu_unary(name),
+        replace("ops/tt_metal_spelling.yaml", "\nops:\n", f'\nops:\n  {name}:\n    sfpu: {{init: softplus_tile_init(), call: "{call}"}}\n'),
+        append("kernels/unary.yaml", USER_UNARY_KERNEL.format(op=name, suffix=suffix)),
     ]
 
 
@@ -163,18 +173,12 @@ def kernel_edits(suffix: str = "") -> list[Edit]:
     return [append("kernels/elementwise.yaml", NEW_KERNELS.replace("{suffix}", suffix))]
 
 
-def apply_user_edits(
-    specs: Path,
-    edits: tuple[str, ...] = EDIT_NAMES,
-    math: str = "square",
-    function: str | None = None,
-    suffix: str = "",
-) -> None:
+def apply_user_edits(specs: Path, edits: tuple[str, ...] = EDIT_NAMES, suffix: str = "") -> None:
     """Apply the named edits to the spec tree at ``specs`` (new files are created empty
     first); ``suffix`` ends the name of each new kernel and architecture."""
     chosen: list[Edit] = []
     if "op" in edits:
-        chosen += op_edits(math, function, suffix)
+        chosen += op_edits(specs, suffix)
     if "architecture" in edits:
         chosen += architecture_edits(specs, f"blackhole_next{suffix}")
     if "kernel" in edits:
@@ -193,7 +197,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("directory", type=Path, help="where to copy the repository (must not exist)")
     parser.add_argument("--edits", default=",".join(EDIT_NAMES), help="comma-separated: op, architecture, kernel")
-    parser.add_argument("--op", default="square", help="the math of the new SFPU unary (default: square)")
     args = parser.parse_args(argv)
     edits = tuple(e for e in args.edits.split(",") if e)
     assert set(edits) <= set(EDIT_NAMES), f"unknown edits: {set(edits) - set(EDIT_NAMES)}"
@@ -204,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         if source.is_file():
             (target / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / relative)
-    apply_user_edits(target / "specs", edits, args.op)
+    apply_user_edits(target / "specs", edits)
     # The copy's ttlgen and tests come first, whichever ttlgen the environment installed.
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")]))
     python = sys.executable

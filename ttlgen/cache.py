@@ -31,6 +31,16 @@ def enabled() -> bool:
     return os.environ.get("TTLGEN_NO_CACHE", "") in ("", "0")
 
 
+# Moves the cache of the pinned releases' wheels and headers alone (ttlgen.upstream.fetch).
+UPSTREAM_ENV = "TTLGEN_UPSTREAM_CACHE"
+
+
+def upstream_dir() -> Path:
+    """Where the pinned releases' wheels and extracted headers are kept."""
+    explicit = os.environ.get(UPSTREAM_ENV)
+    return Path(explicit) if explicit else cache_root() / "upstream"
+
+
 def write_atomically(target: Path, data: bytes) -> None:
     """Write then rename, so a concurrent reader never sees half a file. Raises OSError."""
     target.parent.mkdir(parents=True, exist_ok=True)

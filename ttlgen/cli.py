@@ -597,6 +597,21 @@ def new_arch(
     _scaffold(lambda: scaffold.new_architecture(specs, name, like))
 
 
+@new_app.command("op")
+def new_op(
+    name: Annotated[str, typer.Argument(help="The new op's name, e.g. tile_softplus.")],
+    kind: Annotated[str, typer.Option("--kind", help="unary, binary, or the op family to add it to.")] = "unary",
+    function: Annotated[
+        str | None, typer.Option("--function", help="The tt-metal function it calls (default: <name>_tile, <name>_binary_tile for a binary).")
+    ] = None,
+    specs: SpecsOption = Path("specs"),
+) -> None:
+    """An op: its name in an op family, its spelling, emulator bindings and math to fill in."""
+    from ttlgen import scaffold
+
+    _scaffold(lambda: scaffold.new_op(specs, name, kind, function))
+
+
 @new_app.command("kernel")
 def new_kernel(
     name: Annotated[str, typer.Argument(help="The new kernel's name.")],

@@ -11,6 +11,7 @@ the kernel spec's tolerance: ``pcc >= tolerance.pcc`` and
 from __future__ import annotations
 
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +46,7 @@ from ttlgen.errors import (
     error_envelope,
 )
 from ttlgen.model import kernels as kernels_model
+from ttlgen.model import math_spec
 from ttlgen.model.kernels import DfbRef, If, Kernel, Loop, Statement, Store, Sync, Value
 from ttlgen.model.project import Project, build_project
 from ttlgen.model.tt_metal_api import ApiModel
@@ -156,36 +158,123 @@ def _with_attrs(fn: Callable[..., F64]) -> Callable[..., F64]:
     return apply
 
 
-#: The float64 reference of each function a kernel-API call computes, by the name the
-#: emulation spec gives it (`computes:` in specs/tt_metal/emulation.yaml); the op -> function
-#: map comes from the specs, so an op whose calls compute a function listed here needs no
-#: code. The emulator's own fp32 versions are in ttlgen/device/include/ttlemu/math.hpp (SFPU
-#: unaries) and its runtime; a test keeps the unary names of both lists equal.
-MATH: dict[str, Callable[..., F64]] = {
-    "add": _elementwise(_binary(np.add)),
-    "sub": _elementwise(_binary(np.subtract)),
-    "rsub": _elementwise(_binary(lambda a, b: b - a)),
-    "mul": _elementwise(_binary(np.multiply)),
-    "div": _elementwise(_binary(np.divide)),
-    "max": _elementwise(_binary(np.maximum)),
-    "min": _elementwise(_binary(np.minimum)),
-    "exp": _elementwise(np.exp),
-    "log": _elementwise(np.log),
-    "sqrt": _elementwise(np.sqrt),
-    "rsqrt": _elementwise(lambda x: 1.0 / np.sqrt(x)),
-    "tanh": _elementwise(np.tanh),
-    "sigmoid": _elementwise(lambda x: 1.0 / (1.0 + np.exp(-x))),
-    "silu": _elementwise(lambda x: x / (1.0 + np.exp(-x))),
-    "square": _elementwise(np.square),
-    "negative": _elementwise(np.negative),
-    "abs": _elementwise(np.abs),
-    "relu": _elementwise(lambda x: np.maximum(x, 0.0)),
+#: The float64 reference of each runtime primitive (math_spec.RUNTIME_PRIMITIVES): the
+#: datapaths that are not expressions of the math spec.
+PRIMITIVE_REFERENCES: dict[str, Callable[..., F64]] = {
     "copy": _elementwise(lambda x: x),
     "matmul": _elementwise(_matmul),
     "broadcast": _with_attrs(_bcast),
     "reduce": _with_attrs(_reduce),
     "transpose": _with_attrs(_transpose),
 }
+
+
+def _erf(a: F64) -> F64:
+    result: F64 = np.vectorize(math.erf, otypes=[np.float64])(a)
+    return result
+
+
+def _where(c: F64, a: F64, b: F64) -> F64:
+    result: F64 = np.where(c != 0.0, a, b)
+    return result
+
+
+def _signbit(a: F64) -> F64:
+    result: F64 = np.signbit(a).astype(np.float64)
+    return result
+
+
+#: Each function of the math language (math_spec.BUILTINS) in float64 NumPy.
+NUMPY_FUNCTIONS: dict[str, Callable[..., F64]] = {
+    "abs": np.abs,
+    "acos": np.arccos,
+    "asin": np.arcsin,
+    "atan": np.arctan,
+    "ceil": np.ceil,
+    "cos": np.cos,
+    "erf": _erf,
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "expm1": np.expm1,
+    "floor": np.floor,
+    "log": np.log,
+    "log1p": np.log1p,
+    "max": np.fmax,
+    "min": np.fmin,
+    "pow": np.power,
+    "sign": np.sign,
+    "signbit": _signbit,
+    "sin": np.sin,
+    "sqrt": np.sqrt,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "trunc": np.trunc,
+    "where": _where,
+}
+
+_ARITHMETIC: dict[math_spec.Arithmetic, Callable[[F64, F64], F64]] = {
+    math_spec.Arithmetic.ADD: np.add,
+    math_spec.Arithmetic.SUB: np.subtract,
+    math_spec.Arithmetic.MUL: np.multiply,
+    math_spec.Arithmetic.DIV: np.divide,
+}
+_COMPARISONS: dict[math_spec.Comparison, Callable[[F64, F64], Any]] = {
+    math_spec.Comparison.LT: np.less,
+    math_spec.Comparison.LE: np.less_equal,
+    math_spec.Comparison.GT: np.greater,
+    math_spec.Comparison.GE: np.greater_equal,
+    math_spec.Comparison.EQ: np.equal,
+    math_spec.Comparison.NE: np.not_equal,
+}
+
+
+def evaluate(expr: math_spec.Expr, operands: Mapping[str, F64]) -> F64:
+    """``expr`` over float64 arrays (every intermediate in float64, as the math spec's
+    reference is defined); NaN and infinity propagate as IEEE arithmetic says."""
+    with np.errstate(all="ignore"):
+        return _evaluate(expr, operands)
+
+
+def _evaluate(expr: math_spec.Expr, operands: Mapping[str, F64]) -> F64:
+    if isinstance(expr, math_spec.Number):
+        return np.float64(expr.value) + np.zeros_like(next(iter(operands.values())))
+    if isinstance(expr, math_spec.Operand):
+        return operands[expr.name]
+    if isinstance(expr, math_spec.Negate):
+        return np.negative(_evaluate(expr.operand, operands))
+    if isinstance(expr, math_spec.BinaryOp):
+        return _ARITHMETIC[expr.op](_evaluate(expr.left, operands), _evaluate(expr.right, operands))
+    if isinstance(expr, math_spec.Compare):
+        truth = _COMPARISONS[expr.op](_evaluate(expr.left, operands), _evaluate(expr.right, operands))
+        result: F64 = np.asarray(truth, dtype=np.float64)
+        return result
+    args = [_evaluate(a, operands) for a in expr.args]
+    return np.asarray(NUMPY_FUNCTIONS[expr.function](*args), dtype=np.float64)
+
+
+def function_reference(function: math_spec.MathFunction, approximate: bool = False) -> Callable[..., F64]:
+    """The float64 reference of a math-spec function over whole blocks (a one-tile operand
+    of a binary is broadcast over the other's block); ``approximate``: its approximate form."""
+    expr = function.approximate if approximate and function.approximate is not None else function.exact
+
+    def apply(*args: F64) -> F64:
+        if len(args) != function.arity:
+            raise UsageError(f"{function.name!r} takes {function.arity} operand(s), got {len(args)}")
+        big = max(args, key=lambda a: a.size)
+        fitted = [_fit(a, big) for a in args]
+        return evaluate(expr, dict(zip(function.operands, fitted, strict=True)))
+
+    return apply
+
+
+def reference_of(computes: math_spec.Computation, approximate: bool = False) -> Callable[..., F64]:
+    """The float64 reference of what an op computes: ``f(*blocks, attrs=...)``;
+    ``approximate``: the op's call selects the approximate form of its math."""
+    if isinstance(computes, math_spec.MathFunction):
+        return _elementwise(function_reference(computes, approximate))
+    if computes.name not in PRIMITIVE_REFERENCES:
+        raise UsageError(f"no float64 reference for the runtime primitive {computes.name!r}; add it to ttlgen.run.PRIMITIVE_REFERENCES")
+    return PRIMITIVE_REFERENCES[computes.name]
 
 
 def filled_block(kernel: Kernel, fill: Fill) -> F64:
@@ -199,10 +288,18 @@ def filled_block(kernel: Kernel, fill: Fill) -> F64:
 class _Reference:
     """Executes a kernel body on float64 blocks, as the spec states it."""
 
-    def __init__(self, kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str], fills: Sequence[Fill] = ()) -> None:
+    def __init__(
+        self,
+        kernel: Kernel,
+        inputs: Mapping[str, F64],
+        op_math: Mapping[str, math_spec.Computation],
+        fills: Sequence[Fill] = (),
+        approximate: frozenset[str] = frozenset(),
+    ) -> None:
         self.kernel = kernel
         self.inputs = inputs
         self.op_math = op_math
+        self.approximate = approximate
         self.filled = {f.dfb: filled_block(kernel, f) for f in fills}
         self.outputs = {
             d.name: np.full((d.tensor.shape[0] * TILE, d.tensor.shape[1] * TILE), np.nan)
@@ -229,12 +326,10 @@ class _Reference:
                 return self.front[v.dfb]
             raise UsageError(f"reference: {v.dfb!r} is read without a wait")
         args = [self.value(a) for a in v.args]
-        math = self.op_math.get(v.op)
-        if math is None:
+        computes = self.op_math.get(v.op)
+        if computes is None:
             raise UsageError(f"no float64 reference for op {v.op!r}: no binding in the emulation spec says what its tt-metal call computes")
-        if math not in MATH:
-            raise UsageError(f"no float64 reference for {math!r} (what op {v.op!r} computes); add it to ttlgen.run.MATH")
-        return MATH[math](*args, attrs=dict(v.attrs))
+        return reference_of(computes, v.op in self.approximate)(*args, attrs=dict(v.attrs))
 
     def run(self, body: Sequence[Statement], env: dict[str, tuple[int, int]]) -> None:
         for stmt in body:
@@ -283,8 +378,14 @@ class _Reference:
                 self.queue[name].append(data)
 
 
-def reference(kernel: Kernel, inputs: Mapping[str, F64], op_math: Mapping[str, str], fills: Sequence[Fill] = ()) -> dict[str, F64]:
-    ref = _Reference(kernel, inputs, op_math, fills)
+def reference(
+    kernel: Kernel,
+    inputs: Mapping[str, F64],
+    op_math: Mapping[str, math_spec.Computation],
+    fills: Sequence[Fill] = (),
+    approximate: frozenset[str] = frozenset(),
+) -> dict[str, F64]:
+    ref = _Reference(kernel, inputs, op_math, fills, approximate)
     ref.run(kernel.body, {})
     return ref.outputs
 
@@ -302,6 +403,8 @@ def make_inputs(kernel: Kernel, rng: np.random.Generator) -> dict[str, npt.NDArr
             data = np.ones(shape)
         elif d.tensor.distribution == "positive":
             data = rng.uniform(0.5, 2.0, size=shape)
+        elif d.tensor.bounds is not None:
+            data = rng.uniform(*d.tensor.bounds, size=shape)
         else:
             data = rng.standard_normal(shape)
         out[d.name] = data.astype(np.float32)
@@ -470,7 +573,7 @@ def run_lowered(
     rng = np.random.default_rng(seed)
     inputs = dict(inputs) if inputs is not None else make_inputs(kernel, rng)
     try:
-        expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math), lowered.fills)
+        expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math), lowered.fills, lowered.approximate)
     except UsageError as exc:
         return RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, str(exc)), {}, {}
     with tempfile.TemporaryDirectory(prefix="ttlgen-run-") as tmp:

@@ -16,8 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ttlgen import cache, release_headers
 from ttlgen.errors import UsageError, did_you_mean
+from ttlgen.model.ops import OpSemantics, Route
 from ttlgen.model.project import Project
+from ttlgen.model.tt_metal_api import KernelKind
 from ttlgen.pipeline import load_project, validate_specs
 from ttlgen.spec.document import SpecDocument
 
@@ -32,13 +35,19 @@ class Scaffold:
     text: str
     fill_in: tuple[str, ...]  # keys emptied: each is a validation error until stated
     review: tuple[str, ...]  # keys copied from the model entry: check they hold
+    # An existing file's text the scaffold adds entries to (None: a new file). It is
+    # rewritten only if it still holds exactly this.
+    original: str | None = None
+    added: str = ""  # what the scaffold adds to an existing file, for the report
+    notes: tuple[str, ...] = ()  # what else to do, printed after the file
 
 
 def _check_name(name: str, what: str, taken: Sequence[str]) -> None:
     if not _NAME.match(name):
         raise UsageError(f"{name!r} is not a valid {what} name: lower case letters, digits and '_', starting with a letter")
     if name in taken:
-        raise UsageError(f"there is already a {what} named {name!r}; choose another name")
+        article = "an" if what[0] in "aeiou" else "a"
+        raise UsageError(f"there is already {article} {what} named {name!r}; choose another name")
 
 
 def _top_key(key: str) -> re.Pattern[str]:
@@ -163,23 +172,203 @@ def _read(doc: SpecDocument) -> str:
 
 def _refuse_existing(scaffolds: Sequence[Scaffold]) -> None:
     for scaffold in scaffolds:
-        if scaffold.path.exists():
+        if scaffold.original is None and scaffold.path.exists():
             raise UsageError(f"{scaffold.path} exists; ttlgen new never overwrites a file")
 
 
 def write(scaffolds: Sequence[Scaffold]) -> None:
     for scaffold in scaffolds:
+        if scaffold.original is not None:
+            if scaffold.path.read_text(encoding="utf-8") != scaffold.original:
+                raise UsageError(f"{scaffold.path} changed while ttlgen new ran; nothing more was written to it")
+            cache.write_atomically(scaffold.path, scaffold.text.encode("utf-8"))
+            continue
         with scaffold.path.open("x", encoding="utf-8") as handle:  # "x": a file that appeared since is kept
             handle.write(scaffold.text.rstrip("\n") + "\n")
 
 
-def report(scaffolds: Sequence[Scaffold]) -> str:
+def report(scaffolds: Sequence[Scaffold], notes: Sequence[str] = ()) -> str:
     out = []
     for scaffold in scaffolds:
-        out.append(f"wrote {scaffold.path}")
+        out.append(f"added {scaffold.added} to {scaffold.path}" if scaffold.original is not None else f"wrote {scaffold.path}")
         if scaffold.fill_in:
             out.append(f"  to fill in: {', '.join(scaffold.fill_in)}")
         if scaffold.review:
             out.append(f"  copied, to check: {', '.join(scaffold.review)}")
+        out.extend(f"  {note}" for note in scaffold.notes)
+    out.extend(notes)
     out.append("then run `ttlgen validate`: it names each fact still missing at its line")
     return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------------------- new op
+
+# What `--kind unary` and `--kind binary` name: an op family whose primitive is this, whose
+# operands are this many and routed to DST, run by one strategy (an SFPU unary or binary).
+_KINDS = {"unary": ("ElementwiseUnary", 1), "binary": ("ElementwiseBinary", 2)}
+
+
+def _families(project: Project) -> dict[str, list[OpSemantics]]:
+    found: dict[str, list[OpSemantics]] = {}
+    for op in project.ops.ops:
+        found.setdefault(op.family, []).append(op)
+    return found
+
+
+def _family_of_kind(project: Project, kind: str) -> str:
+    families = _families(project)
+    if kind in _KINDS:
+        primitive, operands = _KINDS[kind]
+        for family, ops in sorted(families.items()):
+            op = ops[0]
+            if (
+                op.primitive.fixed == primitive and len(op.operands) == operands and len(op.strategies) == 1
+                and all(r is Route.DST for r in op.strategies[0].routes) and op.result_in_dst
+                and op.result_element_attribute is None and op.by_producer is None and not op.attributes
+            ):
+                return family
+        raise UsageError(f"no op family of the specs is a plain {kind} (primitive {primitive}, {operands} DST operand(s), one strategy); give --kind a family name")
+    if kind not in families:
+        known = [*_KINDS, *sorted(families)]
+        raise UsageError(f"--kind {kind!r} is neither unary, binary nor an op family{did_you_mean(kind, known)}; kinds: {', '.join(known)}")
+    return kind
+
+
+def _block_end(lines: Sequence[str], key: str) -> int:
+    """The index after the last non-blank line of top-level ``key``'s block."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{key}:"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace() and not lines[i].startswith("#")), len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _inserted(text: str, key: str, entry: str) -> str:
+    """``text`` with ``entry``'s lines at the end of top-level ``key``'s block."""
+    lines = text.split("\n")
+    end = _block_end(lines, key)
+    return "\n".join([*lines[:end], *entry.rstrip("\n").split("\n"), *lines[end:]])
+
+
+def _named(doc: SpecDocument, family: str, name: str) -> str:
+    """The ops spec's text with ``name`` after the last name of ``family``'s list."""
+    text = _read(doc)
+    lines = text.split("\n")
+    names = doc.data["families"][family]["names"]
+    last = doc.mark(("families", family, "names", len(names) - 1))
+    row, column = last.line - 1, last.column - 1
+    line = lines[row]
+    if line[:column].strip() == "-":  # a block list: one name per line
+        lines.insert(row + 1, f"{line[:column - 2]}- {name}")
+    else:
+        at = column + len(str(names[-1]))
+        lines[row] = f"{line[:at]}, {name}{line[at:]}"
+    return "\n".join(lines)
+
+
+def _function_of(op: OpSemantics, base: str) -> str:
+    """tt-metal's usual name of an op's function: <base>_tile, <base>_binary_tile for a binary."""
+    dst_operands = [r for r in op.strategies[0].routes if r is Route.DST]
+    return f"{base}_binary_tile" if len(dst_operands) > 1 else f"{base}_tile"
+
+
+def _spelling_entry(op: OpSemantics, name: str, function: str) -> str:
+    """The op's spelling with its init and call left to fill in, keyed as its family's ops."""
+    dst_operands = [o.name for o, r in zip(op.operands, op.strategies[0].routes, strict=False) if r is Route.DST]
+    # A unary works in place ({dst} is its operand's slot); a binary names both operands.
+    args = ", ".join([*(f"{{{o}.dst}}" for o in dst_operands), "{dst}"]) if len(dst_operands) > 1 else "{dst}"
+    lines = [f"  {name}:"]
+    for key in op.spelling_keys:
+        lines += [
+            f"    {key}:",
+            f"      init:  # to fill in: its tt-metal init, e.g. {function}_init()",
+            f"      call:  # to fill in: its tt-metal call, e.g. {function}({args})",
+        ]
+    return "\n".join(lines)
+
+
+def _binding_entry(project: Project, family_op: OpSemantics, function: str, math: str) -> tuple[str, tuple[str, ...]]:
+    """Emulator bindings of ``function`` and its init, made like the bindings of the calls of
+    ``family_op``, an op of the same family: (text, functions)."""
+    emulation = project.api.emulation
+    level = project.spelling.levels[0] if project.spelling.levels else None
+    model = level.spelling(family_op.name, family_op.spelling_keys[0]) if level is not None else None
+    if emulation is None or model is None or model.absent is not None:
+        return "", ()
+    lines = []
+    functions = []
+    for form, suffix in ((model.init, "_init"), (model.call, "")):
+        new = f"{function}{suffix}"
+        raw = next((r for n, bindings in emulation.bindings if n == form.function for r in bindings), None)
+        if raw is None:
+            continue
+        call = raw.call.text
+        functions.append(new)
+        lines.append(f"  {new}: {{computes: {math}, call: \"{call}\"}}" if raw.computes else f"  {new}: {call}")
+    return "\n".join(lines), tuple(functions)
+
+
+def _math_entry(project: Project, model: OpSemantics, math: str) -> Scaffold | None:
+    """The math spec with ``math`` to state, when it lacks the function (None: it has it)."""
+    if project.math.function(math) is not None or project.math.display is None:
+        return None
+    path = Path(project.math.display)
+    original = path.read_text(encoding="utf-8")
+    dst_operands = [r for r in model.strategies[0].routes if r is Route.DST]
+    form, operands = ("binary", "x and y") if len(dst_operands) > 1 else ("unary", "x")
+    entry = f"  {math}:\n    {form}:  # to fill in: what it computes, an expression of {operands}"
+    return Scaffold(path, _inserted(original, "functions", entry), (f"functions.{math}.{form}",), (), original, f"the math of {math!r}")
+
+
+def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> list[Scaffold]:
+    """A new op: its name in the family ``kind`` names (``unary``, ``binary`` or a family), its
+    spelling with init and call to fill in, emulator bindings of the API function it calls
+    (``function``, by default tt-metal's usual name for the op) made like its family's, and
+    its math to state when the math spec lacks it."""
+    project = load_project(specs)
+    _check_name(name, "op", [op.name for op in project.ops.ops])
+    family = _family_of_kind(project, kind)
+    model = _families(project)[family][0]
+    base = name.removeprefix("tile_")
+    math = base
+    function = function or _function_of(model, base)
+    if not _NAME.match(function):
+        raise UsageError(f"--function {function!r} is no C++ function name (lower case letters, digits and '_')")
+    scaffolds: list[Scaffold] = []
+    ops_doc = _document(specs, lambda d: d.kind == "ttlgen.ops" and family in (d.data.get("families") or {}))
+    original = _read(ops_doc)
+    scaffolds.append(Scaffold(Path(ops_doc.display), _named(ops_doc, family, name), (), (), original, f"{name!r} to family {family!r}"))
+    spelling_doc = _document(specs, lambda d: d.kind == "ttlgen.op_spelling")
+    if name in spelling_doc.data["ops"]:
+        raise UsageError(f"{spelling_doc.display} already spells an op named {name!r}; remove it or choose another name")
+    original = _read(spelling_doc)
+    keys = tuple(f"ops.{name}.{key}.{part}" for key in model.spelling_keys for part in ("init", "call"))
+    scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(model, name, function)), keys, (), original, f"the spelling of {name!r}"))
+    bindings, functions = _binding_entry(project, model, function, math)
+    emulation_doc = next((d for d in validate_specs(specs) if d.kind == "ttlgen.tt_metal_emulation"), None)
+    if bindings and emulation_doc is not None:
+        taken = [f for f in functions if f in emulation_doc.data["functions"]]
+        if taken:
+            raise UsageError(f"{emulation_doc.display} already binds {', '.join(map(repr, taken))}; an op scaffold adds bindings only for functions without one")
+        original = _read(emulation_doc)
+        notes = []
+        for level in project.api.levels:
+            undeclared = [f for f in functions if not level.forms(f, KernelKind.COMPUTE)]
+            if not undeclared:
+                continue
+            release = level.release
+            found = {f: release_headers.declaring_header(release.sha256, ("api/compute/",), f) for f in undeclared} if release else {}
+            have = [f for f, h in found.items() if isinstance(h, str)]
+            adds = " ".join(f"--add {f}" for f in (have or undeclared))
+            where = f" ({release.name} declares {', '.join(have)})" if have and release else ""
+            notes.append(f"API level {level.level!r} does not declare {', '.join(undeclared)}{where}: `ttlgen upstream import --level {level.level} {adds}`")
+        scaffolds.append(
+            Scaffold(
+                Path(emulation_doc.display), _inserted(original, "functions", f"  # {name}\n{bindings}"), (),
+                tuple(f"functions.{f}" for f in functions), original, f"emulator bindings of {', '.join(functions)}", tuple(notes),
+            )
+        )
+    stated = _math_entry(project, model, math)
+    if stated is not None:
+        scaffolds.append(stated)
+    return scaffolds

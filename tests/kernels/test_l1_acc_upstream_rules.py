@@ -299,11 +299,7 @@ def test_an_inner_loop_repeating_one_target_before_another_is_first_written_is_r
 BFP8 = [
     ("ops/vocabulary.yaml", "  u16: {bits: 16, float: false}\n", "  u16: {bits: 16, float: false}\n  bfp_bf8: {bits: 8, float: true}\n"),
     ("ops/vocabulary.yaml", "    u16: isUnsignedInteger(16)\n", "    u16: isUnsignedInteger(16)\n    bfp_bf8: isFloat8E4M3FN()\n"),
-    (
-        "ops/tt_metal_spelling.yaml",
-        "  f32: {name: Float32, tile_bytes: 4096, mantissa_bits: 23, l1_accumulation: true}\n",
-        "  f32: {name: Float32, tile_bytes: 4096, mantissa_bits: 23, l1_accumulation: true}\n  bfp_bf8: {name: Bfp8_b, tile_bytes: 1024}\n",
-    ),
+    ("ops/tt_metal_spelling.yaml", "\nformats:\n", "\nformats:\n  bfp_bf8: {name: Bfp8_b, tile_bytes: 1024}\n"),
 ]
 
 

@@ -23,7 +23,7 @@ from ttlgen.model.project import Project
 from ttlgen.model.spelling import TileLayout
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.scaler_fill import encode
-from ttlgen.run import MATH, reference, run_lowered
+from ttlgen.run import PRIMITIVE_REFERENCES, reference, run_lowered
 
 REDUCE_KERNEL = """\
 spec: ttlgen.kernel/v1
@@ -129,7 +129,7 @@ def test_float64_reference_reads_the_scaler_from_the_first_row_of_each_face(dim:
     rng = np.random.default_rng(5)
     x = rng.standard_normal((32, 32))
     s = rng.uniform(0.5, 2.0, size=(2, 32))
-    out = MATH["reduce"](x, _face_row_scaler(s, 0.0), attrs={"reduce_dim": dim, "pool": "sum"})
+    out = PRIMITIVE_REFERENCES["reduce"](x, _face_row_scaler(s, 0.0), attrs={"reduce_dim": dim, "pool": "sum"})
     r, c = np.meshgrid(np.arange(32), np.arange(32), indexing="ij")
     w_row = s[r // 16, c]  # the reduced column within the face: its own column
     w_col = s[r // 16, (c // 16) * 16 + r % 16]  # the reduced row within the face
@@ -139,7 +139,7 @@ def test_float64_reference_reads_the_scaler_from_the_first_row_of_each_face(dim:
         np.testing.assert_allclose(out[0, :], (x * w_col).sum(axis=0))
     else:
         np.testing.assert_allclose(out[0, 0], ((x * w_col).sum(axis=0) * s[0]).sum())
-    garbage = MATH["reduce"](x, _face_row_scaler(s, 7.0), attrs={"reduce_dim": dim, "pool": "sum"})
+    garbage = PRIMITIVE_REFERENCES["reduce"](x, _face_row_scaler(s, 7.0), attrs={"reduce_dim": dim, "pool": "sum"})
     np.testing.assert_array_equal(garbage, out)
 
 

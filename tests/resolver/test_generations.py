@@ -24,7 +24,7 @@ spec: ttlgen.ops/v1
 families:
   fixed_block:
     summary: A fixed-block op holding num_tiles DST slots at once (test only).
-    names: [tile_row_normalization_block]
+    names: [tile_test_residency]
     primitive: Reduce
     operands:
       - {name: input, route: dfb}
@@ -66,7 +66,7 @@ def seed_catalog(tmp_path_factory: pytest.TempPathFactory) -> engine.Catalog:
 
 
 def block(slots: int, element: str = "bf16", dfb: int = 0) -> engine.KernelDescription:
-    op = engine.TileOp("norm", "tile_row_normalization_block", (engine.DfbOperand(dfb),), attrs={"num_tiles": str(slots)})
+    op = engine.TileOp("norm", "tile_test_residency", (engine.DfbOperand(dfb),), attrs={"num_tiles": str(slots)})
     return engine.KernelDescription({dfb: element}, (op,))
 
 
@@ -242,7 +242,7 @@ def test_a_zero_slot_residency_is_upstreams_error(main_catalog: engine.Catalog) 
 
 
 def test_a_slot_count_that_is_no_integer_is_an_error(main_catalog: engine.Catalog) -> None:
-    op = engine.TileOp("norm", "tile_row_normalization_block", (engine.DfbOperand(0),), attrs={"num_tiles": "many"})
+    op = engine.TileOp("norm", "tile_test_residency", (engine.DfbOperand(0),), attrs={"num_tiles": "many"})
     assert "must be the number of DST slots" in message_of(main_catalog.resolve_kernel(engine.KernelDescription({0: "bf16"}, (op,)), target="blackhole"))
 
 
@@ -328,11 +328,11 @@ def test_a_description_states_operand_maps(tmp_path: Path) -> None:
 def test_a_description_gives_an_ops_dst_slots_as_an_integer_attribute(tmp_path: Path) -> None:
     specs = _copy(tmp_path, "main")
     path = tmp_path / "k.yaml"
-    path.write_text("target: blackhole\ndfbs: {0: bf16}\nops:\n  - {id: n, op: tile_row_normalization_block, operands: [{dfb: 0}], attrs: {num_tiles: 9}}\n")
+    path.write_text("target: blackhole\ndfbs: {0: bf16}\nops:\n  - {id: n, op: tile_test_residency, operands: [{dfb: 0}], attrs: {num_tiles: 9}}\n")
     result = run_cli("resolve", path, "--specs", specs)
     assert result.exit_code == 0, result.stderr
     assert "dst_full_sync_en = true" in result.stdout
-    path.write_text("target: blackhole\ndfbs: {0: bf16}\nops:\n  - {id: n, op: tile_row_normalization_block, operands: [{dfb: 0}], attrs: {num_tiles: 17}}\n")
+    path.write_text("target: blackhole\ndfbs: {0: bf16}\nops:\n  - {id: n, op: tile_test_residency, operands: [{dfb: 0}], attrs: {num_tiles: 17}}\n")
     result = run_cli("resolve", path, "--specs", specs)
     assert result.exit_code == 1
     assert result.stderr == "k.yaml:4:5: op 'n': error: requires 17 simultaneous DST slots, but at most 16 are available under the kernel configuration\n"

@@ -35,7 +35,7 @@ spec: ttlgen.ops/v1
 families:
   fixed_block:
     summary: A fixed-block op holding num_tiles DST slots at once (test only).
-    names: [tile_row_normalization_block]
+    names: [tile_test_residency]
     primitive: Reduce
     operands:
       - {name: input, route: dfb}

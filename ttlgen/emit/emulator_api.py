@@ -7,7 +7,8 @@ the body the emulation spec binds it to: one call of the emulator's glue. A form
 them, ``ttlemu_api_types.h`` holds the level's enumerations, exports the glue's types the
 level declares, gives the emulator's values of host defines and, for a level whose compute
 entry point is a pair of macros, defines them. ``ttlemu_level.json`` tells the emulator's
-build the symbol each kind of kernel's entry point compiles to.
+build the symbol each kind of kernel's entry point compiles to. ``ttlemu_math.h``
+(:mod:`ttlgen.emit.emulator_math`) defines the math spec's functions the bindings pass.
 
 The layout follows the repository's ``.clang-format`` (the generated-code gate checks it).
 Nothing here names the tt-metal API: every name comes from the specs.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ttlgen.emit import emulator_math
 from ttlgen.emit._base import EmitContext, GeneratedFile
 from ttlgen.emit._text import c_string, json_text
 from ttlgen.model.call_forms import Literal
@@ -56,6 +58,13 @@ def wrap(head: str, items: Sequence[str], tail: str, indent: str = "") -> list[s
         else:
             lines.append(line)
             line = " " * len(first) + piece
+        if len(line) > COLUMNS and " ? " in piece and " : " in piece:
+            # A conditional expression too long for its line breaks before its ':', which
+            # goes under the '?' (clang-format's BreakBeforeTernaryOperators).
+            question = line.index(" ? ") + 1
+            head, _, rest = line.partition(" : ")
+            lines.append(head)
+            line = " " * question + ": " + rest
     lines.append(line if items else first + tail)
     return lines
 
@@ -79,7 +88,9 @@ def _glue_call(binding: Binding, emulation: Emulation, prefix: str) -> tuple[str
     def arg(value: object) -> str:
         assert isinstance(value, Literal)  # the model parses bindings without placeholders
         if value.text == MATH_FUNCTION:
-            return f"{emulation.namespace}::math::{leaf}::{binding.computes}"
+            # A function of the math spec (the generated math header's), else the glue's entry.
+            generated = emulator_math.argument(binding, emulation)
+            return generated or f"{emulation.namespace}::math::{leaf}::{binding.computes}"
         return value.text
 
     template = f"<{', '.join(arg(a) for a in call.template_args)}>" if call.template_args else ""
@@ -113,10 +124,12 @@ def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
 
 
 def header_text(header: Header, emulation: Emulation) -> str:
+    bindings = [b for form in header.forms if (b := emulation.binding(form)) is not None]
     lines = [
         "#pragma once",
         f'#include "{emulation.glue_header(header.kernel)}"',
         f'#include "{TYPES_HEADER}"',
+        *([f'#include "{emulator_math.HEADER}"'] if emulator_math.uses_math(bindings, emulation) else []),
         "",
     ]
     if header.namespace:
@@ -199,6 +212,8 @@ def level_files(level: ApiLevel, emulation: Emulation) -> list[GeneratedFile]:
         GeneratedFile(f"{base}/{DESCRIPTOR}", json_text(descriptor(level, emulation), indent=2) + "\n", sources),
     ]
     files += [GeneratedFile(f"{base}/{h.path}", header_text(h, emulation), sources) for h in level.headers]
+    math_sources = tuple(sorted({emulation.source, *([emulation.math.source] if emulation.math.source else [])}))
+    files.append(GeneratedFile(f"{base}/{emulator_math.HEADER}", emulator_math.header_text(emulation.math, emulation), math_sources))
     return files
 
 

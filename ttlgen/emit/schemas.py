@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.model import spelling, targets
+from ttlgen.model import math_spec, spelling, targets
 from ttlgen.model.kernels import Kernel
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
@@ -62,7 +62,7 @@ def project_names(project: Project) -> dict[str, list[str]]:
         "element_type": [e.name for e in vocabulary.element_types],
         "primitive": list(vocabulary.primitives),
         "strategy": strategies,
-        "strategy_or_fixed": [*strategies, spelling.FIXED],
+        "strategy_or_fixed": [*strategies, spelling.FIXED, *spelling.PRODUCER_ROUTES],
         "full_fp32_kind": [k.name for k in vocabulary.full_fp32_kinds],
         "target": usable,
         "device_architecture": devices,
@@ -72,6 +72,8 @@ def project_names(project: Project) -> dict[str, list[str]]:
         "relation_table": list(project.targets.relation_tables),
         "math_fidelity": [name for name, _ in project.targets.runtime_enums.math_fidelity],
         "layout": [layout.name for layout in project.layouts.layouts],
+        # What a binding may compute: a function of the math spec or a runtime primitive.
+        "computation": [*(f.name for f in project.math.functions), *math_spec.PRIMITIVE_NAMES],
     }
 
 

@@ -46,6 +46,7 @@ class ArgKind(enum.Enum):
     ACCESSOR = "accessor"  # a DRAM tensor's address generator, or its compile-time arguments
     BYTES = "bytes"  # a size in bytes
     LITERAL = "literal"  # written in the spelling itself: 0, true, an enumerator, uint32_t
+    FORMAT = "format"  # a tile data format's numeric code, as the runtime's enumeration numbers it
 
 
 # The kind of each placeholder, by its name (or by the leaf after an operand name).
@@ -69,9 +70,10 @@ NAMED_KINDS = {
     "args": ArgKind.ACCESSOR,
     "address": ArgKind.ADDRESS,
     "page_size": ArgKind.BYTES,
+    "format": ArgKind.FORMAT,
 }
-OPERAND_LEAVES = {"cb": ArgKind.CB, "tile": ArgKind.TILE, "dst": ArgKind.DST}
-OP_PLACEHOLDERS = ("dst", "pack", "rt", "ct", "kt")
+OPERAND_LEAVES = {"cb": ArgKind.CB, "tile": ArgKind.TILE, "dst": ArgKind.DST, "format": ArgKind.FORMAT}
+OP_PLACEHOLDERS = ("dst", "pack", "rt", "ct", "kt", "format")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 BUILTIN_TYPES = frozenset(
     ["void", "bool", "int", "unsigned", "float", "double", "char", "size_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"]
 )
-_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>::|[<>(),=&*\-+|~!/%^]))")
+_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>::|[<>(),=&*\-+|~!/%^?:]))")
 
 
 class DeclarationError(Exception):

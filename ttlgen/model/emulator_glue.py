@@ -2,7 +2,8 @@
 
 The emulation spec (``ttlgen.tt_metal_emulation/v1``) binds each API function to a routine
 of the emulator's hand-written glue (``ttlgen/device/include/ttlemu/*.hpp``) and names the
-math a call computes from the glue's table. A name the glue lacks would make every
+math a call computes: a function of the math spec (which the generated math header
+defines), or for the FPU's routine an entry of the glue's own table. A name the glue lacks would make every
 generated emulator header that uses it fail to compile; reading the glue's declarations
 turns that into a located spec error. The glue is C++ the project writes in a plain style,
 so a small scanner suffices: it follows ``namespace a::b {`` blocks and collects, at

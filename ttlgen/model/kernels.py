@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
@@ -71,7 +72,8 @@ class Tensor:
 
     role: str  # "input" | "output"
     shape: tuple[int, int]  # tiles
-    distribution: str  # inputs: normal | positive | ones
+    distribution: str  # inputs: normal | positive | ones | uniform
+    bounds: tuple[float, float] | None = None  # uniform: the open interval values are drawn from
 
 
 @dataclass(frozen=True)
@@ -242,6 +244,7 @@ class _Builder:
         self.name = name
         self.raw = raw
         self.ops = {op.name: op for op in ops.ops}
+        self.op_sources = ", ".join(sorted({str(Path(op.source).parent) + "/" for op in ops.ops})) or "no ttlgen.ops spec yet"
         self.element_names = [e.name for e in ops.vocabulary.element_types]
         self.spelling = spelling
         self.sink = sink
@@ -343,7 +346,7 @@ class _Builder:
                             self.mark(*path, role, "shape"),
                             f"tensor of {shape[0]}x{shape[1]} tiles is not a whole number of {block[0]}x{block[1]} blocks",
                         )
-                    tensor = Tensor(role, shape, body[role].get("distribution", "normal"))
+                    tensor = self.tensor(role, shape, body[role].get("distribution", "normal"), (*path, role, "distribution"))
             pages = body.get("pages", 2 * block[0] * block[1])
             if "pages" in body:
                 self.fits(pages, "the number of pages", (*path, "pages"))
@@ -355,6 +358,14 @@ class _Builder:
                 dname, body["index"], body["dtype"], block, pages, tensor,
                 self.doc.key_mark((*self.base, *path)), self.mark(*path, "index"), body.get("fill"),
             )
+
+    def tensor(self, role: str, shape: tuple[int, int], raw: object, path: tuple[str | int, ...]) -> Tensor:
+        if not isinstance(raw, dict):
+            return Tensor(role, shape, str(raw))
+        low, high = (float(v) for v in raw["uniform"])
+        if not low < high:
+            self.sink.error(self.mark(*path, "uniform"), f"uniform inputs need a lower bound below the upper one, got [{low:g}, {high:g}]")
+        return Tensor(role, shape, "uniform", (low, high))
 
     def dfb_ref(self, name: str, path: tuple[str | int, ...], breaks: Sequence[Entity] = ()) -> bool:
         if name in self.dfbs:
@@ -383,7 +394,11 @@ class _Builder:
             mark=self.mark(*path, "op"),
         )
         if op is None:
-            self.sink.error(self.mark(*path, "op"), f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}")
+            self.sink.error(
+                self.mark(*path, "op"),
+                f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}; "
+                f"`ttlgen new op {op_name}` adds it to an op family ({self.op_sources})",
+            )
             return expr
         self.check_op(expr, op, path)
         return expr
@@ -409,6 +424,8 @@ class _Builder:
                 )
                 continue
             values = op.attribute_values(key)
+            if key == op.result_element_attribute:
+                values = tuple(self.element_names)
             if values is not None and value not in values:
                 self.sink.error(
                     self.mark(*path, "attrs", key),
@@ -416,9 +433,16 @@ class _Builder:
                     after=after,
                 )
         if self.spelling.levels:
-            strategies = [s.name for s in op.strategies]
-            if not any(self.spelling.has_spelling(op.name, s) for s in strategies):
-                self.sink.error(self.mark(*path, "op"), f"op {op.name!r} has no tt-metal spelling in {self.spelling.source}", after=after)
+            keys = op.spelling_keys
+            missing = [key for key in keys if not self.spelling.has_spelling(op.name, key)]
+            if missing:
+                where = " and ".join(f"ops.{op.name}.{key}" for key in missing)
+                self.sink.error(
+                    self.mark(*path, "op"),
+                    f"op {op.name!r} has no tt-metal spelling: add its init and call under {where} in {self.spelling.source} "
+                    "(or absent: why the API has no function for it)",
+                    after=after,
+                )
 
     def statements(self, raw: object, path: tuple[str | int, ...], loop_vars: tuple[str, ...]) -> tuple[Statement, ...]:
         assert isinstance(raw, list)

@@ -33,6 +33,10 @@ VOCABULARY_READERS = (
 # every check of its ops' operands and strategies meaningless.
 VOCABULARY = Entity("op vocabulary")
 
+# The route of an operand read from its dataflow buffer when a kernel reads it from one,
+# and in DST when a tile op computes it.
+BY_PRODUCER = "by_producer"
+
 
 def op_entity(name: str) -> Entity:
     return Entity("op", name)
@@ -146,6 +150,10 @@ class Operand:
     name: str
     optional: bool
     initialized_by_op: bool
+    # Routed by what produces it (``route: by_producer``): from its dataflow buffer when the
+    # kernel reads it from one, in DST when a tile op computes it (TT-Lang's tile_accumulate
+    # contribution). Its entry in ``Strategy.routes`` is DST, the route of a computed value.
+    by_producer: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,6 +195,10 @@ class OpSemantics:
     plain_attributes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The integer attribute giving the DST slots the op holds at once (None: one slot).
     dst_slots_attribute: str | None = None
+    # The attribute whose value is the result's element type (None: the operands' type).
+    result_element_attribute: str | None = None
+    # The element types the op computes on (its operands and result); empty: any.
+    elements: tuple[str, ...] = ()
 
     @property
     def fixed(self) -> bool:
@@ -199,9 +211,23 @@ class OpSemantics:
     @property
     def attributes(self) -> tuple[str, ...]:
         names = selecting_attributes(self.primitive, self.full_fp32) | {name for name, _ in self.plain_attributes}
-        if self.dst_slots_attribute is not None:
-            names.add(self.dst_slots_attribute)
+        for attribute in (self.dst_slots_attribute, self.result_element_attribute):
+            if attribute is not None:
+                names.add(attribute)
         return tuple(sorted(names))
+
+    @property
+    def by_producer(self) -> int | None:
+        """The number of the operand routed by its producer, if the op has one."""
+        return next((i for i, o in enumerate(self.operands) if o.by_producer), None)
+
+    @property
+    def spelling_keys(self) -> tuple[str, ...]:
+        """How the spelling spec keys the op's calls: one per strategy (``fixed`` for fixed
+        semantics), or for an operand routed by its producer one per route it can take."""
+        if self.by_producer is not None:
+            return (Route.DFB.value, Route.DST.value)
+        return tuple(s.name or "fixed" for s in self.strategies)
 
     def attribute_values(self, name: str) -> tuple[str, ...] | None:
         """The values a plain attribute takes (None: not a plain attribute)."""
@@ -335,7 +361,9 @@ def _family(
         if raw["name"] in names:
             sink.error(doc.mark((*base, "operands", index, "name")), f"duplicate operand name {raw['name']!r}", breaks=ops_of_family)
         names[raw["name"]] = index
-        operands.append(Operand(raw["name"], bool(raw.get("optional", False)), bool(raw.get("initialized_by_op", False))))
+        operands.append(
+            Operand(raw["name"], bool(raw.get("optional", False)), bool(raw.get("initialized_by_op", False)), raw.get("route") == BY_PRODUCER)
+        )
     strategies: list[Strategy] = []
     raw_strategies = body.get("strategies")
     if raw_strategies is None:
@@ -343,8 +371,12 @@ def _family(
         for index, raw in enumerate(raw_operands):
             if "route" not in raw:
                 sink.error(doc.mark((*base, "operands", index)), f"operand {raw['name']!r} needs a route: the family has fixed semantics (no strategies)", breaks=ops_of_family)
-            routes.append(Route(raw.get("route", "none")))
+            route = raw.get("route", "none")
+            routes.append(Route.DST if route == BY_PRODUCER else Route(route))
         strategies.append(Strategy(None, (), tuple(routes), bool(body.get("accumulates", False))))
+        producer_routed = [i for i, o in enumerate(operands) if o.by_producer]
+        for index in producer_routed[1:]:
+            sink.error(doc.mark((*base, "operands", index, "route")), "only one operand of an op may be routed by its producer (its spellings are keyed by that operand's route)", breaks=ops_of_family)
     else:
         assert isinstance(raw_strategies, list)
         if "accumulates" in body:
@@ -401,6 +433,22 @@ def _family(
             doc.mark((*base, "dst_slots", "by_attribute")),
             f"attribute {slots_attribute!r} already selects a name or takes listed values; the DST slot count is an integer attribute of its own",
         )
+    result_element = body.get("result_element")
+    result_attribute = result_element["by_attribute"] if isinstance(result_element, dict) else None
+    if result_attribute is not None:
+        if result_attribute in selecting or result_attribute in raw_attributes or result_attribute == slots_attribute:
+            sink.error(
+                doc.mark((*base, "result_element", "by_attribute")),
+                f"attribute {result_attribute!r} already selects a name, takes listed values or counts DST slots; the result's element type is an attribute of its own",
+            )
+        if body["result"] != "dst":
+            sink.error(doc.key_mark((*base, "result_element")), "an op without a result has no result element type")
+    elements = body.get("elements", [])
+    assert isinstance(elements, list)
+    declared = [e.name for e in vocab.element_types]
+    for index, element in enumerate(elements):
+        if element not in declared:
+            sink.error(doc.mark((*base, "elements", index)), unknown_name("element type", element, declared), after=[VOCABULARY])
     result = body["result"]
     ops = []
     for index, name in enumerate(raw_names):
@@ -420,6 +468,8 @@ def _family(
                 mark=doc.mark((*base, "names", index)),
                 plain_attributes=plain,
                 dst_slots_attribute=slots_attribute,
+                result_element_attribute=result_attribute,
+                elements=tuple(elements),
             )
         )
     return ops

@@ -9,6 +9,7 @@ from ttlgen.errors import DiagnosticSink
 from ttlgen.model import (
     kernels,
     layout,
+    math_spec,
     namespaces,
     ops,
     programs,
@@ -39,6 +40,7 @@ class Project:
     spec_files: tuple[str, ...]
     inputs: tuple[SpecInput, ...]
     ops: ops.OpsModel
+    math: math_spec.MathModel
     api: tt_metal_api.ApiModel
     targets: targets.TargetsModel
     spelling: spelling.SpellingModel
@@ -62,7 +64,8 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
                 "a kernel description is the input of `ttlgen resolve`, not a spec; keep it outside the spec tree",
             )
     ops_model = ops.build(documents, sink)
-    api_model = tt_metal_api.build(documents, sink)
+    math_model = math_spec.build(documents, sink)
+    api_model = tt_metal_api.build(documents, sink, math_model)
     targets_model = targets.build(documents, sink, ops_model.vocabulary, api_model.level_names)
     spelling_model = spelling.build(documents, sink, ops_model, api_model)
     spelling_check.check(spelling_model, api_model, sink)
@@ -75,6 +78,7 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
         spec_files=tuple(d.display for d in documents),
         inputs=tuple(SpecInput(d.source, d.sha256) for d in documents),
         ops=ops_model,
+        math=math_model,
         api=api_model,
         targets=targets_model,
         spelling=spelling_model,

@@ -45,14 +45,17 @@ from ttlgen.model.call_forms import (
     kind_of,
     parse_call,
 )
+from ttlgen.model.math_spec import Computation
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
-from ttlgen.model.tt_metal_api import ApiModel
+from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, Emulation, FunctionForm, KernelKind
 from ttlgen.spec.document import SpecDocument
 
 __all__ = ["CPP_KEYWORDS", "ArgKind", "CallForm", "FormArg", "FormError", "Literal", "Placeholder", "TypeForm", "parse_call"]
 
 KIND = "ttlgen.op_spelling"
 FIXED = "fixed"
+# The spelling keys of an op with an operand routed by its producer: that operand's route.
+PRODUCER_ROUTES = (Route.DFB.value, Route.DST.value)
 
 class ScalerKind(enum.Enum):
     """What a scaler tile holds for an attribute value (the spelling's ``scaler.value``)."""
@@ -125,6 +128,9 @@ class Spelling:
     # The unpacking instead when every operand it names has 32-bit elements (None: the same).
     unpack_32_bit: tuple[str | None, str | None] | None = None
     scaler: ScalerSpelling | None = None
+    # Why the op has no function at this API level (its release lacks one); init and call
+    # are then empty and a kernel using the op at the level is an error.
+    absent: str | None = None
 
     def unpacked(self, element_bits: Mapping[str, int]) -> tuple[str | None, str | None]:
         """The operands read through (SrcA, SrcB), given the element bits of the operands."""
@@ -142,6 +148,8 @@ class Spelling:
         return None
 
     def forms(self) -> tuple[CallForm, ...]:
+        if self.absent is not None:
+            return ()
         return (self.init, self.call) + ((self.uninit,) if self.uninit is not None else ())
 
 
@@ -237,6 +245,7 @@ class Format:
     element_bits: int  # the vocabulary's width of the element (tile_bytes holds one tile of them)
     mantissa_bits: int | None = None  # of a float format the reader may write elements in
     l1_accumulation: bool = False  # the packer can accumulate into L1 in this format
+    code: int | None = None  # its number in the runtime's data-format enumeration ({format})
 
 
 @dataclass(frozen=True)
@@ -248,6 +257,7 @@ class LevelSpelling:
     cb: CbCalls
     dataflow: DataflowCalls
     spellings: tuple[Spelling, ...]
+    release: str = ""  # the release the level pins, e.g. "ttnn 0.81.1" (empty: none)
 
     def spelling(self, op: str, strategy: str | None) -> Spelling | None:
         wanted = strategy or FIXED
@@ -272,13 +282,20 @@ class SpellingModel:
     levels: tuple[LevelSpelling, ...]  # one per API level, in the API model's order
     api_level_names: frozenset[str]  # functions, types and entry points the API specs declare
     source: str
-    # The math each op computes, as the emulation spec says its spelled calls compute it
-    # (the key of its float64 reference); ops whose calls compute nothing known are absent.
-    computes: tuple[tuple[str, str], ...] = ()
+    # The math each op computes, as the emulation spec says its spelled calls compute it (a
+    # function of the math spec or a runtime primitive: what its float64 reference
+    # evaluates); ops whose calls compute nothing known are absent.
+    computes: tuple[tuple[str, Computation], ...] = ()
     tile: TileLayout | None = None  # None: the spec states no layout (no tile is built in L1)
+    # (level, op) of each op whose spelled call at that level selects the approximate form
+    # of its math (the binding's `approximate:` template parameter is true there).
+    approximate: frozenset[tuple[str, str]] = frozenset()
 
-    def math_of(self, op: str) -> str | None:
+    def math_of(self, op: str) -> Computation | None:
         return dict(self.computes).get(op)
+
+    def selects_approximate(self, level: str, op: str) -> bool:
+        return (level, op) in self.approximate
 
     def format(self, element: str) -> Format | None:
         return next((f for f in self.formats if f.element == element), None)
@@ -287,7 +304,8 @@ class SpellingModel:
         return next((lv for lv in self.levels if lv.level == level), None)
 
     def has_spelling(self, op: str, strategy: str | None) -> bool:
-        """Whether the op is spelled for the strategy (at every level: levels differ only in calls)."""
+        """Whether the op is spelled for the strategy (or spelling key), at every level: a
+        level where its release has no function for the op says so (``absent``)."""
         return bool(self.levels) and self.levels[0].spelling(op, strategy) is not None
 
     @property
@@ -325,12 +343,12 @@ class SpellingModel:
 EMPTY = SpellingModel("", (), (), frozenset(), "")
 
 
-def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, str], ...]:
+def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, Computation], ...]:
     """What each op computes through its calls at every level and strategy, which must agree."""
     emulation = api.emulation
     if emulation is None:
         return ()
-    found: dict[str, dict[str, Spelling]] = {}
+    found: dict[str, dict[Computation, Spelling]] = {}
     for level in levels:
         for spelling in level.spellings:
             math = emulation.computes(spelling.call.function)
@@ -339,12 +357,76 @@ def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSi
     out = []
     for op, by_math in sorted(found.items()):
         if len(by_math) > 1:
-            ways = "; ".join(f"{m} through {s.call.function} ({s.strategy})" for m, s in sorted(by_math.items()))
+            ways = "; ".join(f"{m.name} through {s.call.function} ({s.strategy})" for m, s in sorted(by_math.items(), key=lambda item: item[0].name))
             first = next(iter(by_math.values()))
             sink.error(first.mark, f"op {op!r} computes different functions depending on its spelling: {ways} ({emulation.source})")
             continue
         out.append((op, next(iter(by_math))))
     return tuple(out)
+
+
+_TRUTH = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _selects_approximate(spelling: Spelling, level: ApiLevel, emulation: Emulation, sink: DiagnosticSink) -> bool | None:
+    """Whether the spelled call selects the approximate form of the math its binding passes
+    (the value of the binding's `approximate:` template parameter in the call: written in
+    the spelling, else the parameter's default, a define taking the emulator's value); None
+    when the binding follows no approximate form."""
+    call = spelling.call
+    template = [a.text if isinstance(a, Literal) else None for a in call.template_args]
+    form, _ = level.check_call(call.function, KernelKind.COMPUTE, template, len(call.args))
+    if not isinstance(form, FunctionForm):
+        return None
+    binding = emulation.binding(form)
+    if binding is None or binding.approximate is None:
+        return None
+    function = emulation.math_function(binding)
+    if function is None or function.approximate is None:
+        return None
+    params = form.signature.template
+    index = next((i for i, p in enumerate(params) if p.name == binding.approximate), None)
+    if index is None:
+        return None  # the emulation spec's error says so
+    value = template[index] if index < len(template) else params[index].default
+    defines = dict(emulation.defines)
+    seen: set[str] = set()
+    while value is not None and value not in _TRUTH and value in defines and value not in seen:
+        seen.add(value)
+        value = defines[value]
+    if value is None or value not in _TRUTH:
+        shown = "a value the spelling computes" if value is None else repr(value)
+        sink.error(
+            call.mark,
+            f"{call.text!r} selects the approximate form of {function.name!r} with {binding.approximate} = {shown}, which is not "
+            f"true or false (nor a define of {emulation.source} that is); write it in the call, e.g. {call.function}<...>",
+        )
+        return None
+    return _TRUTH[value]
+
+
+def _approximate(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> frozenset[tuple[str, str]]:
+    """(level, op) of each op whose calls select the approximate form of its math; the
+    strategies of an op at one level must agree (its reference is one function)."""
+    emulation = api.emulation
+    if emulation is None:
+        return frozenset()
+    selected: set[tuple[str, str]] = set()
+    for spelled in levels:
+        level = api.level(spelled.level)
+        if level is None:
+            continue
+        by_op: dict[str, dict[bool, Spelling]] = {}
+        for spelling in spelled.spellings:
+            choice = _selects_approximate(spelling, level, emulation, sink)
+            by_op.setdefault(spelling.op, {}).setdefault(bool(choice), spelling)
+        for op, choices in sorted(by_op.items()):
+            if len(choices) > 1:
+                ways = "; ".join(f"{'approximate' if c else 'exact'} through {s.call.function} ({s.strategy})" for c, s in sorted(choices.items()))
+                sink.error(choices[True].mark, f"op {op!r} computes different forms of its math at level {spelled.level!r} depending on its strategy: {ways}")
+            elif True in choices:
+                selected.add((spelled.level, op))
+    return frozenset(selected)
 
 
 def _placeholders(*names: str) -> dict[str, ArgKind]:
@@ -382,25 +464,32 @@ class _Reader:
             return CallForm("", (), (), text, mark)
         return replace(form, deprecated_ok=deprecated_ok)
 
-    def per_level(self, path: tuple[str | int, ...], is_level_map: bool) -> dict[str, tuple[str | int, ...]] | None:
-        """The path of each level's value: the same path for every level, or one key each."""
+    def per_level(
+        self, path: tuple[str | int, ...], is_level_map: bool, absent: frozenset[str] = frozenset()
+    ) -> dict[str, tuple[str | int, ...]] | None:
+        """The path of each level's value: the same path for every level, or one key each
+        (levels in ``absent``, where the op has no function, give none)."""
+        wanted = [lv for lv in self.levels if lv not in absent]
         if not is_level_map:
-            return {level: path for level in self.levels}
+            return {level: path for level in wanted}
         keys = list(self.raw(path))
         unknown = [k for k in keys if k not in self.levels]
         for key in unknown:
             known = ", ".join(self.levels) or "none (no ttlgen.tt_metal_api spec)"
             self.sink.error(self.doc.key_mark((*path, key)), f"unknown API level {key!r}{did_you_mean(key, self.levels)}; levels: {known}")
-        missing = [lv for lv in self.levels if lv not in keys]
+        for key in keys:
+            if key in absent:
+                self.sink.error(self.doc.key_mark((*path, key)), f"API level {key!r} is listed under absent (no function for the op there): give it no call")
+        missing = [lv for lv in wanted if lv not in keys]
         if missing:
-            self.sink.error(self.doc.mark(path), f"no call for API level {', '.join(map(repr, missing))}: a per-level spelling gives every level its call")
-        if unknown or missing:
+            self.sink.error(self.doc.mark(path), f"no call for API level {', '.join(map(repr, missing))}: a per-level spelling gives every level its call (or the op's absent says why the level has none)")
+        if unknown or missing or any(key in absent for key in keys):
             return None
-        return {level: (*path, level) for level in self.levels}
+        return {level: (*path, level) for level in wanted}
 
-    def call(self, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind]) -> dict[str, CallForm]:
+    def call(self, path: tuple[str | int, ...], kinds: Mapping[str, ArgKind], absent: frozenset[str] = frozenset()) -> dict[str, CallForm]:
         raw = self.raw(path)
-        by_level = self.per_level(path, isinstance(raw, dict) and "call" not in raw)
+        by_level = self.per_level(path, isinstance(raw, dict) and "call" not in raw, absent)
         if by_level is None:
             return {level: CallForm("", (), (), "", self.doc.mark(path)) for level in self.levels}
         parsed: dict[tuple[str | int, ...], CallForm] = {}
@@ -604,7 +693,18 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
         for strategy, raw in per_strategy.items():
             path: tuple[str | int, ...] = ("ops", op_name, strategy)
             declared = [s.name for s in op.strategies]
-            if op.fixed and strategy != FIXED:
+            producer = op.by_producer
+            if producer is not None and strategy not in PRODUCER_ROUTES:
+                sink.error(
+                    doc.key_mark(path),
+                    f"op {op_name!r} reads operand {op.operands[producer].name!r} by its producer: spell it under "
+                    f"{' and '.join(map(repr, PRODUCER_ROUTES))}, one per route the operand takes",
+                    after=after,
+                    breaks=[op_entity(op_name)],  # a kernel's "no spelling" follows from it
+                )
+            elif producer is not None:
+                pass
+            elif op.fixed and strategy != FIXED:
                 sink.error(doc.key_mark(path), f"op {op_name!r} has fixed execution semantics; spell it under 'fixed'", after=after)
             elif not op.fixed and strategy not in declared:
                 known = ", ".join(str(s) for s in declared)
@@ -626,8 +726,7 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                             after=after,
                         )
                         continue
-                    strategy_sem = next((s for s in op.strategies if (s.name or FIXED) == strategy), None)
-                    route = strategy_sem.routes[operands.index(operand)] if strategy_sem is not None else Route.DFB
+                    route = _route(op, strategy, operands.index(operand))
                     if route is not Route.DFB:
                         sink.error(
                             doc.mark((*path, key, reg)),
@@ -639,17 +738,31 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
             scaler = _scaler(r, op, (*path, "scaler"), raw, after) if "scaler" in raw else None
             attributes = raw.get("attributes", {})
             kinds = _op_placeholders(op, list(attributes))
-            init = r.call((*path, "init"), kinds)
-            call = r.call((*path, "call"), kinds)
-            uninit = r.call((*path, "uninit"), kinds) if "uninit" in raw else None
+            absent = _absent(r, (*path, "absent"), raw.get("absent"))
+            nothing = CallForm("", (), (), "", doc.key_mark(path))
+            if len(absent) == len(r.levels):
+                for key in ("init", "call", "uninit"):
+                    if key in raw:
+                        sink.error(doc.key_mark((*path, key)), f"op {op_name!r} is absent at every API level; it has no {key} to spell")
+                init: dict[str, CallForm] = {}
+                call: dict[str, CallForm] = {}
+                uninit: dict[str, CallForm] | None = None
+            else:
+                for key in ("init", "call"):
+                    if key not in raw:
+                        missing_levels = ", ".join(repr(lv) for lv in r.levels if lv not in absent)
+                        sink.error(doc.key_mark(path), f"no {key} for op {op_name!r} at API level {missing_levels}: spell it, or say why the level has no function for it under absent")
+                init = r.call((*path, "init"), kinds, frozenset(absent)) if "init" in raw else {}
+                call = r.call((*path, "call"), kinds, frozenset(absent)) if "call" in raw else {}
+                uninit = r.call((*path, "uninit"), kinds, frozenset(absent)) if "uninit" in raw else None
             for level in r.levels:
                 spellings[level].append(
                     Spelling(
                         op=op_name,
                         strategy=strategy,
-                        init=init[level],
-                        call=call[level],
-                        uninit=uninit[level] if uninit is not None else None,
+                        init=init.get(level, nothing),
+                        call=call.get(level, nothing),
+                        uninit=uninit.get(level) if uninit is not None else None,
                         unpack_srca=raw.get("unpack", {}).get("srca"),
                         unpack_srcb=raw.get("unpack", {}).get("srcb"),
                         attributes=tuple((name, tuple(values.items())) for name, values in sorted(attributes.items())),
@@ -657,9 +770,41 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                         mark=doc.key_mark(path),
                         unpack_32_bit=(wide.get("srca"), wide.get("srcb")) if wide is not None else None,
                         scaler=scaler,
+                        absent=absent.get(level),
                     )
                 )
     return spellings
+
+
+def _route(op: OpSemantics, key: str, operand: int) -> Route:
+    """The route of ``operand`` under the spelling key ``key`` (a strategy, ``fixed``, or the
+    route of the operand read by its producer)."""
+    if op.by_producer is not None and key in PRODUCER_ROUTES:
+        return Route(key) if operand == op.by_producer else op.strategies[0].routes[operand]
+    strategy = next((s for s in op.strategies if (s.name or FIXED) == key), None)
+    return strategy.routes[operand] if strategy is not None else Route.DFB
+
+
+def _absent(r: _Reader, path: tuple[str | int, ...], raw: Any) -> dict[str, str]:
+    """The API levels where the op has no function, with why: one text for every level, or
+    one per level named."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        return {level: " ".join(raw.split()) for level in r.levels}
+    out = {}
+    for level, why in raw.items():
+        if level not in r.levels:
+            known = ", ".join(r.levels) or "none (no ttlgen.tt_metal_api spec)"
+            r.sink.error(r.doc.key_mark((*path, level)), f"unknown API level {level!r}{did_you_mean(level, r.levels)}; levels: {known}")
+            continue
+        out[level] = " ".join(str(why).split())
+    return out
+
+
+def _release_name(api: ApiModel, level: str) -> str:
+    found = api.level(level)
+    return found.release.name if found is not None and found.release is not None else ""
 
 
 def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, api: ApiModel) -> SpellingModel:
@@ -704,11 +849,20 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
                     f"{mantissa} mantissa bits leave no exponent in a {vocabulary.bits}-bit element (a sign and an exponent take at least 2)",
                 )
         formats.append(
-            Format(element, raw["name"], raw["tile_bytes"], vocabulary.bits if vocabulary else 0, mantissa, bool(raw.get("l1_accumulation", False)))
+            Format(
+                element, raw["name"], raw["tile_bytes"], vocabulary.bits if vocabulary else 0, mantissa,
+                bool(raw.get("l1_accumulation", False)), raw.get("code"),
+            )
         )
+    codes: dict[int, str] = {}
+    for element, raw in sorted(data["formats"].items()):
+        if "code" in raw and codes.setdefault(raw["code"], element) != element:
+            sink.error(doc.mark(("formats", element, "code")), f"format code {raw['code']} is also {codes[raw['code']]!r}'s: each data format has its own")
     levels = tuple(
-        LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level])) for level in api.level_names
+        LevelSpelling(level, kernel[level], cb[level], dataflow[level], tuple(spellings[level]), _release_name(api, level))
+        for level in api.level_names
     )
     api_names = frozenset(name for level in api.levels for name in level.names())
     computes = _computes(levels, api, sink)
-    return SpellingModel(data["api"], tuple(formats), levels, api_names, doc.source, computes, tile)
+    approximate = _approximate(levels, api, sink)
+    return SpellingModel(data["api"], tuple(formats), levels, api_names, doc.source, computes, tile, approximate)

@@ -28,8 +28,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ttlgen import release_headers
 from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
-from ttlgen.model import emulator_glue
+from ttlgen.model import emulator_glue, math_spec
 from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call, parse_value
 from ttlgen.model.cpp_declarations import (
     BUILTIN_TYPES,
@@ -559,7 +560,23 @@ class ApiLevel:
         if elsewhere:
             return f"{name!r} is declared for {other.value} kernels ({elsewhere[0].header}), not {kernel.value} kernels, at API level {self.level!r}"
         known = [f.name for f in self.all_forms() if f.kernel is kernel]
-        return f"unknown function {name!r} at API level {self.level!r}{did_you_mean(name, known)}"
+        unknown = f"unknown function {name!r} at API level {self.level!r}"
+        if self.release is None:
+            return f"{unknown}: {self.source} does not declare it{did_you_mean(name, known)}"
+        roots = next((paths for k, paths in self.header_roots if k is kernel), ())
+        header = release_headers.declaring_header(self.release.sha256, roots, name)
+        release = self.release.name
+        if isinstance(header, str):
+            return (
+                f"{unknown}: {self.source} does not declare it, but {release} does ({header}): declare it there "
+                f"(`ttlgen upstream import --level {self.level} --add {name}` writes its signature)"
+            )
+        if header is None:
+            return f"{unknown}: neither {self.source} nor {release}'s headers declare it{did_you_mean(name, known)}"
+        return (
+            f"{unknown}: {self.source} does not declare it{did_you_mean(name, known)}; whether {release} has it is "
+            f"unknown here (its headers are not fetched: `ttlgen upstream fetch`)"
+        )
 
 
 @dataclass(frozen=True)
@@ -569,6 +586,9 @@ class Binding:
     computes: str | None  # the math the call performs (its reference), if any
     call: CallForm
     mark: Mark = field(compare=False)
+    # The bool template parameter of the API function that selects the approximate form of
+    # the math (the math spec's `approximate:`), if the binding follows it.
+    approximate: str | None = None
 
     def names(self) -> Iterator[str]:
         """The argument names the binding needs in scope (parameters of the form)."""
@@ -576,6 +596,13 @@ class Binding:
         for arg in (*self.call.template_args, *self.call.args):
             if isinstance(arg, Literal) and arg.integer is None and "::" not in arg.text and arg.text not in special:
                 yield arg.text
+        if self.approximate is not None:
+            yield self.approximate
+
+    @property
+    def passes_function(self) -> bool:
+        """Whether the call passes ``function``, the math it computes."""
+        return any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in (*self.call.template_args, *self.call.args))
 
     def applies_to(self, signature: Signature) -> bool:
         return set(self.names()) <= set(signature.names())
@@ -593,6 +620,11 @@ class Emulation:
     entry_function: str
     bindings: tuple[tuple[str, tuple[Binding, ...]], ...]
     source: str
+    # The math spec's functions, and the tables (namespaces under <namespace>::math) the
+    # generated math header defines them in, by arity: a binding whose routine has the
+    # table's last name passes one as `function`.
+    math: math_spec.MathModel = math_spec.NO_MATH
+    math_tables: tuple[tuple[int, str], ...] = ()
 
     def glue_header(self, kernel: KernelKind) -> str:
         return dict(self.glue)[kernel]
@@ -605,12 +637,29 @@ class Emulation:
                 return next((b for b in bindings if b.applies_to(signature)), None)
         return None
 
-    def computes(self, function: str) -> str | None:
-        """The math function ``function`` computes (the same for all its bindings)."""
+    def computes(self, function: str) -> math_spec.Computation | None:
+        """What API function ``function`` computes (the same for all its bindings): a math
+        function or a runtime primitive."""
         for name, bindings in self.bindings:
             if name == function:
-                return next((b.computes for b in bindings if b.computes), None)
+                found = next((b.computes for b in bindings if b.computes), None)
+                return None if found is None else self.math.computation(found)
         return None
+
+    def table_arity(self, routine: str) -> int | None:
+        """The arity of the math functions routine ``routine`` takes as ``function``, when
+        it takes the math spec's (its last name is a math table); None otherwise."""
+        leaf = routine.rpartition("::")[2]
+        return next((arity for arity, table in self.math_tables if table == leaf), None)
+
+    def table(self, arity: int) -> str | None:
+        return next((table for a, table in self.math_tables if a == arity), None)
+
+    def math_function(self, binding: Binding) -> math_spec.MathFunction | None:
+        """The math spec's function ``binding`` passes as ``function``, if it passes one."""
+        if binding.computes is None or not binding.passes_function or self.table_arity(binding.call.function) is None:
+            return None
+        return self.math.function(binding.computes)
 
 
 @dataclass(frozen=True)
@@ -990,15 +1039,74 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
 def _binding(raw: str | Mapping[str, str], mark: Mark, sink: DiagnosticSink) -> Binding | None:
     text = raw if isinstance(raw, str) else raw["call"]
     computes = None if isinstance(raw, str) else raw["computes"]
+    approximate = None if isinstance(raw, str) else raw.get("approximate")
     try:
         call = parse_call(text, mark, {})
     except FormError as exc:
         sink.error(mark, f"{text!r}: {exc}")
         return None
-    uses_function = any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in call.args)
-    if uses_function and computes is None:
+    binding = Binding(computes, call, mark, approximate)
+    if binding.passes_function and computes is None:
         sink.error(mark, f"{text!r} passes `{MATH_FUNCTION}`, the math the call computes: write {{computes: <math function>, call: ...}}")
-    return Binding(computes, call, mark)
+    if approximate is not None and not binding.passes_function:
+        sink.error(mark, f"`approximate: {approximate}` selects the form of the math passed as `{MATH_FUNCTION}`, which {text!r} does not pass")
+    return binding
+
+
+def _primitive_names() -> str:
+    return ", ".join(math_spec.PRIMITIVE_NAMES)
+
+
+def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tables: Sequence[tuple[int, str]], sink: DiagnosticSink) -> None:
+    """What a binding computes is stated: a function of the math spec (of the arity its
+    routine takes, with an approximate form when the binding selects one) or a runtime
+    primitive; else the emulator could not run it nor `ttlgen run` reference it."""
+    name = binding.computes
+    if name is None:
+        return
+    after = [math_spec.function_entity(name)]
+    found = math.computation(name)
+    leaf = binding.call.function.rpartition("::")[2]
+    arity = next((a for a, table in tables if table == leaf), None)
+    if found is None:
+        known = [f.name for f in math.functions]
+        forms = {1: f'{name}: {{unary: "<expression of x>"}}', 2: f'{name}: {{binary: "<expression of x and y>"}}'}
+        wanted = forms[arity] if binding.passes_function and arity in forms else " or ".join(forms.values())
+        sink.error(
+            binding.mark,
+            f"no math is stated for {name!r}{did_you_mean(name, [*known, *math_spec.PRIMITIVE_NAMES])}: add it to {math.file} under "
+            f"functions:, as {wanted} (runtime primitives, computed by the emulator's own datapaths: {_primitive_names()})",
+            after=after,
+        )
+        return
+    if not binding.passes_function:
+        return
+    if arity is None:
+        if binding.approximate is not None:
+            tables_text = ", ".join(f"{namespace}::math::{t}" for _, t in tables)
+            sink.error(
+                binding.mark,
+                f"`approximate: {binding.approximate}` selects a form of the math spec's function, but {binding.call.function} "
+                f"takes its `{MATH_FUNCTION}` from the glue ({namespace}::math::{leaf}), not from {tables_text}",
+            )
+        return
+    if not isinstance(found, math_spec.MathFunction):
+        sink.error(binding.mark, f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {'unary' if arity == 1 else 'binary'} function as `{MATH_FUNCTION}`")
+        return
+    if found.arity != arity:
+        sink.error(
+            binding.mark,
+            f"{name!r} is a {found.kind} function ({found.mark}), but {namespace}::{binding.call.function} takes a "
+            f"{'unary' if arity == 1 else 'binary'} one as `{MATH_FUNCTION}`",
+            after=after,
+        )
+    if binding.approximate is not None and found.approximate is None:
+        sink.error(
+            binding.mark,
+            f"`approximate: {binding.approximate}` selects the approximate form of {name!r}, which {math.file} does not state "
+            f"({found.mark}): give it `approximate: <expression>`, or drop `approximate:` to compute the exact form always",
+            after=after,
+        )
 
 
 def _check_glue(
@@ -1007,10 +1115,13 @@ def _check_glue(
     glue: Sequence[tuple[KernelKind, str]],
     types: Sequence[str],
     bindings: Sequence[tuple[str, tuple[Binding, ...]]],
+    math: math_spec.MathModel,
+    tables: Sequence[tuple[int, str]],
     sink: DiagnosticSink,
 ) -> None:
-    """Every name a binding uses exists in the emulator's glue (else the generated emulator
-    headers would not compile): glue headers, routines, the math a call computes, types."""
+    """Every name a binding uses exists in the emulator's glue or the generated math header
+    (else the generated emulator headers would not compile): glue headers, routines, the
+    math a call computes, types."""
     index = emulator_glue.scan(top=namespace)
     for kind, header in glue:
         if header not in index.headers:
@@ -1018,20 +1129,24 @@ def _check_glue(
     for i, name in enumerate(types):
         if not index.declares(f"types::{name}"):
             sink.error(doc.mark(("types", i)), f"the glue implements no type {namespace}::types::{name}{did_you_mean(name, index.members('types'))}")
+    for arity, table in tables:
+        if index.members(f"math::{table}"):
+            sink.error(doc.mark(("math", "unary" if arity == 1 else "binary")), f"the glue declares {namespace}::math::{table} itself; the math header generated from {math.file} defines it")
     routines = sorted(n for n in index.names if not n.startswith(("math::", "types::")))
+    generated = {table for _, table in tables}
     for _, found in bindings:
         for binding in found:
             routine = binding.call.function
             if not index.declares(routine):
                 sink.error(binding.mark, f"the glue declares no routine {namespace}::{routine}{did_you_mean(routine, routines)}")
                 continue
-            passes_function = any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in binding.call.args)
-            if binding.computes is not None and passes_function:
-                # `function` becomes <namespace>::math::<routine>::<computes>.
-                table = "math::" + routine.rpartition("::")[2]
-                known = index.members(table)
+            _check_math(binding, namespace, math, tables, sink)
+            table = routine.rpartition("::")[2]
+            if binding.computes is not None and binding.passes_function and table not in generated:
+                # `function` becomes <namespace>::math::<routine>::<computes>, a name of the glue.
+                known = index.members(f"math::{table}")
                 if binding.computes not in known:
-                    sink.error(binding.mark, f"{binding.computes!r} is not a function of {namespace}::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}")
+                    sink.error(binding.mark, f"{binding.computes!r} is not a function of {namespace}::math::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}")
 
 
 def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> None:
@@ -1050,7 +1165,51 @@ def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[Api
                     )
 
 
-def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> Emulation:
+def _check_approximate(name: str, binding: Binding, forms: Sequence[tuple[ApiLevel, FunctionForm]], sink: DiagnosticSink) -> None:
+    """`approximate: P` names a bool template parameter of every form the binding applies to."""
+    if binding.approximate is None:
+        return
+    for level, form in forms:
+        if not binding.applies_to(form.signature):
+            continue
+        param = next((p for p in form.signature.template if p.name == binding.approximate), None)
+        if param is None or param.type is None or param.type.text != "bool":
+            if param is None:
+                what = "a function parameter" if binding.approximate in form.signature.names() else "no parameter"
+            else:
+                what = "a type parameter" if param.type is None else f"a template parameter of type {param.type.text}"
+            sink.error(
+                binding.mark,
+                f"`approximate: {binding.approximate}` must name a bool template parameter of {name!r}; at level {level.level!r} "
+                f"({form.mark}) it is {what}",
+            )
+            return
+
+
+def _math_tables(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[int, str], ...]:
+    raw = doc.data["math"]
+    if raw["unary"] == raw["binary"]:
+        sink.error(doc.mark(("math", "binary")), f"unary and binary functions need tables of their own; both are {raw['unary']!r}")
+    return ((1, raw["unary"]), (2, raw["binary"]))
+
+
+def _undeclared(name: str, levels: Sequence[ApiLevel], declared: Mapping[str, object]) -> str:
+    """Why a binding's function is unknown: where a fetched pinned release declares it (then
+    the fix is to declare it at that level), else the closest declared names."""
+    found = []
+    for level in levels:
+        if level.release is None:
+            continue
+        roots = next((paths for kind, paths in level.header_roots if kind is KernelKind.COMPUTE), ())
+        header = release_headers.declaring_header(level.release.sha256, roots, name)
+        if isinstance(header, str):
+            found.append(f"{level.source} ({level.release.name} declares it in {header}: `ttlgen upstream import --level {level.level} --add {name}`)")
+    if found:
+        return f"no API level declares {name!r}: declare it in {'; and in '.join(found)}"
+    return f"no API level declares {name!r}{did_you_mean(name, declared)}"
+
+
+def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.MathModel, sink: DiagnosticSink) -> Emulation:
     data = doc.data
     bindings: list[tuple[str, tuple[Binding, ...]]] = []
     declared: dict[str, list[tuple[ApiLevel, FunctionForm]]] = {}
@@ -1067,7 +1226,7 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         bindings.append((name, found))
         forms = declared.get(name)
         if not forms:
-            sink.error(doc.key_mark(path), f"no API level declares {name!r}{did_you_mean(name, declared)}")
+            sink.error(doc.key_mark(path), _undeclared(name, levels, declared))
             continue
         computed = {b.computes for b in found if b.computes}
         if len(computed) > 1:
@@ -1080,12 +1239,15 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
                 stray = True
         if stray:
             continue  # the forms it leaves unbound follow from that error
+        for binding in found:
+            _check_approximate(name, binding, forms, sink)
         for level, form in forms:
             if not any(b.applies_to(form.signature) for b in found):
                 sink.error(doc.key_mark(path), f"no binding of {name!r} applies to its form at level {level.level!r} ({form.mark}); its parameters: {', '.join(form.signature.names()) or 'none'}")
     glue = tuple((KernelKind(kind), header) for kind, header in sorted(data["glue"].items()))
     types = tuple(data["types"])
-    _check_glue(doc, data["namespace"], glue, types, bindings, sink)
+    tables = _math_tables(doc, sink)
+    _check_glue(doc, data["namespace"], glue, types, bindings, math, tables, sink)
     _check_glue_enumerators(emulator_glue.scan(top=data["namespace"]), levels, sink)
     for level in levels:
         for kind in level.types:
@@ -1112,10 +1274,12 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], sink: DiagnosticSi
         entry_function=data["entry"]["function"],
         bindings=tuple(bindings),
         source=doc.source,
+        math=math,
+        math_tables=tables,
     )
 
 
-def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> ApiModel:
+def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, math: math_spec.MathModel | None = None) -> ApiModel:
     levels: dict[str, ApiLevel] = {}
     for doc in (d for d in documents if d.kind == KIND):
         level = _level(doc, sink)
@@ -1127,5 +1291,5 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> ApiModel:
     emulations = [d for d in documents if d.kind == EMULATION_KIND]
     for extra in emulations[1:]:
         sink.error(extra.mark(("spec",)), f"a second {EMULATION_KIND} file; the emulation is declared once (first: {emulations[0].display})")
-    emulation = _emulation(emulations[0], ordered, sink) if emulations else None
+    emulation = _emulation(emulations[0], ordered, math or math_spec.NO_MATH, sink) if emulations else None
     return ApiModel(ordered, emulation)

@@ -16,6 +16,8 @@ type of the buffer its value is finally stored to. The rule, from the op semanti
   type this is the resolver's own default (``ttlgen resolve`` without ``result``).
 * An op without data operands has no type of its own; it takes the type of the buffer the
   enclosing store writes.
+* An op whose family names a ``result_element`` attribute (a typecast) has the element
+  type that attribute gives, whatever its operands'.
 * A store of a bare buffer (``store: {to: out, value: x}``) is a copy, of the source's type.
 * A store converts its value to the target buffer's type in the packer; it widens nothing.
 
@@ -29,7 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ttlgen.model.kernels import DfbRef, Kernel, OpExpr, Store, Value, walk_statements
+from ttlgen.errors import DiagnosticSink
+from ttlgen.model.kernels import DfbRef, Kernel, OpExpr, Store, Value, walk_statements, walk_values
 from ttlgen.model.ops import OpSemantics, OpsModel, Route
 
 
@@ -68,6 +71,8 @@ class _Inference:
         result: str | None
         if op is not None and not op.has_result:
             result = None
+        elif op is not None and op.result_element_attribute is not None and value.attr(op.result_element_attribute) in self.bits:
+            result = value.attr(op.result_element_attribute)
         else:
             typed = [t for t in operands if t is not None and t in self.bits]
             result = max(typed, key=lambda t: self.bits[t]) if typed else context
@@ -82,3 +87,28 @@ def infer(kernel: Kernel, ops: OpsModel) -> ValueTypes:
         if isinstance(stmt, Store):
             inference.value(stmt.value, inference.dtypes.get(stmt.target))
     return ValueTypes(dict(sorted(inference.results.items())))
+
+
+def check_elements(kernel: Kernel, ops: OpsModel, types: ValueTypes, sink: DiagnosticSink) -> None:
+    """Every op of an op family that states its element types (``elements``) computes on
+    them: each data operand and the result. TT-Lang's words for the row normalization:
+    "supports bf16 tiles only"."""
+    semantics = {op.name: op for op in ops.ops}
+    dtypes = {d.name: d.dtype for d in kernel.dfbs}
+    for stmt in walk_statements(kernel.body):
+        if not isinstance(stmt, Store):
+            continue
+        for expr in walk_values(stmt.value):
+            op = semantics.get(expr.op)
+            if op is None or not op.elements:
+                continue
+            found = [dtypes.get(a.dfb) if isinstance(a, DfbRef) else types.of(a) for a in expr.args]
+            found.append(types.of(expr))
+            wrong = sorted({t for t in found if t is not None and t not in op.elements})
+            if wrong:
+                only = ", ".join(op.elements)
+                sink.error(
+                    expr.mark,
+                    f"op {expr.op!r} supports {only} tiles only, here it computes on {', '.join(wrong)} "
+                    f"(its elements: {op.mark.file}, family {op.family!r})",
+                )

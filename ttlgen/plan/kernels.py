@@ -24,10 +24,11 @@ from typing import Any
 from ttlgen.errors import Diagnostic, DiagnosticSink, SpecErrors
 from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
+from ttlgen.model.math_spec import Computation
 from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import Rule, TargetsModel
-from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind, State
+from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, Emulation, KernelKind, State
 from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution, scaler_fill
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
@@ -81,8 +82,11 @@ class LoweredKernel:
     strategies: tuple[tuple[str, str], ...]  # op id -> strategy, for the report
     sources: tuple[str, ...]  # of the compute kernel and program.json
     dataflow_sources: tuple[str, ...]  # of the reader and writer
-    # What each op of the kernel computes (the key of its float64 reference); absent: unknown.
-    op_math: tuple[tuple[str, str], ...] = ()
+    # What each op of the kernel computes (a math function or a runtime primitive: what its
+    # float64 reference evaluates), by op name; an op absent computes nothing known.
+    op_math: tuple[tuple[str, Computation], ...] = ()
+    # The ops whose calls select the approximate form of their math at the kernel's level.
+    approximate: frozenset[str] = frozenset()
     # The relation rules the kernel's uses matched, which allowed its DST width and unpack
     # set (resolution.relation_rules): the spec nodes behind those facts, for provenance.
     relation_rules: tuple[Rule, ...] = ()
@@ -104,6 +108,7 @@ class ApiContext:
     level: ApiLevel
     spelling: LevelSpelling
     helpers: DataflowHelpers
+    emulation: Emulation | None = None
 
 
 def lower(
@@ -127,7 +132,10 @@ def lower(
     level, calls = api.level, api.spelling
     l1_acc_elements = frozenset(f.element for f in spelling.formats if f.l1_accumulation)
     low = ComputeLowering(
-        kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements, expects=api_check.format_expects(level, KernelKind.COMPUTE)
+        kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements,
+        expects=api_check.format_expects(level, KernelKind.COMPUTE),
+        unemulated=_unemulated(level, api.emulation) if api.emulation is not None else None,
+        format_codes={f.element: f.code for f in spelling.formats if f.code is not None},
     )
     compute = low.body(kernel.body)
     fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
@@ -206,9 +214,28 @@ def lower(
         strategies=tuple((op_id, s.value) for op_id, s in plan.strategies),
         sources=tuple(sorted({kernel.source, spelling.source, level.source, *ops.sources})),
         dataflow_sources=tuple(sorted({kernel.source, spelling.source, level.source})),
-        op_math=tuple(sorted((op, math) for op in _ops_of(kernel) if (math := spelling.math_of(op)) is not None)),
+        op_math=tuple((op, math) for op in sorted(_ops_of(kernel)) if (math := spelling.math_of(op)) is not None),
+        approximate=frozenset(op for op in _ops_of(kernel) if spelling.selects_approximate(level.level, op)),
         fills=fills,
     )
+
+
+def _unemulated(level: ApiLevel, emulation: Emulation) -> Callable[[ir.Call], str | None]:
+    """Why a compute call at ``level`` has no body in the emulator (no binding of the form it
+    binds to), or None; a call that fits no form is api_check's to report."""
+
+    def problem(call: ir.Call) -> str | None:
+        form = api_check.form_of(level, call, KernelKind.COMPUTE)
+        if form is None or emulation.binding(form) is not None:
+            return None
+        params = ", ".join(form.signature.names()) or "none"
+        return (
+            f"{call.function!r} (API level {level.level!r}, {form.header}) has no emulator binding: add "
+            f"{call.function}: {{computes: <math>, call: <glue routine>(...)}} under functions in {emulation.source} "
+            f"(its parameters: {params})"
+        )
+
+    return problem
 
 
 # The inits that may reset the packer's L1-accumulation flag: those whose API form
@@ -247,7 +274,7 @@ def plan_kernels(
     for level in api.levels:
         calls = spelling.at(level.level)
         if calls is not None:
-            contexts[level.level] = ApiContext(level, calls, dataflow_helpers(calls.dataflow, calls.cb))
+            contexts[level.level] = ApiContext(level, calls, dataflow_helpers(calls.dataflow, calls.cb), api.emulation)
     by_name = {t.name: t for t in targets.targets}
     lowered = []
     for kernel in kernels:

@@ -53,8 +53,8 @@ from ttlgen.model.kernels import (
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
 from ttlgen.model.tt_metal_api import State
+from ttlgen.plan import element_types, l1_accumulation
 from ttlgen.plan import kernel_ir as ir
-from ttlgen.plan import l1_accumulation
 from ttlgen.plan.kernel_ir import Const, Expr, Step, Stmt, Var, add, div, mod, mul
 
 # The lowering's own loop variables and constants (user loop variables cannot end in '_').
@@ -152,10 +152,15 @@ class ComputeLowering:
     # The registers an init's API form expects loaded (api_check.format_expects): where the
     # API spec states it, it decides the op's format needs over the spelling's `unpack`.
     expects: Callable[[ir.Call], tuple[tuple[State, Expr], ...] | None] | None = None
+    # What keeps a call from running on the emulator (no binding of its function), or None.
+    unemulated: Callable[[ir.Call], str | None] | None = None
+    # The numeric code of each element type's tile format (``{format}`` placeholders).
+    format_codes: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_name = {op.name: op for op in self.ops.ops}
         self.dfbs = {d.name: d for d in self.kernel.dfbs}
+        self.types = element_types.infer(self.kernel, self.ops)
         self.needs: dict[int, int] = {}  # DST slots of each sub-expression, by identity (`need`)
         self.strategies = dict(self.plan.strategies)  # op id -> chosen strategy
 
@@ -211,11 +216,28 @@ class ComputeLowering:
 
     def spelled(self, expr: OpExpr) -> tuple[Spelling, tuple[Route, ...]]:
         name, index = self.strategy(expr)
+        op = self.semantics(expr)
+        routes = op.strategies[index].routes
+        producer = op.by_producer
+        if producer is not None:
+            # The operand read by its producer: from its buffer, or from DST when computed.
+            from_dfb = producer < len(expr.args) and isinstance(expr.args[producer], DfbRef)
+            route = Route.DFB if from_dfb else Route.DST
+            routes = tuple(route if i == producer else r for i, r in enumerate(routes))
+            name = route.value
         spelling = self.spelling.spelling(expr.op, name)
         if spelling is None:
-            self.sink.error(expr.mark, f"op {expr.op!r} has no tt-metal spelling for strategy {name or 'fixed'!r} (chosen by the plan)")
+            self.sink.error(expr.mark, f"op {expr.op!r} has no tt-metal spelling for {name or 'fixed'!r} (chosen by the plan)")
             raise Abort
-        return spelling, self.semantics(expr).strategies[index].routes
+        if spelling.absent is not None:
+            release = f" ({self.spelling.release})" if self.spelling.release else ""
+            self.sink.error(
+                expr.mark,
+                f"op {expr.op!r} has no function at tt-metal API level {self.spelling.level!r}{release}, "
+                f"the level of target {self.kernel.target!r}: {spelling.absent} ({spelling.mark})",
+            )
+            raise Abort
+        return spelling, routes
 
     def shape(self, value: Value) -> tuple[int, int]:
         if isinstance(value, DfbRef):
@@ -328,7 +350,16 @@ class ComputeLowering:
                 out.extend(self.evaluate(arg, slot, inner, tile, pack_cb))
                 values[f"{name}.dst"] = add(slot, Const(inner))
                 inner += self.need(arg)
+        for arg, name in zip(value.args, names, strict=False):
+            code = self.format_code(self.element_of(arg))
+            if code is not None:
+                values[f"{name}.format"] = Const(code)
+        result_code = self.format_code(self.types.of(value))
+        if result_code is not None:
+            values["format"] = Const(result_code)
         for attr, attr_value in value.attrs:
+            if attr == op.result_element_attribute and not any(a == attr for a, _ in spelling.attributes):
+                continue  # an element type: spelled through {format}
             spelled = spelling.attribute_spelling(attr, attr_value)
             if spelled is None:
                 self.sink.error(value.mark, f"attribute {attr}={attr_value!r} of {value.op!r} has no spelling")
@@ -337,13 +368,32 @@ class ComputeLowering:
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         init = self.bind(Step.OP_INIT, spelling.init, values, routes_given)
         needs = self.expected(init) or self.unpacked(spelling, values, names, value)
+        call = self.bind(Step.OP, spelling.call, values, routes_given)
+        uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given) if spelling.uninit is not None else None
+        self.check_emulated(value, (init, call) + ((uninit,) if uninit is not None else ()))
         out.extend(self.init(init, spelling, self.reconfig(needs)))
-        out.append(replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs))
-        if spelling.uninit is not None:
-            uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given)
-            if uninit not in self.pending_uninit:
-                self.pending_uninit.append(uninit)
+        out.append(replace(call, format_needs=needs))
+        if uninit is not None and uninit not in self.pending_uninit:
+            self.pending_uninit.append(uninit)
         return out
+
+    def element_of(self, value: Value) -> str | None:
+        return self.dfbs[value.dfb].dtype if isinstance(value, DfbRef) else self.types.of(value)
+
+    def format_code(self, element: str | None) -> int | None:
+        """The numeric code of ``element``'s tile format (a ``{format}`` placeholder's value)."""
+        return self.format_codes.get(element) if element is not None else None
+
+    def check_emulated(self, expr: OpExpr, calls: Sequence[ir.Call]) -> None:
+        """Each call of an op the kernel uses has a body in the emulator (else the kernel
+        would build and fail to link at `ttlgen run`)."""
+        if self.unemulated is None:
+            return
+        for call in calls:
+            problem = self.unemulated(call)
+            if problem is not None:
+                self.sink.error(expr.mark, f"op {expr.op!r}: {problem}")
+                raise Abort
 
     def is_matmul(self, value: Value) -> bool:
         if not isinstance(value, OpExpr):

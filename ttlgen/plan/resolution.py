@@ -170,7 +170,12 @@ class Resolver:
         self.catalog = Catalog(resolver_tables(ops, targets).tables)
 
     def resolve(self, kernel: Kernel, sink: DiagnosticSink) -> Plan | None:
-        """The kernel's plan, or None after reporting the resolver's diagnostics to ``sink``."""
+        """The kernel's plan, or None after reporting the resolver's diagnostics (and ops
+        computing on element types their family does not take) to ``sink``."""
+        errors = sink.count
+        element_types.check_elements(kernel, self.ops, element_types.infer(kernel, self.ops), sink)
+        if sink.count != errors:
+            return None
         return resolve_plan(kernel, self.ops, self.catalog, sink)
 
     def relation_rules(self, kernel: Kernel, plan: Plan, target: Target) -> tuple[Rule, ...]:

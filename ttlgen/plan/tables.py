@@ -169,7 +169,7 @@ class _Builder:
                 name=op.name,
                 family=op.family,
                 primitive=self.selected(op.primitive, self.primitive),
-                operands=tuple(OperandSemantics(o.name, o.optional, o.initialized_by_op) for o in op.operands),
+                operands=tuple(OperandSemantics(o.name, o.optional, o.initialized_by_op, o.by_producer) for o in op.operands),
                 result_in_dst=op.result_in_dst,
                 has_result=op.has_result,
                 full_fp32=self.selected(op.full_fp32, self.full_fp32_kind) if op.full_fp32 is not None else None,
@@ -180,6 +180,7 @@ class _Builder:
                     for s in op.strategies
                 ),
                 dst_slots_attribute=op.dst_slots_attribute,
+                result_element_attribute=op.result_element_attribute,
             )
             for op in ops.ops
         }

@@ -161,8 +161,12 @@ def _shape(
     """The op's legal options, or the diagnostic that rejects the op."""
     sem = info.sem
     floats = target.prepared.float_elements
-    candidates: Sequence[Candidate] = info.candidates
     operands = op.operands
+    candidates: Sequence[Candidate] = info.candidates
+    produced = candidates[0].by_producer if candidates else None
+    if produced is not None and produced < len(operands):
+        from_dfb = type(operands[produced]) is DfbOperand
+        candidates = [c.produced(from_dfb) for c in candidates]
     if op.strategy is not None:
         if not sem.has_alternatives:
             return Diagnostic(op.id, None, f"{STRATEGY_ATTRIBUTE} is only valid on tile operations with execution-strategy alternatives")
@@ -297,7 +301,11 @@ def collect(kernel: KernelDescription, target: TargetEnvironment, policy: Kernel
         if op.result is not None and op.result not in known:
             errors.append(Diagnostic(op_id, None, f"has an unknown result element type {str(op.result)!r}; known: {', '.join(known)}"))
             ok = False
-        result = op.result or (elements[0] if elements else None)
+        typed = op.attrs.get(sem.result_element_attribute) if sem.result_element_attribute is not None else None
+        if op.result is None and typed is not None and typed not in known:
+            errors.append(Diagnostic(op_id, None, f"attribute {sem.result_element_attribute!r} names an unknown element type {str(typed)!r}; known: {', '.join(known)}"))
+            ok = False
+        result = op.result or typed or (elements[0] if elements else None)
         if not ok:
             failed.add(op_id)
             continue

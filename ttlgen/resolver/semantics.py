@@ -210,6 +210,9 @@ class OperandSemantics(NamedTuple):
     name: str
     optional: bool
     initialized_by_op: bool
+    # Routed DFB when the kernel reads it from a dataflow buffer, DST when a tile op computes
+    # it (TT-Lang's tile_accumulate contribution); its strategies' route is DST.
+    by_producer: bool = False
 
 
 class StrategySemantics(NamedTuple):
@@ -235,6 +238,9 @@ class OpSemantics(NamedTuple):
     # The integer op attribute giving the DST slots the op holds at once (TT-Lang's
     # requiredDstSlots); None: one slot.
     dst_slots_attribute: str | None = None
+    # The op attribute whose value is the result's element type (a typecast's); None: the
+    # result has its first operand's type unless the kernel description gives one.
+    result_element_attribute: str | None = None
 
     @property
     def has_alternatives(self) -> bool:

@@ -143,7 +143,7 @@ def _compile(cxx: str, group: Sequence[Unit], directory: Path) -> str | None:
     )
     args = jit.command(cxx, head.target.root, directory, head.processor, head.arch, head.kernel.args(head.role))
     done = subprocess.run(args, capture_output=True, text=True, check=False, cwd=directory)
-    if done.returncode == 0:
+    if done.returncode == 0 or host_only(done.stderr):
         return None
     # Headers are named from the wheel's tt_metal/ on, not by where the cache put them.
     found = first_error(done.stderr.replace(f"{head.target.root}{os.sep}", ""))
@@ -152,6 +152,19 @@ def _compile(cxx: str, group: Sequence[Unit], directory: Path) -> str | None:
 
 _ERROR = re.compile(r"^(?P<where>[^\s:][^:]*:\d+:\d+): (?:fatal )?error: (?P<message>.*)$", re.MULTILINE)
 _LONGEST = 400
+# Errors of the host compiler alone, which the JIT's SFPI compiler does not make: g++ before
+# 13 rejects `#pragma GCC unroll N` whose count is a template parameter (GCC 13 accepts one),
+# and tt-llk's SFPU rounding ops are written so (ckernel_sfpu_rounding_ops.h's
+# `#pragma GCC unroll ITERATIONS`), in every translation unit that includes them.
+_HOST_ONLY = (re.compile(r"^.#pragma GCC unroll. requires an assignment-expression"),)
+_TRUNCATED = "compilation terminated due to -fmax-errors"
+
+
+def host_only(stderr: str) -> bool:
+    """Whether every error of a failed compile is one only the host compiler makes (and the
+    compiler did not stop early, which could hide others)."""
+    messages = [m.group("message") for m in _ERROR.finditer(stderr)]
+    return bool(messages) and _TRUNCATED not in stderr and all(any(p.search(m) for p in _HOST_ONLY) for m in messages)
 
 
 def first_error(stderr: str) -> str | None:

@@ -39,7 +39,7 @@ from ttlgen import cache
 from ttlgen.errors import UsageError
 from ttlgen.model.tt_metal_api import WHEEL_PLATFORM, WHEEL_PYTHON, Release
 
-CACHE_ENV = "TTLGEN_UPSTREAM_CACHE"
+CACHE_ENV = cache.UPSTREAM_ENV
 MANIFEST = "MANIFEST.json"
 _MANIFEST_VERSION = 1
 
@@ -84,8 +84,7 @@ def upstream_root() -> Path:
     of this process, deleted when it ends."""
     if not cache.enabled():
         return _scratch_dir()
-    explicit = os.environ.get(CACHE_ENV)
-    path = Path(explicit) if explicit else cache.cache_root() / "upstream"
+    path = cache.upstream_dir()
     return path if _writable(path) else _scratch_dir()
 
 

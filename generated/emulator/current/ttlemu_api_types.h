@@ -37,6 +37,8 @@ enum class EltwiseBinaryType : uint8_t {
 enum class InputClamping : uint8_t { ClampToNegative = 1, None = 0 };
 using ttlemu::types::InterleavedAddrGenFast;
 enum class PoolType : uint8_t { SUM = 0, AVG = 1, MAX = 2, MIN = 3 };
+enum class ReciprocalApproxMode { Default = 0, Precise = 1, Approximate = 2 };
+enum class ReciprocalDestAcc { BF16 = 0, FP32 = 1 };
 enum class ReduceDim : uint8_t { REDUCE_ROW = 0, REDUCE_COL = 1, REDUCE_SCALAR = 2 };
 enum class RsqrtMode { Default = 0, Fast = 1 };
 enum class SrcOrder : uint8_t { Regular = 0, Reverse = 1 };

@@ -28,6 +28,8 @@ constexpr uint32_t kCONST_1_FP16B = 16256;
 
 enum BroadcastType { NONE = 0, COL = 1, ROW = 2, SCALAR = 3 };
 using ttlemu::types::DataFormat;
+enum class EltwiseBinaryReuseDestType { NONE = 0, DEST_TO_SRCA = 1, DEST_TO_SRCB = 2 };
+enum EltwiseBinaryType { ELWMUL = 0, ELWDIV = 1, ELWADD = 2, ELWSUB = 3, ELWLESS = 4 };
 enum class InputClamping : uint8_t { ClampToNegative = 1, None = 0 };
 using ttlemu::types::InterleavedAddrGenFast;
 enum PoolType { SUM = 0, AVG = 1, MAX = 2, MIN = 3 };

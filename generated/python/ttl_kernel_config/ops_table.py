@@ -80,6 +80,35 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
     ),
+    'tile_accumulate': OpSemantics(
+        name='tile_accumulate',
+        family='accumulate',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseBinary),
+        operands=(
+            OperandSemantics(name='accumulator', optional=False, initialized_by_op=False),
+            OperandSemantics(name='contribution', optional=False, initialized_by_op=False, by_producer=True),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=None, legal_when=(), routes=(Route.DST, Route.DST), accumulates=True),
+        ),
+    ),
+    'tile_acos': OpSemantics(
+        name='tile_acos',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
     'tile_add': OpSemantics(
         name='tile_add',
         family='fpu_or_sfpu_binary',
@@ -94,6 +123,34 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
         strategies=(
             StrategySemantics(strategy=Strategy.FPU, legal_when=(LegalityCondition.OPERANDS_FROM_DFB_SAME_TILE, LegalityCondition.FLOAT_RESULT), routes=(Route.DFB, Route.DFB), accumulates=True),
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST, Route.DST), accumulates=False),
+        ),
+    ),
+    'tile_asin': OpSemantics(
+        name='tile_asin',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_atan': OpSemantics(
+        name='tile_atan',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
     ),
     'tile_bcast': OpSemantics(
@@ -111,8 +168,79 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
             StrategySemantics(strategy=None, legal_when=(), routes=(Route.DFB, Route.NONE), accumulates=False),
         ),
     ),
+    'tile_ceil': OpSemantics(
+        name='tile_ceil',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_cos': OpSemantics(
+        name='tile_cos',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_div': OpSemantics(
+        name='tile_div',
+        family='sfpu_binary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseBinary),
+        operands=(
+            OperandSemantics(name='lhs', optional=False, initialized_by_op=False),
+            OperandSemantics(name='rhs', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST, Route.DST), accumulates=False),
+        ),
+    ),
     'tile_exp': OpSemantics(
         name='tile_exp',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_exp2': OpSemantics(
+        name='tile_exp2',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_expm1': OpSemantics(
+        name='tile_expm1',
         family='sfpu_unary',
         primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
         operands=(
@@ -136,6 +264,62 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
         full_fp32=None,
         strategies=(
             StrategySemantics(strategy=None, legal_when=(), routes=(), accumulates=False),
+        ),
+    ),
+    'tile_floor': OpSemantics(
+        name='tile_floor',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_frac': OpSemantics(
+        name='tile_frac',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_gelu': OpSemantics(
+        name='tile_gelu',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_hardsigmoid': OpSemantics(
+        name='tile_hardsigmoid',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
     ),
     'tile_log': OpSemantics(
@@ -183,6 +367,21 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST, Route.DST), accumulates=False),
         ),
     ),
+    'tile_min': OpSemantics(
+        name='tile_min',
+        family='sfpu_binary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseBinary),
+        operands=(
+            OperandSemantics(name='lhs', optional=False, initialized_by_op=False),
+            OperandSemantics(name='rhs', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST, Route.DST), accumulates=False),
+        ),
+    ),
     'tile_mul': OpSemantics(
         name='tile_mul',
         family='fpu_or_sfpu_binary',
@@ -201,6 +400,20 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
     ),
     'tile_neg': OpSemantics(
         name='tile_neg',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_recip': OpSemantics(
+        name='tile_recip',
         family='sfpu_unary',
         primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
         operands=(
@@ -243,6 +456,23 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
     ),
+    'tile_row_normalization_block': OpSemantics(
+        name='tile_row_normalization_block',
+        family='row_normalization',
+        primitive=Selected(attribute=None, fixed=Primitive.Reduce),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+            OperandSemantics(name='gamma', optional=True, initialized_by_op=False),
+            OperandSemantics(name='output', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=None, legal_when=(), routes=(Route.DFB, Route.DFB, Route.NONE), accumulates=False),
+        ),
+        dst_slots_attribute='num_tiles',
+    ),
     'tile_rsqrt': OpSemantics(
         name='tile_rsqrt',
         family='sfpu_unary',
@@ -271,8 +501,92 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
         ),
     ),
+    'tile_sign': OpSemantics(
+        name='tile_sign',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_signbit': OpSemantics(
+        name='tile_signbit',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_silu': OpSemantics(
+        name='tile_silu',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_sin': OpSemantics(
+        name='tile_sin',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_softsign': OpSemantics(
+        name='tile_softsign',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
     'tile_sqrt': OpSemantics(
         name='tile_sqrt',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_square': OpSemantics(
+        name='tile_square',
         family='sfpu_unary',
         primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
         operands=(
@@ -317,6 +631,20 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
             StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST, Route.DST), accumulates=False),
         ),
     ),
+    'tile_tan': OpSemantics(
+        name='tile_tan',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
     'tile_tanh': OpSemantics(
         name='tile_tanh',
         family='sfpu_unary',
@@ -344,5 +672,34 @@ OPS: Mapping[str, OpSemantics] = MappingProxyType({
         strategies=(
             StrategySemantics(strategy=None, legal_when=(), routes=(Route.DFB,), accumulates=False),
         ),
+    ),
+    'tile_trunc': OpSemantics(
+        name='tile_trunc',
+        family='sfpu_unary',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+    ),
+    'tile_typecast': OpSemantics(
+        name='tile_typecast',
+        family='typecast',
+        primitive=Selected(attribute=None, fixed=Primitive.ElementwiseUnary),
+        operands=(
+            OperandSemantics(name='input', optional=False, initialized_by_op=False),
+        ),
+        result_in_dst=True,
+        has_result=True,
+        full_fp32=None,
+        strategies=(
+            StrategySemantics(strategy=Strategy.SFPU, legal_when=(), routes=(Route.DST,), accumulates=False),
+        ),
+        result_element_attribute='to',
     ),
 })

@@ -120,16 +120,31 @@ class Candidate(NamedTuple):
     needs_same_tile: bool
     needs_float: bool
     routes: tuple[tuple[int, Route], ...]  # (operand number, route) per kernel operand
+    # The kernel operand (by position) routed by its producer: DFB when it is read from a
+    # dataflow buffer, its strategy's route (DST) when a tile op computes it.
+    by_producer: int | None = None
 
     @classmethod
-    def of(cls, sem: StrategySemantics, data: tuple[int, ...], gated: frozenset[str]) -> Candidate:
+    def of(cls, sem: StrategySemantics, data: tuple[int, ...], gated: frozenset[str], op: OpSemantics | None = None) -> Candidate:
+        operands = op.operands if op is not None else ()
         return cls(
             strategy=sem.strategy,
             gated=sem.strategy in gated,
             needs_same_tile=LegalityCondition.OPERANDS_FROM_DFB_SAME_TILE in sem.legal_when,
             needs_float=LegalityCondition.FLOAT_RESULT in sem.legal_when,
             routes=tuple((number, sem.routes[number]) for number in data),
+            by_producer=next((k for k, number in enumerate(data) if number < len(operands) and operands[number].by_producer), None),
         )
+
+    def produced(self, from_dfb: bool) -> Candidate:
+        """This candidate with its producer-routed operand read from a dataflow buffer
+        (``from_dfb``) or from DST."""
+        k = self.by_producer
+        if k is None or not from_dfb:
+            return self
+        routes = list(self.routes)
+        routes[k] = (routes[k][0], Route.DFB)
+        return self._replace(routes=tuple(routes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +165,7 @@ class OpInfo:
             data=data,
             min_operands=sum(1 for i in data if not sem.operands[i].optional),
             fixed_primitive=sem.primitive.fixed if sem.primitive.attribute is None else None,
-            candidates=tuple(Candidate.of(s, data, gated) for s in sem.strategies),
+            candidates=tuple(Candidate.of(s, data, gated, sem) for s in sem.strategies),
         )
 
 

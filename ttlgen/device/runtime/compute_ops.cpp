@@ -277,45 +277,25 @@ void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t
     }
 }
 
-void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst) {
+void sfpu_unary(math::Unary f, uint32_t dst) {
     float* d = dst_math(dst, "sfpu unary op");
-    for (int i = 0; i < kTileElems; ++i)
-        d[i] = store_sfpu(math::sfpu_unary::evaluate(op, d[i]));
+    const bool rne = f.rounding == math::Rounding::NearestEven;
+    for (int i = 0; i < kTileElems; ++i) {
+        const float r = f.evaluate(d[i]);
+        d[i] = rne ? store_sfpu_rne(r) : store_sfpu(r);
+    }
 }
 
-void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool nearest_even) {
+// The rounding comes from the function's math (mul and div round to nearest even before
+// their store, eltwise_binary_sfpu.h@1387d4d6) or the kernel's DstRoundingMode::NearestEven
+// (add, sub, rsub); the rest store natively (sfpu_dst16_rounding).
+void sfpu_binary(math::Binary f, uint32_t dst0, uint32_t dst1, uint32_t dst_out) {
     const float* a = dst_math(dst0, "sfpu binary op");
     const float* b = dst_math(dst1, "sfpu binary op");
     float* o = dst_math(dst_out, "sfpu binary op");
-    // mul and div round to nearest even in software before their store
-    // (eltwise_binary_sfpu.h@1387d4d6), as add/sub/rsub do when the kernel asks
-    // DstRoundingMode::NearestEven; the rest store natively (sfpu_dst16_rounding).
-    const bool rne = nearest_even || op == Sfpu2::Mul || op == Sfpu2::Div;
+    const bool rne = f.rounding == math::Rounding::NearestEven;
     for (int i = 0; i < kTileElems; ++i) {
-        float r = 0.0f;
-        switch (op) {
-        case Sfpu2::Add:
-            r = a[i] + b[i];
-            break;
-        case Sfpu2::Sub:
-            r = a[i] - b[i];
-            break;
-        case Sfpu2::Rsub:
-            r = b[i] - a[i];
-            break;
-        case Sfpu2::Mul:
-            r = a[i] * b[i];
-            break;
-        case Sfpu2::Div:
-            r = a[i] / b[i];
-            break;
-        case Sfpu2::Max:
-            r = std::fmax(a[i], b[i]);
-            break;
-        case Sfpu2::Min:
-            r = std::fmin(a[i], b[i]);
-            break;
-        }
+        const float r = f.evaluate(a[i], b[i]);
         o[i] = rne ? store_sfpu_rne(r) : store_sfpu(r);
     }
 }
@@ -415,6 +395,35 @@ void transpose(uint32_t in, uint32_t tile, uint32_t dst) {
     for (int r = 0; r < 32; ++r)
         for (int c = 0; c < 32; ++c)
             d[tile_index(r, c)] = store_fpu(x[tile_index(c, r)]);
+}
+
+void fpu_binary_dest_reuse(Fpu2 op, bool dest_to_srca, uint32_t cb, uint32_t tile, uint32_t dst) {
+    const char* call = "dest-reuse binary";
+    float* d = dst_math(dst, call);
+    float x[kTileElems];
+    unpack_src(cb, read_tile(cb, tile, call, true, !dest_to_srca), x);
+    const int fid = eltwise_fidelity(op);
+    for (int i = 0; i < kTileElems; ++i) {
+        // The move from DST to a source register keeps its 19 bits (TF32), as an unpack does.
+        const float moved = to_tf32(d[i], g.cfg.unpack_tf32_rounding);
+        const float a = dest_to_srca ? moved : x[i];
+        const float b = dest_to_srca ? x[i] : moved;
+        d[i] = store_fpu(fpu_eltwise(op, a, b, fid));
+    }
+}
+
+void typecast(uint32_t in_format, uint32_t out_format, uint32_t dst) {
+    constexpr uint32_t kFloat32 = 0, kFloat16b = 5;  // tt-metal DataFormat values
+    const bool known = (in_format == kFloat32 || in_format == kFloat16b) &&
+                       (out_format == kFloat32 || out_format == kFloat16b);
+    if (!known)
+        unsupported("typecast_tile", "only Float32 <-> Float16_b typecasts are emulated");
+    float* d = dst_math(dst, "typecast_tile");
+    if (out_format == kFloat16b) {
+        // The SFPU rounds the fp32 value to bf16 (nearest even) and stores it.
+        for (int i = 0; i < kTileElems; ++i)
+            d[i] = store_sfpu_rne(to_bf16(d[i], Rounding::NearestEven));
+    }
 }
 
 void set_l1_acc(uint32_t enable) {

@@ -3,10 +3,12 @@
 //   runtime/matmul.cpp, the packer); thin entry points so per-kernel compiles stay fast;
 // - ttlemu::api::*, inline adapters from an API call's arguments (its enums, overload
 //   shapes, kernel-held state) to those entry points;
-// - ttlemu::math::<routine>::<name>, the math a routine computes (math.hpp for SFPU unaries).
+// - ttlemu::math::<routine>::<name>, the math a routine computes: for the SFPU routines the
+//   functions of the math spec (specs/ops/math.yaml), which the generated ttlemu_math.h beside
+//   each level's headers defines and the kernel passes by pointer; for the FPU, the fixed
+//   operations of its datapath below.
 #pragma once
 #include "ttlemu/api.hpp"
-#include "ttlemu/math.hpp"
 
 // One host thread runs the statements of all three TRISCs; the runtime's DST state
 // machine enforces the hand-over order they would.
@@ -14,9 +16,33 @@
 #define MATH(x)   x
 #define PACK(x)   x
 
+namespace ttlemu::math {
+// How an SFPU routine stores a result into a 16-bit DST (the math spec's `rounding:`): the
+// SFPU's native store (Numerics.sfpu_dst16_rounding), or rounded to nearest even first.
+enum class Rounding { Native, NearestEven };
+// A function of the math spec as an SFPU routine takes it: a function of the generated math
+// header (which converts implicitly, with its native store) and its rounding.
+struct Unary {
+    float (*evaluate)(float);
+    Rounding rounding;
+    constexpr Unary(float (*f)(float), Rounding r = Rounding::Native) : evaluate(f), rounding(r) {}
+};
+struct Binary {
+    float (*evaluate)(float, float);
+    Rounding rounding;
+    constexpr Binary(float (*f)(float, float), Rounding r = Rounding::Native)
+        : evaluate(f), rounding(r) {}
+};
+constexpr Unary nearest_even(float (*f)(float)) {
+    return Unary(f, Rounding::NearestEven);
+}
+constexpr Binary nearest_even(float (*f)(float, float)) {
+    return Binary(f, Rounding::NearestEven);
+}
+} // namespace ttlemu::math
+
 namespace ttlemu::compute {
 enum class Fpu2 { Add, Sub, Mul };
-enum class Sfpu2 { Add, Sub, Rsub, Mul, Div, Max, Min };
 
 void regs_acquire();
 void regs_commit();
@@ -32,10 +58,9 @@ void copy_tile(uint32_t cb, uint32_t tile, uint32_t dst);
 // `bcast`: B's broadcast (0 none, 1 row 0, 2 column 0, 3 element (0, 0)).
 void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t tile_b,
                 uint32_t dst, int bcast = 0);
-void sfpu_unary(math::sfpu_unary::Function op, uint32_t dst);
-// `nearest_even`: the kernel asked DstRoundingMode::NearestEven (add, sub, rsub); mul and
-// div round to nearest even whatever it says.
-void sfpu_binary(Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out, bool nearest_even = false);
+// The SFPU evaluates `f` on each DST element in fp32 and stores the result with its rounding.
+void sfpu_unary(math::Unary f, uint32_t dst);
+void sfpu_binary(math::Binary f, uint32_t dst0, uint32_t dst1, uint32_t dst_out);
 void fill(uint32_t dst, float value);
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
             bool transpose, uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim);
@@ -45,6 +70,12 @@ void reduce(int pool, int dim, uint32_t in, uint32_t scaler, uint32_t tile, uint
             uint32_t dst, bool data_in_srcb);
 void bcast(int type, uint32_t in, uint32_t tile, uint32_t dst);
 void transpose(uint32_t in, uint32_t tile, uint32_t dst);
+// An FPU binary reusing DST: DST tile `dst` is moved into SrcA (`dest_to_srca`) or SrcB,
+// the CB's tile unpacked into the other, and the result written back to `dst`.
+void fpu_binary_dest_reuse(Fpu2 op, bool dest_to_srca, uint32_t cb, uint32_t tile, uint32_t dst);
+// typecast_tile: DST tile `dst` converted from data format `in_format` to `out_format`
+// (tt-metal DataFormat values); Float32 and Float16_b are emulated.
+void typecast(uint32_t in_format, uint32_t out_format, uint32_t dst);
 void pack(uint32_t dst, uint32_t cb, bool out_of_order, uint32_t out_tile);
 void set_l1_acc(uint32_t enable);
 } // namespace ttlemu::compute
@@ -55,15 +86,11 @@ constexpr compute::Fpu2 sub = compute::Fpu2::Sub;
 constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
 } // namespace ttlemu::math::fpu_binary
 
-namespace ttlemu::math::sfpu_binary {
-constexpr compute::Sfpu2 add = compute::Sfpu2::Add;
-constexpr compute::Sfpu2 sub = compute::Sfpu2::Sub;
-constexpr compute::Sfpu2 rsub = compute::Sfpu2::Rsub;
-constexpr compute::Sfpu2 mul = compute::Sfpu2::Mul;
-constexpr compute::Sfpu2 div = compute::Sfpu2::Div;
-constexpr compute::Sfpu2 max = compute::Sfpu2::Max;
-constexpr compute::Sfpu2 min = compute::Sfpu2::Min;
-} // namespace ttlemu::math::sfpu_binary
+namespace ttlemu::math::dest_reuse {
+constexpr compute::Fpu2 add = compute::Fpu2::Add;
+constexpr compute::Fpu2 sub = compute::Fpu2::Sub;
+constexpr compute::Fpu2 mul = compute::Fpu2::Mul;
+} // namespace ttlemu::math::dest_reuse
 
 namespace ttlemu::api {
 // SrcOrder::Regular: icb0 -> SrcA, icb1 -> SrcB; Reverse swaps them (matmul's in0 -> SrcB).
@@ -85,11 +112,13 @@ inline void reconfig_sources(uint32_t icb0, uint32_t icb1, SrcOrder order) {
     reconfig_sources(reverse ? icb1 : icb0, reverse ? icb0 : icb1);
 }
 // The SFPU binaries that take a DstRoundingMode (eltwise_binary_sfpu.h@1387d4d6): Default
-// stores natively, NearestEven rounds in software first; neither matters with a 32-bit DST.
+// stores as the function's math states, NearestEven rounds in software first; neither
+// matters with a 32-bit DST.
 template <typename DstRoundingMode>
-inline void sfpu_binary(compute::Sfpu2 op, uint32_t dst0, uint32_t dst1, uint32_t dst_out,
+inline void sfpu_binary(math::Binary f, uint32_t dst0, uint32_t dst1, uint32_t dst_out,
                         DstRoundingMode mode) {
-    compute::sfpu_binary(op, dst0, dst1, dst_out, mode == DstRoundingMode::NearestEven);
+    compute::sfpu_binary(mode == DstRoundingMode::NearestEven ? math::nearest_even(f.evaluate) : f,
+                         dst0, dst1, dst_out);
 }
 inline void release_dst() {
     compute::regs_commit();
@@ -139,6 +168,22 @@ inline void any_tiles_bcast(EltwiseBinaryType op, BroadcastType dim, uint32_t ic
                               : op == EltwiseBinaryType::ELWSUB ? compute::Fpu2::Sub
                                                                 : compute::Fpu2::Add;
     fpu_binary(fpu, dim, icb0, icb1, itile0, itile1, idst, bcast_row_idx);
+}
+// The FPU binaries that reuse DST as one source (add_reuse_dest_tiles and binary_dest_reuse_tiles).
+template <typename EltwiseBinaryReuseDestType>
+inline void dest_reuse(compute::Fpu2 op, EltwiseBinaryReuseDestType reuse, uint32_t icb,
+                       uint32_t tile, uint32_t dst) {
+    if (reuse == EltwiseBinaryReuseDestType::NONE)
+        unsupported("dest reuse", "a dest-reuse binary with EltwiseBinaryReuseDestType::NONE reads no DST");
+    compute::fpu_binary_dest_reuse(op, reuse == EltwiseBinaryReuseDestType::DEST_TO_SRCA, icb, tile, dst);
+}
+template <typename EltwiseBinaryType, typename EltwiseBinaryReuseDestType>
+inline void any_dest_reuse(EltwiseBinaryType op, EltwiseBinaryReuseDestType reuse, uint32_t icb,
+                           uint32_t tile, uint32_t dst) {
+    const compute::Fpu2 fpu = op == EltwiseBinaryType::ELWMUL   ? compute::Fpu2::Mul
+                              : op == EltwiseBinaryType::ELWSUB ? compute::Fpu2::Sub
+                                                                : compute::Fpu2::Add;
+    dest_reuse(fpu, reuse, icb, tile, dst);
 }
 template <typename PoolType>
 inline void reduce_init(PoolType pool) {

@@ -42,5 +42,17 @@ inline void mul_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t it
     ttlemu::compute::fpu_binary(ttlemu::math::fpu_binary::mul, icb0, icb1, itile0, itile1, idst);
 }
 
+template <EltwiseBinaryReuseDestType reuse_dest>
+inline void add_reuse_dest_init(uint32_t /*icb*/, uint32_t /*call_line*/ = __builtin_LINE()) {
+    ttlemu::api::no_op();
+}
+
+template <EltwiseBinaryReuseDestType reuse_dest, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
+inline void add_reuse_dest_tiles(uint32_t in_cb_id, uint32_t in_tile_index,
+                                 uint32_t dst_tile_index) {
+    ttlemu::api::dest_reuse(ttlemu::math::dest_reuse::add, reuse_dest, in_cb_id, in_tile_index,
+                            dst_tile_index);
+}
+
 } // namespace ckernel
 using namespace ckernel;

@@ -6,6 +6,7 @@
 #pragma once
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
+#include "ttlemu_math.h"
 
 namespace ckernel {
 
@@ -30,12 +31,14 @@ inline void rsub_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void mul_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
-    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::mul, idst0, idst1, odst);
+    ttlemu::compute::sfpu_binary(ttlemu::math::nearest_even(ttlemu::math::sfpu_binary::mul), idst0,
+                                 idst1, odst);
 }
 
 template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE>
 inline void div_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
-    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::div, idst0, idst1, odst);
+    ttlemu::compute::sfpu_binary(ttlemu::math::nearest_even(ttlemu::math::sfpu_binary::div), idst0,
+                                 idst1, odst);
 }
 
 inline void add_binary_tile_init() {

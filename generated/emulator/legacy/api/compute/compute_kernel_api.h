@@ -6,6 +6,7 @@
 #pragma once
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
+#include "ttlemu_math.h"
 
 namespace ckernel {
 
@@ -61,6 +62,40 @@ inline void square_tile_init() {
 
 inline void square_tile(uint32_t idst) {
     ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::square, idst);
+}
+
+inline void exp2_tile_init() {
+    ttlemu::api::no_op();
+}
+
+inline void exp2_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::exp2, idst);
+}
+
+template <bool approx = false>
+inline void expm1_tile_init() {
+    ttlemu::api::no_op();
+}
+
+template <bool approx = false>
+inline void expm1_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::expm1, idst);
+}
+
+inline void sign_tile_init() {
+    ttlemu::api::no_op();
+}
+
+inline void sign_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::sign, idst);
+}
+
+inline void signbit_tile_init() {
+    ttlemu::api::no_op();
+}
+
+inline void signbit_tile(uint32_t idst) {
+    ttlemu::compute::sfpu_unary(ttlemu::math::sfpu_unary::signbit, idst);
 }
 
 } // namespace ckernel

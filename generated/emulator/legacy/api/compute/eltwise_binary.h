@@ -44,5 +44,20 @@ inline void mul_tiles(uint32_t icb0, uint32_t icb1, uint32_t itile0, uint32_t it
     ttlemu::compute::fpu_binary(ttlemu::math::fpu_binary::mul, icb0, icb1, itile0, itile1, idst);
 }
 
+template <EltwiseBinaryType eltwise_binary_type = EltwiseBinaryType::ELWADD,
+          EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
+inline void binary_dest_reuse_tiles_init(uint32_t /*icb0*/,
+                                         uint32_t /*call_line*/ = __builtin_LINE()) {
+    ttlemu::api::no_op();
+}
+
+template <EltwiseBinaryType eltwise_binary_type = EltwiseBinaryType::ELWADD,
+          EltwiseBinaryReuseDestType binary_reuse_dest = EltwiseBinaryReuseDestType::NONE>
+inline void binary_dest_reuse_tiles(uint32_t in_cb_id, uint32_t in_tile_index,
+                                    uint32_t dst_tile_index) {
+    ttlemu::api::any_dest_reuse(eltwise_binary_type, binary_reuse_dest, in_cb_id, in_tile_index,
+                                dst_tile_index);
+}
+
 } // namespace ckernel
 using namespace ckernel;

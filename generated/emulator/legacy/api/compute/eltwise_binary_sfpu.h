@@ -6,6 +6,7 @@
 #pragma once
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
+#include "ttlemu_math.h"
 
 namespace ckernel {
 
@@ -18,7 +19,8 @@ inline void sub_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
 }
 
 inline void mul_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
-    ttlemu::compute::sfpu_binary(ttlemu::math::sfpu_binary::mul, idst0, idst1, odst);
+    ttlemu::compute::sfpu_binary(ttlemu::math::nearest_even(ttlemu::math::sfpu_binary::mul), idst0,
+                                 idst1, odst);
 }
 
 inline void add_binary_tile_init() {
@@ -30,6 +32,15 @@ inline void sub_binary_tile_init() {
 }
 
 inline void mul_binary_tile_init() {
+    ttlemu::api::no_op();
+}
+
+inline void div_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst) {
+    ttlemu::compute::sfpu_binary(ttlemu::math::nearest_even(ttlemu::math::sfpu_binary::div), idst0,
+                                 idst1, odst);
+}
+
+inline void div_binary_tile_init() {
     ttlemu::api::no_op();
 }
 

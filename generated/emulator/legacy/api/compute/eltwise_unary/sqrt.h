@@ -6,6 +6,7 @@
 #pragma once
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
+#include "ttlemu_math.h"
 
 namespace ckernel {
 
