@@ -19,9 +19,17 @@ from pathlib import Path
 
 from ttlgen import cache
 
+# The layout of an extraction in the upstream cache, which `ttlgen upstream fetch`
+# (ttlgen/upstream/fetch.py) writes and this module reads: the tree of one release under
+# headers/<its wheel's sha256>/, its MANIFEST written last (present: the tree is complete).
+MANIFEST = "MANIFEST.json"
 # The tree tt-metal's kernel API headers sit under, in the wheel and so in the cache.
 _API = Path("ttnn", "tt_metal", "hw", "inc")
-_MANIFEST = "MANIFEST.json"
+
+
+def extraction_dir(upstream: Path, sha256: str) -> Path:
+    """Where the headers of the release whose wheel has ``sha256`` are extracted."""
+    return upstream / "headers" / sha256
 _HEADER_SUFFIXES = (".h", ".hpp")
 
 
@@ -38,8 +46,8 @@ def declaring_header(sha256: str, roots: Sequence[str], name: str) -> str | NotF
     NOT_FETCHED when the release's headers are not at hand."""
     if not cache.enabled():
         return NOT_FETCHED
-    tree = cache.upstream_dir() / "headers" / sha256
-    if not (tree / _MANIFEST).is_file():
+    tree = extraction_dir(cache.upstream_dir(), sha256)
+    if not (tree / MANIFEST).is_file():
         return NOT_FETCHED
     return _index(str(tree / _API), tuple(roots)).get(name)
 

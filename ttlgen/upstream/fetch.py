@@ -38,9 +38,9 @@ from pathlib import Path
 from ttlgen import cache
 from ttlgen.errors import UsageError
 from ttlgen.model.tt_metal_api import WHEEL_PLATFORM, WHEEL_PYTHON, Release
+from ttlgen.release_headers import MANIFEST, extraction_dir
 
 CACHE_ENV = cache.UPSTREAM_ENV
-MANIFEST = "MANIFEST.json"
 _MANIFEST_VERSION = 1
 
 # What is extracted, under the wheel's ttnn/tt_metal/: the trees a kernel compile reads
@@ -240,7 +240,7 @@ def pip_reason(stderr: str, stdout: str) -> str:
 
 
 def _tree_dir(release: Release) -> Path:
-    return upstream_root() / "headers" / release.sha256
+    return extraction_dir(upstream_root(), release.sha256)
 
 
 def _complete_tree(release: Release) -> Path | None:
