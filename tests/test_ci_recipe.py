@@ -112,8 +112,14 @@ def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True, env=env).stdout
 
 
+def _python_env(repo: Path) -> dict[str, str]:
+    """ttlgen from the clone; its bytecode kept outside the clone (the recipe's steps see the
+    tree a checkout gives) and shared by every step, as an installed package's is."""
+    return {"PYTHONPATH": str(repo), "PYTHONPYCACHEPREFIX": str(repo.parent / "pycache")}
+
+
 def _ttlgen(repo: Path, *args: str) -> None:
-    env = {**os.environ, "PYTHONPATH": str(repo), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, **_python_env(repo)}
     subprocess.run([sys.executable, "-m", "ttlgen", *args], cwd=repo, env=env, capture_output=True, check=True)
 
 
@@ -168,8 +174,7 @@ def run_recipe(work: Path) -> Run:
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        "PYTHONPATH": str(work),
-        "PYTHONDONTWRITEBYTECODE": "1",
+        **_python_env(work),
         "GITHUB_BASE_REF": "main",
         "GH_COMMENT": str(comment),
         "GH_CALLS": str(work.parent / "gh-calls.txt"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import real_project, run_cli
 from ttlgen.emit import emulator_math
 from ttlgen.model import math_spec
 from ttlgen.model.math_spec import (
@@ -25,10 +25,9 @@ from ttlgen.model.math_spec import (
     Operand,
     parse_expression,
 )
-from ttlgen.pipeline import load_project
 from ttlgen.run import NUMPY_FUNCTIONS, PRIMITIVE_REFERENCES, evaluate
 
-MATH = load_project(SPECS).math
+MATH = real_project().math
 X, Y = Operand("x"), Operand("y")
 
 

@@ -14,6 +14,7 @@ finding about the thing it named.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -21,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from compat_support import Edit, apply, assert_positions, compat_json, git, located, make_repo
+from compat_support import Edit, apply, assert_positions, git, located, make_repo
 
 from tests.conftest import real_project, spec_data
-from ttlgen.compat.sides import Side
-from ttlgen.compat.verdict import sides
+from ttlgen.compat.git_specs import Revision
+from ttlgen.compat.sides import Side, SpecPaths
+from ttlgen.compat.verdict import compare, sides
 from ttlgen.model.namespaces import Scope, scan
 from ttlgen.plan.project import ProjectPlan
 
@@ -654,19 +656,34 @@ CASES: list[Case] = [
 ]
 
 
-@contextlib.contextmanager
-def compare_sides(repo: Path) -> Iterator[tuple[Side, Side]]:
-    with contextlib.chdir(repo), sides("main", Path("specs")) as (old, new, _):
-        yield old, new
-
-
 @pytest.fixture(scope="module")
 def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_repo(tmp_path_factory.mktemp("compat"))
 
 
+@pytest.fixture(scope="module")
+def base_side(base_repo: Path) -> tuple[Side, Revision]:
+    """The side at main of every case without a base of its own: the real specs, loaded once
+    for the module (a side is only read by a comparison)."""
+    with contextlib.chdir(base_repo), sides("main", Path("specs")) as (old, _, revision):
+        return old, revision
+
+
+@contextlib.contextmanager
+def compare_sides(repo: Path, base: tuple[Side, Revision] | None) -> Iterator[tuple[Side, Side, Revision]]:
+    """The two sides `ttlgen compat --against main` compares, from the repository's root;
+    ``base``: the side at main when the case did not commit one of its own."""
+    with contextlib.chdir(repo):
+        if base is None:
+            with sides("main", Path("specs")) as found:
+                yield found
+        else:
+            paths = SpecPaths(Path("specs"))
+            yield base[0], Side.load(Path("specs"), "in the working tree", paths), base[1]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path) -> None:
+def test_compat_classifies_the_edit(case: Case, base_repo: Path, base_side: tuple[Side, Revision], tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(base_repo, repo)
     if case.base:
@@ -674,13 +691,17 @@ def test_compat_classifies_the_edit(case: Case, base_repo: Path, tmp_path: Path)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "the base of the case")
     apply(repo, case.edits)
-    code, report = compat_json(repo)
-    changes = report["changes"]
-    assert isinstance(changes, list)
-    found = sorted((c["category"], c["kind"], c["subject"], located(c["before"]), located(c["after"])) for c in changes)
-    expected = case.findings
-    # The two sides as the models see them, for what the report must say about them.
-    with compare_sides(repo) as (old, new):
+    # The comparison `ttlgen compat --json` prints (tests/compat/test_compat_reports.py runs
+    # the command), made in-process so the side at main is loaded once for the module.
+    with compare_sides(repo, None if case.base else base_side) as (old, new, revision):
+        judged = new.paths.relocated(compare(old, new, revision))
+        report = json.loads(json.dumps(judged.to_json()))
+        code = judged.exit_code
+        changes = report["changes"]
+        assert isinstance(changes, list)
+        found = sorted((c["category"], c["kind"], c["subject"], located(c["before"]), located(c["after"])) for c in changes)
+        expected = case.findings
+        # The two sides as the models see them, for what the report must say about them.
         if any(category == "capabilities" for category, *_ in case.findings) or case.flips:
             flipped = flipped_kernels(old.plan, new.plan)
             assert set(case.flips) <= {name for name, _ in flipped}, f"{case.id} no longer changes the plan of {case.flips}"

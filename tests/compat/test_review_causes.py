@@ -20,9 +20,8 @@ import pytest
 from compat_support import apply, git, run_in
 from test_compat_catalogue import PRIORITY
 
-from tests.conftest import GENERATED, SPECS, TEMPLATES
+from tests.conftest import GENERATED, SPECS, TEMPLATES, real_plan
 from ttlgen import __version__
-from ttlgen.pipeline import plan
 
 COMPUTE_TEMPLATE = "kernels/compute.cpp.j2"
 PACKAGE = SPECS.parent / "ttlgen"
@@ -53,7 +52,7 @@ def repo(base_repo: Path, tmp_path: Path) -> Path:
 
 def _compute_files() -> list[str]:
     """Every kernel's compute.cpp, from the loaded specs."""
-    _, planned = plan(SPECS)
+    _, planned = real_plan()
     return sorted(f"kernels/{k.kernel.name}/compute.cpp" for k in planned.kernels)
 
 

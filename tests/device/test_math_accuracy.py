@@ -18,15 +18,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tests.conftest import SPECS
+from tests.conftest import real_project
 from ttlgen.emit import emulator_math
 from ttlgen.model.math_spec import MathFunction
-from ttlgen.pipeline import load_project
 from ttlgen.run import evaluate
 
 pytestmark = pytest.mark.device
 
-PROJECT = load_project(SPECS)
+PROJECT = real_project()
 EMULATION = PROJECT.api.emulation
 assert EMULATION is not None
 

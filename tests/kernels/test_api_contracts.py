@@ -18,9 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import SPECS, real_project, run_cli
 from ttlgen.model.tt_metal_api import KernelKind, State
-from ttlgen.pipeline import load_project
 
 # Column sums, then row sums, of an f32 tile weighted by a bf16 scaler: the two reduces ask
 # for SrcA and SrcB the other way round, and the formats differ.
@@ -86,7 +85,7 @@ def contract_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 
 
 def _reduce_init(level_name: str) -> object:
-    level = load_project(SPECS).api.level(level_name)
+    level = real_project().api.level(level_name)
     assert level is not None
     (form,) = level.forms("reduce_init", KernelKind.COMPUTE)
     return form

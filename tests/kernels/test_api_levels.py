@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from kernel_helpers import all_kernels, pin_api_level
 
-from tests.conftest import GENERATED, REPO, SPECS, run_cli
+from tests.conftest import GENERATED, REPO, SPECS, real_project, run_cli
 from ttlgen.device.build import CompileError, compile_kernel
 from ttlgen.device.program import load_program
 from ttlgen.emit.emulator_api import function_lines
@@ -28,7 +28,6 @@ from ttlgen.errors import Mark
 from ttlgen.model.cpp_declarations import parse_declaration
 from ttlgen.model.project import Project
 from ttlgen.model.tt_metal_api import Deprecation, FunctionForm, KernelKind
-from ttlgen.pipeline import load_project
 
 GLUE = REPO / "ttlgen" / "device" / "include"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Werror=deprecated-declarations"]
@@ -125,7 +124,7 @@ def test_the_current_headers_lack_what_the_level_removed(tmp_path: Path) -> None
 
 
 def test_a_deprecated_form_warns_with_upstreams_message(tmp_path: Path) -> None:
-    level = load_project(SPECS).api.level("current")
+    level = real_project().api.level("current")
     assert level is not None
     (form,) = level.forms("unary_op_init_common", KernelKind.COMPUTE)
     assert form.deprecated is not None and form.deprecated.quoted
@@ -142,7 +141,7 @@ def test_a_deprecation_without_upstreams_words_carries_ttlgens_summary() -> None
         parse_declaration("void old_init(uint32_t icb)"), "api/compute/x.h", KernelKind.COMPUTE, "ckernel",
         frozenset(), Deprecation("use new_init", "ttnn 0.81.1", quoted=False), (), None, Mark("x.yaml"),
     )  # fmt: skip
-    emulation = load_project(SPECS).api.emulation
+    emulation = real_project().api.emulation
     assert emulation is not None
     assert '[[deprecated("use new_init (ttlgen\'s summary of ttnn 0.81.1)")]]' in function_lines(form, emulation)
 

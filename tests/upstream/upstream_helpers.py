@@ -15,13 +15,13 @@ from typing import NoReturn
 
 import pytest
 
-from tests.conftest import GENERATED, SPECS
+from tests.conftest import GENERATED, real_project
 from ttlgen.model.project import Project
 from ttlgen.upstream.api_check import names_of
 from ttlgen.upstream.compile import Target
 from ttlgen.upstream.fetch import DownloadFailed, fetch
 from ttlgen.upstream.jit import KernelDir, read_kernel_dir
-from ttlgen.upstream.project import kernel_targets, load_project
+from ttlgen.upstream.project import kernel_targets
 from ttlgen.upstream.release_api import HeaderParseError, ReleaseApi, read_release
 
 REQUIRE_ENV = "TTLGEN_REQUIRE_UPSTREAM"
@@ -40,7 +40,7 @@ def unavailable(reason: str) -> NoReturn:
 
 @functools.cache
 def project() -> Project:
-    return load_project(SPECS)
+    return real_project()
 
 
 @functools.cache

@@ -68,13 +68,17 @@ class Templates:
 
 class _SealedBytecodeCache(jinja2.BytecodeCache):
     """Jinja's compiled templates as sealed records (ttlgen.cache), one per template source,
-    Jinja version and bytecode format: a damaged record is compiled afresh, never run."""
+    environment flavour, Jinja version and bytecode format: a damaged record is compiled
+    afresh, never run."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, flavour: str) -> None:
         self.directory = directory
+        self.flavour = flavour
 
     def _path(self, bucket: jinja2.bccache.Bucket) -> Path:
-        key = f"{bucket.key}\0{bucket.checksum}\0{jinja2.__version__}\0{importlib.util.MAGIC_NUMBER.hex()}"
+        key = "\0".join(
+            (self.flavour, bucket.key, bucket.checksum or "", jinja2.__version__, importlib.util.MAGIC_NUMBER.hex())
+        )
         return self.directory / hashlib.sha256(key.encode()).hexdigest()
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
@@ -94,12 +98,19 @@ class _SealedBytecodeCache(jinja2.BytecodeCache):
 _ENVIRONMENTS: dict[tuple[str, str, str | None], jinja2.Environment] = {}
 
 
+def bytecode_cache(flavour: str) -> jinja2.BytecodeCache | None:
+    """The compiled-template records of environments of one flavour, or None when caching
+    is off. Environments whose settings compile a template to different code (the tracing
+    one calls ``finalize`` on every printed value) are different flavours."""
+    return _SealedBytecodeCache(cache.cache_root() / "jinja", flavour) if cache.enabled() else None
+
+
 def _environment(templates: Templates, cached: bool) -> jinja2.Environment:
     records = str(cache.cache_root() / "jinja") if cached else None
     key = (str(templates.root), templates.digest, records)
     if key not in _ENVIRONMENTS:
         env = jinja2.Environment(
-            bytecode_cache=_SealedBytecodeCache(Path(records)) if records is not None else None,
+            bytecode_cache=_SealedBytecodeCache(Path(records), "emit") if records is not None else None,
             loader=templates.loader(),
             undefined=jinja2.StrictUndefined,
             autoescape=False,

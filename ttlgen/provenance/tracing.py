@@ -27,7 +27,7 @@ import jinja2.runtime
 from jinja2 import nodes
 
 from ttlgen.emit import _filters
-from ttlgen.emit._base import EmitContext, GeneratedFile, Templates
+from ttlgen.emit._base import EmitContext, GeneratedFile, Templates, bytecode_cache
 from ttlgen.emit._cpp_layout import Fact, SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import KeyPath, Mark
@@ -534,11 +534,14 @@ class _TracingTemplateContext(jinja2.runtime.Context):
 class _TracingEnvironment(jinja2.Environment):
     """The emit environment's settings, with every read and every printed value traced.
 
-    No bytecode cache: the compiled code differs from the emit environment's (it calls
-    ``finalize``), and the cache is keyed by the template source only."""
+    Its compiled templates are records of their own flavour: the code differs from the emit
+    environment's (it calls ``finalize``). It calls the tracer's ``finalize`` through
+    ``environment.finalize`` at render time, so one compiled template serves any tracer
+    (a value finalized while compiling, a constant, is dropped by ``render``)."""
 
     def __init__(self, tracer: Tracer, templates: Templates) -> None:
         super().__init__(
+            bytecode_cache=bytecode_cache("traced"),
             loader=templates.loader(),
             undefined=jinja2.StrictUndefined,
             autoescape=False,

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, SpecErrors, UsageError, did_you_mean
 from ttlgen.model import tt_metal_api
-from ttlgen.model.project import Project, build_project
+from ttlgen.model.project import Project
 from ttlgen.model.tt_metal_api import ApiLevel, KernelKind, Release
+from ttlgen.pipeline import load_project
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import load_specs
 from ttlgen.upstream.compile import Target
@@ -23,15 +24,6 @@ from ttlgen.upstream.jit import (
     read_kernel_dir,
 )
 from ttlgen.validate.documents import validate_documents
-
-
-def load_project(specs: Path) -> Project:
-    """The validated model of a spec tree; raises SpecErrors."""
-    documents = load_specs(specs)
-    diagnostics = validate_documents(documents)
-    if diagnostics:
-        raise SpecErrors(diagnostics)
-    return build_project(documents)
 
 
 @dataclass(frozen=True)
