@@ -39,7 +39,6 @@ configuration plan and lowers it to the kernel IR the emitter prints.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -414,8 +413,7 @@ class _Builder:
         fp32, written so that ``float()`` reads it back exactly; a value that is no finite
         fp32 number is a located error (and kept as written)."""
         if isinstance(raw, bool) or not isinstance(raw, int | float):
-            hint = " (YAML reads 1e-3 as text: write 1.0e-3)" if isinstance(raw, str) and _looks_numeric(raw) else ""
-            self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is a number (an fp32 value), not {raw!r}{hint}")
+            self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is a number (an fp32 value, e.g. 0.5), not {raw!r}")
             return str(raw)
         single = fp32(float(raw))
         if not math.isfinite(single):
@@ -622,7 +620,3 @@ def build(
                 continue
             kernels[name] = kernel
     return KernelsModel(tuple(kernels[n] for n in sorted(kernels)))
-
-
-def _looks_numeric(text: str) -> bool:
-    return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text.strip()) is not None
