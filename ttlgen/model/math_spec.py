@@ -321,6 +321,7 @@ class _Parser:
     def __init__(self, text: str, operands: Sequence[str], attributes: Sequence[str] = ()) -> None:
         self.text = text
         self.operands = tuple(operands) + tuple(attributes)
+        self.attributes = tuple(attributes)
 
     def fail(self, node: ast.AST | None, message: str) -> ExpressionError:
         offset = getattr(node, "col_offset", None) if node is not None else None
@@ -386,12 +387,14 @@ class _Parser:
             if node.id in self.operands:
                 return Operand(node.id)
             if node.id in BINARY_OPERANDS:
-                has = f"only {' and '.join(o for o in self.operands if o in BINARY_OPERANDS)}" if any(o in BINARY_OPERANDS for o in self.operands) else "no operands"
-                raise fail(f"{node.id!r} is an operand of a {FORMS[BINARY_OPERANDS.index(node.id) + 1]} function; this function has {has}")
+                count = sum(o in BINARY_OPERANDS for o in self.operands)
+                has = "only x" if count == 1 else "no operands"
+                raise fail(f"{node.id!r} is an operand of a binary function; a {FORMS[count]} function has {has}")
             if node.id in _BUILTINS:
                 raise fail(f"{node.id!r} is a function: call it, e.g. {node.id}({', '.join(['x'] * _BUILTINS[node.id].arity)})")
-            known = ", ".join(self.operands) or "none"
-            raise fail(f"unknown name {node.id!r}{did_you_mean(node.id, self.operands)}; names: {known} (an op attribute is named once listed under attributes:)")
+            operands = ", ".join(o for o in self.operands if o not in self.attributes) or "none"
+            listed = f"; attributes: {', '.join(self.attributes)}" if self.attributes else ""
+            raise fail(f"unknown name {node.id!r}{did_you_mean(node.id, self.operands)}; operands: {operands}{listed}")
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
                 return Negate(sub(node.operand))
