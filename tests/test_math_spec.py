@@ -107,7 +107,7 @@ def test_an_expression_outside_the_language_names_the_token_and_where_it_is(text
 def test_each_function_renders_back_to_the_same_ast(function: math_spec.MathFunction) -> None:
     for form in (function.exact, function.approximate):
         if form is not None:
-            assert parse_expression(math_spec.render(form), function.operands) == form
+            assert parse_expression(math_spec.render(form), function.operands, function.attributes) == form
 
 
 def test_every_function_of_the_language_is_implemented_by_both_backends() -> None:

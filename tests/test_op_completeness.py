@@ -135,6 +135,21 @@ def test_the_compile_check_discounts_only_the_host_compilers_own_errors() -> Non
     assert not host_only(pragma + "compilation terminated due to -fmax-errors=10.\n")
 
 
+def test_the_compile_check_discounts_a_literal_false_assertion_at_its_template_definition(tmp_path: Path) -> None:
+    # g++ before 13 fails `static_assert(false, ...)` where a template defines it, even in a
+    # discarded `if constexpr` branch (P2593R1); tt-llk's ckernel_sfpu_fill.h writes one. A
+    # static assertion of any other condition is a real failure.
+    header = tmp_path / "ckernel_sfpu_fill.h"
+    header.write_text("template <int M> void f() {\n    if constexpr (M == 0) {\n    } else {\n        static_assert(false, \"M must be 0\");\n    }\n}\n", encoding="utf-8")
+    other = tmp_path / "other.h"
+    other.write_text("static_assert(sizeof(long) == 8, \"64-bit\");\n", encoding="utf-8")
+    literal_false = f"{header}:4:23: error: static assertion failed: M must be 0\n"
+    assert host_only(literal_false)
+    assert host_only(literal_false.replace(f"{header}", header.name), tmp_path)  # relative to where the compile ran
+    assert not host_only(f"{other}:1:27: error: static assertion failed: 64-bit\n")
+    assert not host_only(f"{tmp_path / 'gone.h'}:4:23: error: static assertion failed: M must be 0\n")
+
+
 def test_a_binding_of_a_function_only_the_release_declares_says_where_to_declare_it(
     spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

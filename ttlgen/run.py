@@ -237,7 +237,8 @@ def evaluate(expr: math_spec.Expr, operands: Mapping[str, F64]) -> F64:
 
 def _evaluate(expr: math_spec.Expr, operands: Mapping[str, F64]) -> F64:
     if isinstance(expr, math_spec.Number):
-        return np.float64(expr.value) + np.zeros_like(next(iter(operands.values())))
+        like = next(iter(operands.values()), None)  # none: a nullary function's one tile
+        return np.float64(expr.value) + (np.zeros_like(like) if like is not None else np.zeros((TILE, TILE)))
     if isinstance(expr, math_spec.Operand):
         return operands[expr.name]
     if isinstance(expr, math_spec.Negate):
@@ -254,15 +255,22 @@ def _evaluate(expr: math_spec.Expr, operands: Mapping[str, F64]) -> F64:
 
 def function_reference(function: math_spec.MathFunction, approximate: bool = False) -> Callable[..., F64]:
     """The float64 reference of a math-spec function over whole blocks (a one-tile operand
-    of a binary is broadcast over the other's block); ``approximate``: its approximate form."""
+    of a binary is broadcast over the other's block; a nullary function gives one tile),
+    reading the op attributes it names from ``attrs`` (the kernel model's fp32 values);
+    ``approximate``: its approximate form."""
     expr = function.approximate if approximate and function.approximate is not None else function.exact
 
-    def apply(*args: F64) -> F64:
+    def apply(*args: F64, attrs: Mapping[str, str] | None = None) -> F64:
         if len(args) != function.arity:
             raise UsageError(f"{function.name!r} takes {function.arity} operand(s), got {len(args)}")
-        big = max(args, key=lambda a: a.size)
-        fitted = [_fit(a, big) for a in args]
-        return evaluate(expr, dict(zip(function.operands, fitted, strict=True)))
+        shape = max(args, key=lambda a: a.size).shape if args else (TILE, TILE)
+        names = {name: _fit(a, np.zeros(shape)) for name, a in zip(function.operands, args, strict=True)}
+        given = attrs or {}
+        for attribute in function.attributes:
+            if attribute not in given:
+                raise UsageError(f"{function.name!r} reads attribute {attribute!r}, which the op does not give")
+            names[attribute] = np.full(shape, float(given[attribute]))
+        return evaluate(expr, names)
 
     return apply
 
@@ -271,7 +279,7 @@ def reference_of(computes: math_spec.Computation, approximate: bool = False) -> 
     """The float64 reference of what an op computes: ``f(*blocks, attrs=...)``;
     ``approximate``: the op's call selects the approximate form of its math."""
     if isinstance(computes, math_spec.MathFunction):
-        return _elementwise(function_reference(computes, approximate))
+        return function_reference(computes, approximate)
     if computes.name not in PRIMITIVE_REFERENCES:
         raise UsageError(f"no float64 reference for the runtime primitive {computes.name!r}; add it to ttlgen.run.PRIMITIVE_REFERENCES")
     return PRIMITIVE_REFERENCES[computes.name]

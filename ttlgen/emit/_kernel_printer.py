@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ttlgen.emit._text import c_comment
+from ttlgen.emit.emulator_math import literal as float_literal
 from ttlgen.model.tt_metal_api import EntryPoint
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernel_ir import Expr
@@ -48,6 +49,8 @@ def expression(expr: Expr, context: int = _LOOSEST, right: bool = False) -> str:
         return str(expr.value)
     if isinstance(expr, ir.Bits):
         return f"0x{expr.value:08X}"
+    if isinstance(expr, ir.Float):
+        return float_literal(expr.value)
     if isinstance(expr, ir.Var):
         return expr.name
     if isinstance(expr, ir.Symbol):

@@ -1,10 +1,12 @@
 """The emulator's math header: every function of the math spec in fp32 C++.
 
 ``ttlemu_math.h`` (beside each API level's emulator headers, which include it where a
-binding passes one of its functions) defines each unary function of the math spec as
+binding passes one of its functions) defines each nullary function of the math spec as
+``float f()`` in ``<namespace>::math::<nullary table>``, each unary one as
 ``float f(float x)`` in ``<namespace>::math::<unary table>`` and each binary one as
 ``float f(float x, float y)`` in ``<namespace>::math::<binary table>`` (the tables are the
-emulation spec's ``math:``). A function with an approximate form is a template,
+emulation spec's ``math:``), each followed by a ``float`` parameter per op attribute it
+names (``float fill(float value)``). A function with an approximate form is a template,
 ``template <bool approximate = false> float f(float x)``, whose argument selects the form.
 Every intermediate is a ``float``: numbers are fp32 literals and the functions of the
 language are the ``float`` overloads of ``<cmath>``. The header needs only ``<cmath>``.
@@ -142,12 +144,12 @@ def _uses(function: MathFunction, operand: str) -> bool:
 
 def function_lines(function: MathFunction) -> list[str]:
     """A function's comment and definition."""
-    lines = [f"// {function.name}({', '.join(function.operands)}) = {math_spec.render(function.exact)}"]
+    lines = [f"// {function.name}({', '.join(function.parameters)}) = {math_spec.render(function.exact)}"]
     if function.approximate is not None:
         lines.append(f"// approximate: {math_spec.render(function.approximate)}")
     if function.rounding is math_spec.Rounding.NEAREST_EVEN:
         lines.append("// stored into a 16-bit DST rounded to nearest even")
-    params = ", ".join(f"float {o}" if _uses(function, o) else f"float /*{o}*/" for o in function.operands)
+    params = ", ".join(f"float {o}" if _uses(function, o) else f"float /*{o}*/" for o in function.parameters)
     if function.approximate is None:
         return [*lines, f"inline float {function.name}({params}) {{", *_return_lines(function.exact, INDENT), "}"]
     return [

@@ -41,6 +41,7 @@ class ArgKind(enum.Enum):
     COUNT = "count"  # a number of tiles, or a block dimension in tiles
     FLAG = "flag"  # an on/off switch (0 or 1)
     ENUMERATOR = "enumerator"  # an op attribute's value, as `attributes` spells it
+    FLOAT = "float"  # a number attribute's value (ops spec `float`), as an fp32 literal
     INDEX = "index"  # a runtime- or compile-time-argument index
     ADDRESS = "address"  # an L1 or DRAM address
     ACCESSOR = "accessor"  # a DRAM tensor's address generator, or its compile-time arguments

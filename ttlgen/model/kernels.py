@@ -38,12 +38,14 @@ configuration plan and lowers it to the kernel IR the emitter prints.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
+from ttlgen.model.math_spec import fp32
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
 from ttlgen.model.targets import Target, TargetsModel, facts_of
@@ -385,11 +387,14 @@ class _Builder:
         op = self.ops.get(op_name)
         args = tuple(self.value(a, (*path, "args", i)) for i, a in enumerate(raw["args"]))
         self.op_counter += 1
+        floats = op.float_attributes if op is not None else ()
         expr = OpExpr(
             id=f"op{self.op_counter}",
             op=op_name,
             args=args,
-            attrs=tuple(sorted((k, str(v)) for k, v in raw.get("attrs", {}).items())),
+            attrs=tuple(
+                sorted((k, self.float_attribute(op_name, k, v, (*path, "attrs", k)) if k in floats else str(v)) for k, v in raw.get("attrs", {}).items())
+            ),
             strategy=raw.get("strategy"),
             mark=self.mark(*path, "op"),
         )
@@ -402,6 +407,19 @@ class _Builder:
             return expr
         self.check_op(expr, op, path)
         return expr
+
+    def float_attribute(self, op: str, key: str, raw: object, path: tuple[str | int, ...]) -> str:
+        """A number attribute's value as the op holds it (TT-Lang's F32Attr): the nearest
+        fp32, written so that ``float()`` reads it back exactly; a value that is no finite
+        fp32 number is a located error (and kept as written)."""
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is a number (an fp32 value, e.g. 0.5), not {raw!r}")
+            return str(raw)
+        single = fp32(float(raw))
+        if not math.isfinite(single):
+            self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is {raw!r}, which is no finite fp32 number (|value| < 3.4028235e38)")
+            return str(raw)
+        return repr(single)
 
     def check_op(self, expr: OpExpr, op: OpSemantics, path: tuple[str | int, ...]) -> None:
         # Operand counts, attributes and spellings come from the op's family: if the family

@@ -1,7 +1,9 @@
 """The math each function of the kernel API computes, stated once (``ttlgen.math/v1``).
 
 A math spec names functions and gives each one expression of a small language over its
-operands: ``x`` (a unary function) or ``x`` and ``y`` (a binary one), decimal numbers,
+operands: none (a nullary function, such as a fill), ``x`` (a unary function) or ``x`` and
+``y`` (a binary one), the op attributes it names (``attributes: [value]``: the reference
+reads each from the kernel's op, the emulator from the API call's argument), decimal numbers,
 ``+ - * /``, unary minus, parentheses, the comparisons ``< <= > >= == !=`` (1 when true,
 0 when false) and the fixed set of :data:`BUILTINS` (``exp(x)``, ``where(c, a, b)``, ...).
 A function may also state the form the SFPU computes in approximate mode
@@ -46,8 +48,12 @@ MAX_DEPTH = 40
 # take their names (``std::exp``, ``detail::sign`` would name the function instead).
 HELPER_NAMESPACES = ("std", "detail")
 
+NULLARY_OPERANDS: tuple[str, ...] = ()
 UNARY_OPERANDS = ("x",)
 BINARY_OPERANDS = ("x", "y")
+# The key of each form in the spec, by the number of operands.
+FORMS = {0: "nullary", 1: "unary", 2: "binary"}
+OPERANDS = {"nullary": NULLARY_OPERANDS, "unary": UNARY_OPERANDS, "binary": BINARY_OPERANDS}
 
 
 def function_entity(name: str) -> Entity:
@@ -69,7 +75,9 @@ class Number:
 
 @dataclass(frozen=True)
 class Operand:
-    name: str  # "x" or "y"
+    """An operand (``x``, ``y``) or an op attribute the function names."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -218,12 +226,15 @@ class MathFunction:
     approximate mode (if the hardware has one), and its rounding into a 16-bit DST."""
 
     name: str
-    operands: tuple[str, ...]  # UNARY_OPERANDS or BINARY_OPERANDS
+    operands: tuple[str, ...]  # NULLARY_OPERANDS, UNARY_OPERANDS or BINARY_OPERANDS
     exact: Expr
     approximate: Expr | None
     rounding: Rounding
     source: str
     mark: Mark = field(compare=False)
+    # The op attributes the expressions name (numbers), after the operands in the
+    # emulator's signature: f(x, ..., attribute, ...).
+    attributes: tuple[str, ...] = ()
 
     @property
     def arity(self) -> int:
@@ -231,7 +242,12 @@ class MathFunction:
 
     @property
     def kind(self) -> str:
-        return "unary" if self.arity == 1 else "binary"
+        return FORMS[self.arity]
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The names the expressions read: the operands, then the attributes."""
+        return self.operands + self.attributes
 
 
 Computation = MathFunction | Primitive
@@ -282,10 +298,12 @@ _ALLOWED_CHARACTERS = re.compile(r"[A-Za-z0-9_ .+\-*/()<>=!,]*")
 _NUMBER = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def language_summary(operands: Sequence[str]) -> str:
-    names = " and ".join(operands)
+def language_summary(operands: Sequence[str], attributes: Sequence[str] = ()) -> str:
+    names = f"operands {' and '.join(operands)}" if operands else "no operands"
+    if attributes:
+        names += f", the attributes {', '.join(attributes)}"
     return (
-        f"operands {names}, decimal numbers, + - * /, unary -, parentheses, comparisons "
+        f"{names}, decimal numbers, + - * /, unary -, parentheses, comparisons "
         f"< <= > >= == != (1 or 0) and the functions {', '.join(BUILTIN_NAMES)}"
     )
 
@@ -300,9 +318,10 @@ def fp32(value: float) -> float:
 
 
 class _Parser:
-    def __init__(self, text: str, operands: Sequence[str]) -> None:
+    def __init__(self, text: str, operands: Sequence[str], attributes: Sequence[str] = ()) -> None:
         self.text = text
-        self.operands = tuple(operands)
+        self.operands = tuple(operands) + tuple(attributes)
+        self.attributes = tuple(attributes)
 
     def fail(self, node: ast.AST | None, message: str) -> ExpressionError:
         offset = getattr(node, "col_offset", None) if node is not None else None
@@ -368,10 +387,14 @@ class _Parser:
             if node.id in self.operands:
                 return Operand(node.id)
             if node.id in BINARY_OPERANDS:
-                raise fail(f"{node.id!r} is an operand of a binary function; a unary function has only x")
+                count = sum(o in BINARY_OPERANDS for o in self.operands)
+                has = "only x" if count == 1 else "no operands"
+                raise fail(f"{node.id!r} is an operand of a binary function; a {FORMS[count]} function has {has}")
             if node.id in _BUILTINS:
                 raise fail(f"{node.id!r} is a function: call it, e.g. {node.id}({', '.join(['x'] * _BUILTINS[node.id].arity)})")
-            raise fail(f"unknown name {node.id!r}{did_you_mean(node.id, self.operands)}; operands: {', '.join(self.operands)}")
+            operands = ", ".join(o for o in self.operands if o not in self.attributes) or "none"
+            listed = f"; attributes: {', '.join(self.attributes)}" if self.attributes else ""
+            raise fail(f"unknown name {node.id!r}{did_you_mean(node.id, self.operands)}; operands: {operands}{listed}")
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
                 return Negate(sub(node.operand))
@@ -437,9 +460,10 @@ _NODE_TEXT: dict[type, str] = {
 }
 
 
-def parse_expression(text: str, operands: Sequence[str]) -> Expr:
-    """The AST of ``text`` over ``operands``; raises ExpressionError naming the token."""
-    return _Parser(text, operands).parse()
+def parse_expression(text: str, operands: Sequence[str], attributes: Sequence[str] = ()) -> Expr:
+    """The AST of ``text`` over ``operands`` and ``attributes``; raises ExpressionError
+    naming the token."""
+    return _Parser(text, operands, attributes).parse()
 
 
 # ------------------------------------------------------------------ printing
@@ -475,19 +499,21 @@ def _render(expr: Expr, outer: int) -> str:
 # ------------------------------------------------------------------ building the model
 
 
-def _expression(doc: SpecDocument, path: tuple[str, ...], operands: Sequence[str], name: str, sink: DiagnosticSink) -> Expr | None:
+def _expression(
+    doc: SpecDocument, path: tuple[str, ...], operands: Sequence[str], attributes: Sequence[str], name: str, sink: DiagnosticSink
+) -> Expr | None:
     text = doc.data
     for part in path:
         text = text[part]
     assert isinstance(text, str)
     mark = doc.mark(path)
     try:
-        return parse_expression(text, operands)
+        return parse_expression(text, operands, attributes)
     except ExpressionError as exc:
         where = f" (character {exc.offset + 1} of {text!r})" if exc.offset is not None else f" (in {text!r})"
         sink.error(
             mark,
-            f"{exc}{where}; the language: {language_summary(operands)}",
+            f"{exc}{where}; the language: {language_summary(operands, attributes)}",
             breaks=[function_entity(name)],
         )
         return None
@@ -504,11 +530,30 @@ def _function(doc: SpecDocument, name: str, sink: DiagnosticSink) -> MathFunctio
     if name in PRIMITIVE_NAMES:
         sink.error(key, f"{name!r} is a runtime primitive (the emulator's own datapath, referenced in code); name the function otherwise", breaks=[function_entity(name)])
         return None
-    form = "unary" if "unary" in raw else "binary"
-    operands = UNARY_OPERANDS if form == "unary" else BINARY_OPERANDS
-    exact = _expression(doc, (*path, form), operands, name, sink)
-    approximate = _expression(doc, (*path, "approximate"), operands, name, sink) if "approximate" in raw else None
+    form = next(f for f in OPERANDS if f in raw)
+    operands = OPERANDS[form]
+    attributes = tuple(raw.get("attributes", ()))
+    ok = True
+    for index, attribute in enumerate(attributes):
+        clash = (
+            "an operand name" if attribute in BINARY_OPERANDS
+            else "a function of the language" if attribute in _BUILTINS
+            else "a C++ keyword" if attribute in CPP_KEYWORDS
+            else "listed twice" if attribute in attributes[:index]
+            else None
+        )
+        if clash is not None:
+            sink.error(doc.mark((*path, "attributes", index)), f"attribute {attribute!r} is {clash}; name the op attribute the function reads", breaks=[function_entity(name)])
+            ok = False
+    if not ok:
+        return None
+    exact = _expression(doc, (*path, form), operands, attributes, name, sink)
+    approximate = _expression(doc, (*path, "approximate"), operands, attributes, name, sink) if "approximate" in raw else None
     if exact is None or ("approximate" in raw and approximate is None):
+        return None
+    if not operands and raw.get("rounding", Rounding.NATIVE.value) != Rounding.NATIVE.value:
+        # The emulator's nullary routine stores the value as the SFPU's store does.
+        sink.error(doc.mark((*path, "rounding")), "a nullary function's value is stored natively (the SFPU's store of a constant); rounding: applies to functions of DST operands", breaks=[function_entity(name)])
         return None
     return MathFunction(
         name=name,
@@ -518,6 +563,7 @@ def _function(doc: SpecDocument, name: str, sink: DiagnosticSink) -> MathFunctio
         rounding=Rounding(raw.get("rounding", Rounding.NATIVE.value)),
         source=doc.source,
         mark=key,
+        attributes=attributes,
     )
 
 

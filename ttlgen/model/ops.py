@@ -125,6 +125,10 @@ class Vocabulary:
         return next((e for e in self.element_types if e.name == name), None)
 
 
+# How an ops spec declares an attribute whose value is a number (TT-Lang's F32Attr).
+FLOAT_ATTRIBUTE = "float"
+
+
 @dataclass(frozen=True)
 class Selection:
     """A fixed name (``attribute`` is None) or a name selected by an op attribute value."""
@@ -199,6 +203,9 @@ class OpSemantics:
     result_element_attribute: str | None = None
     # The element types the op computes on (its operands and result); empty: any.
     elements: tuple[str, ...] = ()
+    # Attributes whose value is a number (``attributes: {value: float}``, TT-Lang's F32Attr):
+    # spelled as an fp32 literal, and named by the op's math.
+    float_attributes: tuple[str, ...] = ()
 
     @property
     def fixed(self) -> bool:
@@ -211,6 +218,7 @@ class OpSemantics:
     @property
     def attributes(self) -> tuple[str, ...]:
         names = selecting_attributes(self.primitive, self.full_fp32) | {name for name, _ in self.plain_attributes}
+        names.update(self.float_attributes)
         for attribute in (self.dst_slots_attribute, self.result_element_attribute):
             if attribute is not None:
                 names.add(attribute)
@@ -425,7 +433,8 @@ def _family(
     for name in raw_attributes:
         if name in selecting:
             sink.error(doc.key_mark((*base, "attributes", name)), f"attribute {name!r} already selects the family's primitive or full-fp32 kind; its values are listed there")
-    plain = tuple((name, tuple(values)) for name, values in sorted(raw_attributes.items()) if name not in selecting)
+    plain = tuple((name, tuple(values)) for name, values in sorted(raw_attributes.items()) if name not in selecting and isinstance(values, list))
+    floats = tuple(sorted(name for name, values in raw_attributes.items() if name not in selecting and values == FLOAT_ATTRIBUTE))
     dst_slots = body.get("dst_slots")
     slots_attribute = dst_slots["by_attribute"] if isinstance(dst_slots, dict) else None
     if slots_attribute is not None and (slots_attribute in selecting or slots_attribute in raw_attributes):
@@ -470,6 +479,7 @@ def _family(
                 dst_slots_attribute=slots_attribute,
                 result_element_attribute=result_attribute,
                 elements=tuple(elements),
+                float_attributes=floats,
             )
         )
     return ops

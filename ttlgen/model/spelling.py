@@ -599,6 +599,8 @@ def _op_placeholders(op: OpSemantics, attrs: Sequence[str]) -> dict[str, ArgKind
             kinds[f"{operand.name}.{leaf}"] = kind
     for attr in attrs:
         kinds[f"attr.{attr}"] = ArgKind.ENUMERATOR
+    for attr in op.float_attributes:
+        kinds[f"attr.{attr}"] = ArgKind.FLOAT
     return kinds
 
 
@@ -737,6 +739,15 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
             wide = raw.get("unpack_32_bit")
             scaler = _scaler(r, op, (*path, "scaler"), raw, after) if "scaler" in raw else None
             attributes = raw.get("attributes", {})
+            for name in attributes:
+                if name in op.float_attributes:
+                    sink.error(
+                        doc.key_mark((*path, "attributes", name)),
+                        f"attribute {name!r} of op {op_name!r} is a number ({op.source}): {{attr.{name}}} passes it as an fp32 literal; "
+                        "only an attribute with listed values is spelled by a table",
+                        after=after,
+                    )
+            attributes = {name: values for name, values in attributes.items() if name not in op.float_attributes}
             kinds = _op_placeholders(op, list(attributes))
             absent = _absent(r, (*path, "absent"), raw.get("absent"))
             nothing = CallForm("", (), (), "", doc.key_mark(path))

@@ -1070,7 +1070,7 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
     arity = next((a for a, table in tables if table == leaf), None)
     if found is None:
         known = [f.name for f in math.functions]
-        forms = {1: f'{name}: {{unary: "<expression of x>"}}', 2: f'{name}: {{binary: "<expression of x and y>"}}'}
+        forms = {0: f'{name}: {{nullary: "<expression>"}}', 1: f'{name}: {{unary: "<expression of x>"}}', 2: f'{name}: {{binary: "<expression of x and y>"}}'}
         wanted = forms[arity] if binding.passes_function and arity in forms else " or ".join(forms.values())
         sink.error(
             binding.mark,
@@ -1091,13 +1091,13 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
             )
         return
     if not isinstance(found, math_spec.MathFunction):
-        sink.error(binding.mark, f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {'unary' if arity == 1 else 'binary'} function as `{MATH_FUNCTION}`")
+        sink.error(binding.mark, f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {math_spec.FORMS[arity]} function as `{MATH_FUNCTION}`")
         return
     if found.arity != arity:
         sink.error(
             binding.mark,
             f"{name!r} is a {found.kind} function ({found.mark}), but {namespace}::{binding.call.function} takes a "
-            f"{'unary' if arity == 1 else 'binary'} one as `{MATH_FUNCTION}`",
+            f"{math_spec.FORMS[arity]} one as `{MATH_FUNCTION}`",
             after=after,
         )
     if binding.approximate is not None and found.approximate is None:
@@ -1131,7 +1131,7 @@ def _check_glue(
             sink.error(doc.mark(("types", i)), f"the glue implements no type {namespace}::types::{name}{did_you_mean(name, index.members('types'))}")
     for arity, table in tables:
         if index.members(f"math::{table}"):
-            sink.error(doc.mark(("math", "unary" if arity == 1 else "binary")), f"the glue declares {namespace}::math::{table} itself; the math header generated from {math.file} defines it")
+            sink.error(doc.mark(("math", math_spec.FORMS[arity])), f"the glue declares {namespace}::math::{table} itself; the math header generated from {math.file} defines it")
     routines = sorted(n for n in index.names if not n.startswith(("math::", "types::")))
     generated = {table for _, table in tables}
     for _, found in bindings:
@@ -1188,9 +1188,15 @@ def _check_approximate(name: str, binding: Binding, forms: Sequence[tuple[ApiLev
 
 def _math_tables(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[int, str], ...]:
     raw = doc.data["math"]
-    if raw["unary"] == raw["binary"]:
-        sink.error(doc.mark(("math", "binary")), f"unary and binary functions need tables of their own; both are {raw['unary']!r}")
-    return ((1, raw["unary"]), (2, raw["binary"]))
+    tables: list[tuple[int, str]] = []
+    for arity, form in sorted(math_spec.FORMS.items()):
+        if form not in raw:
+            continue
+        other = next((math_spec.FORMS[a] for a, t in tables if t == raw[form]), None)
+        if other is not None:
+            sink.error(doc.mark(("math", form)), f"{other} and {form} functions need tables of their own; both are {raw[form]!r}")
+        tables.append((arity, raw[form]))
+    return tuple(tables)
 
 
 def _undeclared(name: str, levels: Sequence[ApiLevel], declared: Mapping[str, object]) -> str:

@@ -41,6 +41,14 @@ class Bits:
 
 
 @dataclass(frozen=True)
+class Float:
+    """An fp32 value (a number attribute of an op), printed as a float literal that reads
+    back exactly."""
+
+    value: float
+
+
+@dataclass(frozen=True)
 class Var:
     """A variable or named constant of the program (loop variable, CB id, parameter)."""
 
@@ -107,7 +115,7 @@ class Braced:
     items: tuple[Expr, ...]
 
 
-Expr = Const | Bits | Var | Symbol | Binary | Compare | CallValue | Member | Braced
+Expr = Const | Bits | Float | Var | Symbol | Binary | Compare | CallValue | Member | Braced
 
 
 def add(lhs: Expr, rhs: Expr) -> Expr:

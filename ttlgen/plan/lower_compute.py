@@ -50,6 +50,7 @@ from ttlgen.model.kernels import (
     walk_statements,
     walk_values,
 )
+from ttlgen.model.math_spec import fp32
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
 from ttlgen.model.tt_metal_api import State
@@ -360,6 +361,9 @@ class ComputeLowering:
         for attr, attr_value in value.attrs:
             if attr == op.result_element_attribute and not any(a == attr for a, _ in spelling.attributes):
                 continue  # an element type: spelled through {format}
+            if attr in op.float_attributes:
+                values[f"attr.{attr}"] = ir.Float(fp32(float(attr_value)))  # the kernel model's fp32 value
+                continue
             spelled = spelling.attribute_spelling(attr, attr_value)
             if spelled is None:
                 self.sink.error(value.mark, f"attribute {attr}={attr_value!r} of {value.op!r} has no spelling")

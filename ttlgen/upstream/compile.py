@@ -143,10 +143,10 @@ def _compile(cxx: str, group: Sequence[Unit], directory: Path) -> str | None:
     )
     args = jit.command(cxx, head.target.root, directory, head.processor, head.arch, head.kernel.args(head.role))
     done = subprocess.run(args, capture_output=True, text=True, check=False, cwd=directory)
-    if done.returncode == 0 or host_only(done.stderr):
+    if done.returncode == 0 or host_only(done.stderr, directory):
         return None
     # Headers are named from the wheel's tt_metal/ on, not by where the cache put them.
-    found = first_error(done.stderr.replace(f"{head.target.root}{os.sep}", ""))
+    found = first_error(_without_host_only(done.stderr, directory).replace(f"{head.target.root}{os.sep}", ""))
     return found or f"{cxx} exited with status {done.returncode} and no error message"
 
 
@@ -158,13 +158,49 @@ _LONGEST = 400
 # `#pragma GCC unroll ITERATIONS`), in every translation unit that includes them.
 _HOST_ONLY = (re.compile(r"^.#pragma GCC unroll. requires an assignment-expression"),)
 _TRUNCATED = "compilation terminated due to -fmax-errors"
+_ASSERTION_FAILED = "static assertion failed"
+_LITERAL_FALSE = re.compile(r"\bstatic_assert\s*\(\s*false\s*[,)]")
 
 
-def host_only(stderr: str) -> bool:
+def _literal_false_assertion(where: str, message: str, directory: Path) -> bool:
+    """Whether the error is a ``static_assert(false, ...)`` failing where a template defines
+    it. g++ before 13 evaluates such an assertion at the definition, even in an ``if
+    constexpr`` branch no instantiation takes; C++23's P2593R1, which GCC 13 and Clang 17
+    apply to every language mode as a defect report, makes it fail only when the branch is
+    instantiated, and the JIT's SFPI compiler (GCC 13 or later) accepts it. tt-llk writes
+    one in ``_calculate_fill_int_`` (ckernel_sfpu_fill.h at ttnn 0.69.0 and 0.81.1), which
+    0.69.0's ckernel_sfpu.h includes into every math TRISC using the SFPU and 0.81.1's
+    fill.h into every one calling fill_tile. (A host compiler before GCC 13 cannot tell an
+    instantiated one from it; the device's compiler still does.)"""
+    if not message.startswith(_ASSERTION_FAILED):
+        return False
+    path, _, line = where.rpartition(":")[0].rpartition(":")
+    try:
+        text = (directory / path).read_text(encoding="utf-8", errors="replace").splitlines()[int(line) - 1]
+    except (OSError, ValueError, IndexError):
+        return False
+    return _LITERAL_FALSE.search(text) is not None
+
+
+def _host_only_error(where: str, message: str, directory: Path) -> bool:
+    return any(p.search(message) for p in _HOST_ONLY) or _literal_false_assertion(where, message, directory)
+
+
+def _without_host_only(stderr: str, directory: Path) -> str:
+    """``stderr`` without the error lines only the host compiler writes (so the first error
+    reported is one the JIT's compiler would make too)."""
+    return _ERROR.sub(lambda m: "" if _host_only_error(m.group("where"), m.group("message"), directory) else m.group(0), stderr)
+
+
+def host_only(stderr: str, directory: Path = Path()) -> bool:
     """Whether every error of a failed compile is one only the host compiler makes (and the
-    compiler did not stop early, which could hide others)."""
-    messages = [m.group("message") for m in _ERROR.finditer(stderr)]
-    return bool(messages) and _TRUNCATED not in stderr and all(any(p.search(m) for p in _HOST_ONLY) for m in messages)
+    compiler did not stop early, which could hide others); ``directory``: where it ran."""
+    errors = [(m.group("where"), m.group("message")) for m in _ERROR.finditer(stderr)]
+    return (
+        bool(errors)
+        and _TRUNCATED not in stderr
+        and all(_host_only_error(where, message, directory) for where, message in errors)
+    )
 
 
 def first_error(stderr: str) -> str | None:

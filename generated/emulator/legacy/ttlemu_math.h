@@ -15,6 +15,15 @@ inline float sign(float a) {
 }
 } // namespace detail
 
+namespace sfpu_nullary {
+
+// fill(value) = value
+inline float fill(float value) {
+    return value;
+}
+
+} // namespace sfpu_nullary
+
 namespace sfpu_unary {
 
 // abs(x) = abs(x)

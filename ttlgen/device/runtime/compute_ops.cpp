@@ -300,8 +300,8 @@ void sfpu_binary(math::Binary f, uint32_t dst0, uint32_t dst1, uint32_t dst_out)
     }
 }
 
-void fill(uint32_t dst, float value) {
-    float* d = dst_math(dst, "fill_tile");
+void sfpu_constant(uint32_t dst, float value) {
+    float* d = dst_math(dst, "sfpu nullary op");
     const float v = store_sfpu(value);
     for (int i = 0; i < kTileElems; ++i)
         d[i] = v;

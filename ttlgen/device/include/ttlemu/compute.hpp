@@ -61,7 +61,14 @@ void fpu_binary(Fpu2 op, uint32_t cb_a, uint32_t cb_b, uint32_t tile_a, uint32_t
 // The SFPU evaluates `f` on each DST element in fp32 and stores the result with its rounding.
 void sfpu_unary(math::Unary f, uint32_t dst);
 void sfpu_binary(math::Binary f, uint32_t dst0, uint32_t dst1, uint32_t dst_out);
-void fill(uint32_t dst, float value);
+// The SFPU writes `value` into every element of DST tile `dst`, with its native store.
+void sfpu_constant(uint32_t dst, float value);
+// A nullary function of the math spec (what a fill computes: no DST operand, only the call's
+// arguments after the DST slot, which carry the op's attributes) stored into DST tile `dst`.
+template <typename... Params, typename... Args>
+inline void sfpu_nullary(float (*f)(Params...), uint32_t dst, Args... args) {
+    sfpu_constant(dst, f(static_cast<Params>(args)...));
+}
 void matmul(uint32_t in0, uint32_t in1, uint32_t tile0, uint32_t tile1, uint32_t dst,
             bool transpose, uint32_t ct_dim, uint32_t rt_dim, uint32_t kt_dim);
 // `data_in_srcb`: the LLK reads the data through SrcB and the scaler through SrcA (ttnn

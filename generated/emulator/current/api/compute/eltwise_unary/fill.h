@@ -6,6 +6,7 @@
 #pragma once
 #include "ttlemu/compute.hpp"
 #include "ttlemu_api_types.h"
+#include "ttlemu_math.h"
 
 namespace ckernel {
 
@@ -14,7 +15,7 @@ inline void fill_tile_init() {
 }
 
 inline void fill_tile(uint32_t idst, float param0) {
-    ttlemu::compute::fill(idst, param0);
+    ttlemu::compute::sfpu_nullary(ttlemu::math::sfpu_nullary::fill, idst, param0);
 }
 
 } // namespace ckernel
