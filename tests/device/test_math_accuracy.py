@@ -50,13 +50,16 @@ class Form:
 FORMS = [Form(f, a) for f in PROJECT.math.functions for a in (False, True) if not a or f.approximate is not None]
 
 # The sampled domain: a fine grid over [-6, 6], the values where functions change form
-# (0, -0, integers, halves), small and large magnitudes, and random draws; y is a shuffle
-# of the same values, so binaries meet zeros, equal operands and both signs.
+# (0, -0, integers, halves), small and large magnitudes, and random draws; each later
+# parameter (y, then an attribute) is a shuffle of the same values, so binaries meet zeros,
+# equal operands and both signs.
 _rng = np.random.default_rng(26)
 _special = [0.0, -0.0, 1e-6, -1e-6, 1e-3, -1e-3, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0, 2.5, -2.5, 10.0, -10.0, 50.0, -50.0, 100.0, -100.0]
 X = np.concatenate([np.linspace(-6.0, 6.0, 2401), _special, _rng.standard_normal(2000) * 3.0, _rng.uniform(-100.0, 100.0, 500)]).astype(np.float32)
 Y = _rng.permutation(X)
 Y[: len(_special)] = np.asarray(_special, dtype=np.float32)[::-1]  # zeros meet every sign of x
+# A function's parameters (its operands, then the attributes it reads) take these in order.
+SAMPLES = [X, Y, *(_rng.permutation(X) for _ in range(max(len(f.parameters) for f in PROJECT.math.functions) - 2))]
 
 # Agreement where the reference is finite: |emulator - reference| <= RELATIVE * |reference|
 # + ABSOLUTE * max(1, |x|, |y|). Each fp32 operation rounds by 2^-24 relative to its
@@ -68,34 +71,36 @@ ABSOLUTE = 2.0**-19
 
 
 def _driver_source() -> str:
+    """A program evaluating every form at every sample: each form's function takes its
+    parameters from the sample arrays in order (``a[k][i]``)."""
     entries = []
     for form in FORMS:
-        unary = form.function.arity == 1
-        entries.append(f'    {{"{form.id}", {form.pointer() if unary else "nullptr"}, {"nullptr" if unary else form.pointer()}}},')
+        args = ", ".join(f"a[{k}][i]" for k in range(len(form.function.parameters)))
+        entries.append(f"    [](const std::vector<float>* a, long i) {{ return {form.pointer()}({args}); }},")
     return "\n".join(
         [
             "#include <cstdio>",
             "#include <cstdlib>",
             "#include <vector>",
             f'#include "{emulator_math.HEADER}"',
-            "struct Entry {",
-            "    const char* name;",
-            "    float (*unary)(float);",
-            "    float (*binary)(float, float);",
-            "};",
-            "static const Entry entries[] = {",
+            "using Form = float (*)(const std::vector<float>*, long);",
+            "static const Form forms[] = {",
             *entries,
             "};",
             "int main(int argc, char** argv) {",
             "    if (argc != 4) return 2;",
             "    const long n = std::atol(argv[1]);",
-            "    std::vector<float> x(n), y(n), out(n);",
+            f"    std::vector<float> a[{len(SAMPLES)}], out(n);",
             '    std::FILE* in = std::fopen(argv[2], "rb");',
-            "    if (!in || std::fread(x.data(), 4, n, in) != (size_t)n || std::fread(y.data(), 4, n, in) != (size_t)n) return 3;",
+            "    if (!in) return 3;",
+            "    for (std::vector<float>& samples : a) {",
+            "        samples.resize(n);",
+            "        if (std::fread(samples.data(), 4, n, in) != (size_t)n) return 3;",
+            "    }",
             "    std::fclose(in);",
             '    std::FILE* o = std::fopen(argv[3], "wb");',
-            "    for (const Entry& e : entries) {",
-            "        for (long i = 0; i < n; ++i) out[i] = e.unary ? e.unary(x[i]) : e.binary(x[i], y[i]);",
+            "    for (Form form : forms) {",
+            "        for (long i = 0; i < n; ++i) out[i] = form(a, i);",
             "        std::fwrite(out.data(), 4, n, o);",
             "    }",
             "    return std::fclose(o);",
@@ -116,7 +121,7 @@ def emulated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, npt.NDArray[
 
     compiled = subprocess.run([CXX, *CXXFLAGS, "-I", str(work), str(work / "driver.cpp"), "-o", str(work / "driver")], capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
-    (work / "in.bin").write_bytes(X.tobytes() + Y.tobytes())
+    (work / "in.bin").write_bytes(b"".join(samples.tobytes() for samples in SAMPLES))
     ran = subprocess.run([str(work / "driver"), str(len(X)), str(work / "in.bin"), str(work / "out.bin")], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     out = np.fromfile(work / "out.bin", dtype=np.float32).reshape(len(FORMS), len(X))
@@ -126,8 +131,7 @@ def emulated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, npt.NDArray[
 def _reference(form: Form) -> npt.NDArray[np.float64]:
     function = form.function
     expr = function.approximate if form.approximate and function.approximate is not None else function.exact
-    operands = {"x": X.astype(np.float64), "y": Y.astype(np.float64)}
-    return evaluate(expr, {o: operands[o] for o in function.operands})
+    return evaluate(expr, {p: samples.astype(np.float64) for p, samples in zip(function.parameters, SAMPLES, strict=False)})
 
 
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: f.id)
@@ -141,12 +145,12 @@ def test_the_emulators_fp32_math_agrees_with_the_float64_reference(form: Form, e
     beyond = np.isinf(ref32) & ~nan
     assert np.array_equal(got[beyond], ref32[beyond]), "beyond fp32's range the emulator is not the infinity of the reference's sign"
     finite = ~nan & ~beyond
-    scale = np.maximum(1.0, np.maximum(np.abs(X), np.abs(Y) if form.function.arity == 2 else 0.0)).astype(np.float64)
+    scale = np.maximum.reduce([np.ones(len(X)), *(np.abs(a) for a in SAMPLES[: len(form.function.parameters)])]).astype(np.float64)
     error = np.abs(got[finite] - ref[finite])
     bound = RELATIVE * np.abs(ref[finite]) + ABSOLUTE * scale[finite]
     worst = int(np.argmax(error / bound))
     assert np.all(error <= bound), (
-        f"{form.id}: |emulator - reference| = {error[worst]:.3e} at x = {X[finite][worst]!r}"
-        f"{f', y = {Y[finite][worst]!r}' if form.function.arity == 2 else ''} "
+        f"{form.id}: |emulator - reference| = {error[worst]:.3e} at "
+        f"{', '.join(f'{p} = {a[finite][worst]!r}' for p, a in zip(form.function.parameters, SAMPLES, strict=False))} "
         f"(emulator {got[finite][worst]!r}, reference {ref[finite][worst]!r}, bound {bound[worst]:.3e})"
     )
