@@ -26,7 +26,7 @@ from ttlgen import resolver as engine
 
 SEARCH = int(os.environ.get("TTLGEN_RESOLVER_SEARCH", "0"))
 SEED = int(os.environ.get("TTLGEN_RESOLVER_SEED", "27"))
-DESCRIPTIONS = SEARCH or 25
+DESCRIPTIONS = SEARCH or 12
 TREES = 4 if SEARCH else 2
 RUNS = 3 if SEARCH else 1
 
