@@ -73,8 +73,9 @@ def fetch(
     """
 
     def action() -> int:
+        from ttlgen.pipeline import load_project
         from ttlgen.upstream.fetch import fetch as fetch_release
-        from ttlgen.upstream.project import load_project, pinned
+        from ttlgen.upstream.project import pinned
 
         project = load_project(specs)
         levels = list(project.api.levels)
@@ -123,8 +124,9 @@ def compile_kernels(
     """
 
     def action() -> int:
+        from ttlgen.pipeline import load_project
         from ttlgen.upstream import compile as compiling
-        from ttlgen.upstream.project import architectures, kernel_targets, load_project
+        from ttlgen.upstream.project import architectures, kernel_targets
 
         project = load_project(specs)
         covered, others = architectures(project)
