@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from compat_support import Edit, apply, assert_positions, git, located, make_repo
 
-from tests.conftest import real_project, spec_data
+from tests.conftest import real_project
 from ttlgen.compat.git_specs import Revision
 from ttlgen.compat.sides import Side, SpecPaths
 from ttlgen.compat.verdict import compare, sides
@@ -132,7 +132,6 @@ families:
         accumulates: false
 """
 # The SFPU unaries as the real elementwise spec lists them (a finding names an op by index).
-(SFPU_UNARY,) = [d["families"]["sfpu_unary"]["names"] for d in spec_data("ttlgen.ops") if "sfpu_unary" in d["families"]]
 
 
 NEW_KERNEL = """\
@@ -619,15 +618,13 @@ CASES: list[Case] = [
         0,
     ),
     Case(
+        # An op no kernel uses, committed first: removing an op a kernel uses is a spec error.
         "removed-op",
+        [("ops/extra.yaml", "", None)],
         [
-            (ELEMENTWISE_OPS, ", tile_relu", ""),
-            ("ops/tt_metal_spelling.yaml", '  tile_relu:\n    sfpu: {init: relu_tile_init(), call: "relu_tile({dst})"}\n', ""),
+            ("capabilities", "op-removed", "op 'tile_no_such_op'", "ops/extra.yaml families.extra_unary.names[0]", None),
         ],
-        [
-            ("capabilities", "op-removed", "op 'tile_relu'", f"ops/elementwise.yaml families.sfpu_unary.names[{SFPU_UNARY.index('tile_relu')}]", None),
-        ],
-        0,
+        0, base=[("ops/extra.yaml", "", EXTRA_OPS)],
     ),
     Case(
         "new-target",
