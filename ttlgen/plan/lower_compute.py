@@ -52,7 +52,17 @@ from ttlgen.model.kernels import (
 )
 from ttlgen.model.math_spec import fp32
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
-from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, DefineSpelling, KernelCalls, LevelSpelling, Literal, Placeholder, Spelling
+from ttlgen.model.spelling import (
+    ArgKind,
+    CallForm,
+    CbCalls,
+    DefineSpelling,
+    KernelCalls,
+    LevelSpelling,
+    Literal,
+    Placeholder,
+    Spelling,
+)
 from ttlgen.model.tt_metal_api import State
 from ttlgen.plan import element_types, l1_accumulation
 from ttlgen.plan import kernel_ir as ir

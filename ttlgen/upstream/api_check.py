@@ -40,6 +40,7 @@ from ttlgen.model.cpp_declarations import (
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, TypeDecl
 from ttlgen.upstream.release_api import Enum, Function, KindApi, ReleaseApi
 
+
 @dataclass(frozen=True)
 class Disagreement:
     mark: Mark
