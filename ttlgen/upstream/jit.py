@@ -343,7 +343,9 @@ def write_files(
     (directory / "chlkc_descriptors.h").write_text(descriptors(kernels, chosen, arch), encoding="utf-8")
     body = kernel_text(sources, entry)
     if processor.kind is KernelKind.COMPUTE:
-        (directory / "defines_generated.h").write_text(defines_generated(kernels[0].defines), encoding="utf-8")
+        # The kernels of one translation unit share their defines (compile.py batches by them).
+        defines = kernels[0].defines if kernels else ()
+        (directory / "defines_generated.h").write_text(defines_generated(defines), encoding="utf-8")
         prolog = f'#define TRISC_{processor.role.upper()}\n#include "defines_generated.h"\n'
         (directory / f"chlkc_{processor.role}.cpp").write_text(prolog + body, encoding="utf-8")
     else:
