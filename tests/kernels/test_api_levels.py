@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,7 +26,9 @@ from ttlgen.device.build import CompileError, compile_kernel
 from ttlgen.device.program import load_program
 from ttlgen.emit.emulator_api import function_lines
 from ttlgen.errors import Mark
+from ttlgen.model.call_forms import Placeholder
 from ttlgen.model.cpp_declarations import parse_declaration
+from ttlgen.model.kernels import Store, walk_statements, walk_values
 from ttlgen.model.project import Project
 from ttlgen.model.tt_metal_api import Deprecation, FunctionForm, KernelKind
 
@@ -45,7 +48,7 @@ def _syntax_errors(tree: Path, api_dir: Path) -> list[str]:
     for kernel_dir in sorted((tree / "kernels").iterdir()):
         for role, spec in load_program(kernel_dir).kernels.items():
             try:
-                compile_kernel(kernel_dir / spec.source, role, spec.emulated_compile_time_args(), api_dir)
+                compile_kernel(kernel_dir / spec.source, role, spec.emulated_compile_time_args(), api_dir, kernel_defines=spec.defines)
             except CompileError as error:
                 errors.append(str(error))
     return errors
@@ -94,6 +97,138 @@ def test_every_shipped_kernel_compiles_against_the_current_api_headers() -> None
 def test_every_shipped_kernel_generated_at_legacy_compiles_against_the_legacy_api_headers(legacy_tree: Path) -> None:
     assert sorted(p.name for p in (legacy_tree / "kernels").iterdir()) == sorted(all_kernels())
     assert _syntax_errors(legacy_tree, legacy_tree / "emulator" / "legacy") == []
+
+
+def _expected_defines(project: Project, level: str) -> dict[str, dict[str, str]]:
+    """Per kernel, the defines its ops' spellings at ``level`` need, with the kernel's
+    attribute values spelled (read from the model, not listed here)."""
+    spelled = project.spelling.at(level)
+    assert spelled is not None
+    expected: dict[str, dict[str, str]] = {}
+    for kernel in project.kernels.kernels:
+        found: dict[str, str] = {}
+        for statement in walk_statements(kernel.body):
+            if not isinstance(statement, Store):
+                continue
+            for use in walk_values(statement.value):
+                for spelling in (s for s in spelled.spellings if s.op == use.op):
+                    attrs = {f"attr.{a}": spelling.attribute_spelling(a, v) or v for a, v in use.attrs}
+                    for define in spelling.defines:
+                        value = define.bind(attrs)
+                        assert value is not None
+                        found[define.name] = value
+        expected[kernel.name] = found
+    return expected
+
+
+def _host_define_values(project: Project, level: str) -> dict[str, str]:
+    """A value of each define the host passes at ``level``: the first an op's spelling
+    gives it, an attribute placeholder taking the attribute's first spelled value."""
+    spelled = project.spelling.at(level)
+    api = project.api.level(level)
+    assert spelled is not None and api is not None
+    values: dict[str, str] = {}
+    for spelling in spelled.spellings:
+        attrs = {f"attr.{name}": table[0][1] for name, table in spelling.attributes}
+        for define in spelling.defines:
+            value = define.bind(attrs)
+            if value is not None:
+                values.setdefault(define.name, value)
+    assert {d.name for d in api.defines if d.host} <= set(values), "a host define no op's spelling gives a value"
+    return values
+
+
+def _program_defines(tree: Path, name: str) -> dict[str, str]:
+    defines: dict[str, str] = json.loads((tree / "kernels" / name / "program.json").read_text())["kernels"]["compute"].get("defines", {})
+    return defines
+
+
+def test_a_kernel_carries_the_defines_its_ops_spellings_need_at_its_level(legacy_tree: Path) -> None:
+    project = real_project()
+    legacy = _expected_defines(project, "legacy")
+    # Some op of the shipped kernels needs a define the host passes at the legacy level
+    # (ttnn 0.69.0's reduce reads REDUCE_OP/REDUCE_DIM), so the check below says something.
+    assert any(legacy.values())
+    for name, defines in legacy.items():
+        assert _program_defines(legacy_tree, name) == defines, name
+        # The emulator and the hardware path read them from program.json.
+        assert dict(load_program(legacy_tree / "kernels" / name).kernels["compute"].defines) == defines
+    for name, defines in _expected_defines(project, "current").items():
+        assert _program_defines(GENERATED, name) == defines, name
+
+
+def test_a_legacy_kernel_without_its_defines_does_not_compile_on_the_emulator(legacy_tree: Path) -> None:
+    # The emulator's headers take a host define from the kernel's build alone, as tt-metal's
+    # JIT does: without it, a header that reads it does not compile.
+    name = next(n for n, d in _expected_defines(real_project(), "legacy").items() if d)
+    spec = load_program(legacy_tree / "kernels" / name).kernels["compute"]
+    with pytest.raises(CompileError):
+        compile_kernel(legacy_tree / "kernels" / name / spec.source, "compute", (), legacy_tree / "emulator" / "legacy")
+
+
+def _reduce_attrs(project: Project) -> tuple[str, dict[str, str], dict[str, str]]:
+    """An op with a define at legacy whose value follows an attribute, and two attribute sets
+    of it that give that define different values."""
+    spelled = project.spelling.at("legacy")
+    assert spelled is not None
+    spelling = next(s for s in spelled.spellings if any(isinstance(d.value, Placeholder) for d in s.defines))
+    define = next(d for d in spelling.defines if isinstance(d.value, Placeholder))
+    assert isinstance(define.value, Placeholder)
+    varied = define.value.key.removeprefix("attr.")
+    kernel = next(k for k in project.kernels.kernels for s in walk_statements(k.body) if isinstance(s, Store) for v in walk_values(s.value) if v.op == spelling.op)
+    use = next(v for s in walk_statements(kernel.body) if isinstance(s, Store) for v in walk_values(s.value) if v.op == spelling.op)
+    attrs = dict(use.attrs)
+    values = [v for v, _ in dict(spelling.attributes)[varied] if v != attrs[varied]]
+    return spelling.op, attrs, {**attrs, varied: values[0]}
+
+
+def test_two_ops_of_a_kernel_needing_different_values_of_a_define_is_a_located_error(tmp_path: Path) -> None:
+    import shutil
+
+    project = real_project()
+    op, first, second = _reduce_attrs(project)
+    kernel = next(k for k in project.kernels.kernels for s in walk_statements(k.body) if isinstance(s, Store) for v in walk_values(s.value) if v.op == op)
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    pin_api_level(specs, "legacy")
+    source = Path(kernel.source)
+    text = (specs / source.relative_to("specs")).read_text(encoding="utf-8") if not source.is_absolute() else source.read_text(encoding="utf-8")
+    # The shipped kernel again under a new name, its one use of the op computed twice into
+    # two outputs, with attributes that need different values of one define.
+    import yaml
+
+    data = yaml.safe_load(text)["kernels"][kernel.name]
+    data["dfbs"]["out_b"] = {**next(d for d in data["dfbs"].values() if "output" in d), "index": 17}
+
+    def twice(body: list[dict[str, object]]) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
+        for step in body:
+            if "loop" in step:
+                loop = dict(step["loop"])  # type: ignore[call-overload]
+                loop["body"] = twice(loop["body"])
+                out.append({"loop": loop})
+            elif "store" in step:
+                store = dict(step["store"])  # type: ignore[call-overload]
+                out.append({"store": {**store, "value": {**store["value"], "attrs": first}}})
+                target = store["to"]
+                out.append({"reserve": "out_b"})
+                out.append({"store": {**store, "to": "out_b", "value": {**store["value"], "attrs": second}}})
+                out.append({"push": "out_b"})
+                del target
+            else:
+                out.append(step)
+        return out
+
+    data["body"] = twice(data["body"])
+    (specs / "kernels" / "zz_defines.yaml").write_text(
+        "spec: ttlgen.kernel/v1\n" + yaml.safe_dump({"kernels": {"zz_conflicting_defines": data}}, sort_keys=False), encoding="utf-8"
+    )
+    result = run_cli("validate", "--specs", specs)
+    assert result.exit_code == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "per kernel" in line]
+    assert len(lines) == 1, result.stderr
+    assert re.match(r"^\S*zz_defines\.yaml:\d+:\d+: kernels\.zz_conflicting_defines\.", lines[0]), lines[0]
+    assert "the host passes one value of a define per kernel" in lines[0]
 
 
 def test_legacy_kernels_use_the_legacy_api(legacy_tree: Path) -> None:
@@ -184,5 +319,8 @@ def test_every_generated_api_header_compiles_on_its_own(tmp_path: Path) -> None:
     for level in ("current", "legacy"):
         root = GENERATED / "emulator" / level
         files = [str(s) for r, s in sources if r == root]
-        proc = subprocess.run([*FLAGS, "-Wextra", f"-I{root}", f"-I{GLUE}", *files], capture_output=True, text=True)
+        # A header that reads a define the host passes compiles only with it, as upstream's
+        # does: each gets a value an op's spelling gives it.
+        defines = [f"-D{name}={value}" for name, value in _host_define_values(real_project(), level).items()]
+        proc = subprocess.run([*FLAGS, "-Wextra", *defines, f"-I{root}", f"-I{GLUE}", *files], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr

@@ -10,15 +10,18 @@ failure names the kernel, the processor, the architecture and the compiler's fir
 
 from __future__ import annotations
 
+import json
 import re
 import resource
+import shutil
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from upstream_helpers import CALL as _CALL
-from upstream_helpers import mutant_dir, project, targets
+from upstream_helpers import mutant_dir, project, targets, unavailable
 
 from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen.model.cpp_declarations import Signature
@@ -26,8 +29,9 @@ from ttlgen.model.tt_metal_api import ApiLevel, KernelKind
 from ttlgen.upstream import jit
 from ttlgen.upstream.cli import summary
 from ttlgen.upstream.compile import Outcome, Target, Unit, compile_units, units
+from ttlgen.upstream.fetch import DownloadFailed
 from ttlgen.upstream.jit import KernelDir
-from ttlgen.upstream.project import architectures
+from ttlgen.upstream.project import architectures, kernel_targets
 
 # Issue 25: the whole check within a minute of CPU (about 10 s here: units that differ only
 # in their kernel share a translation unit).
@@ -215,3 +219,57 @@ def test_the_descriptor_arrays_have_one_entry_per_circular_buffer_of_the_release
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             assert done.returncode == 0, f"{arch.name}, {target.release.name}: {done.stderr}"
+
+
+def test_the_compile_check_writes_a_kernels_defines_into_defines_generated_h(tmp_path: Path) -> None:
+    # program.json's kernels.compute.defines reach the compute kernel's TRISC files as the
+    # JIT writes a KernelDescriptor's defines (no compiler needed).
+    source = next(p for p in sorted((GENERATED / "kernels").iterdir()) if p.is_dir())
+    copy = tmp_path / source.name
+    shutil.copytree(source, copy)
+    program = json.loads((copy / "program.json").read_text(encoding="utf-8"))
+    program["kernels"]["compute"]["defines"] = {"REDUCE_OP": "PoolType::MAX", "TTLGEN_TEST_DEFINE": "7"}
+    (copy / "program.json").write_text(json.dumps(program), encoding="utf-8")
+    kernel = jit.read_kernel_dir(copy)
+    assert kernel.defines == (("REDUCE_OP", "PoolType::MAX"), ("TTLGEN_TEST_DEFINE", "7"))
+    arch = next(iter(jit.ARCHITECTURES.values()))
+    jit.write_files(tmp_path / "unit", jit.MATH, [kernel], [kernel.source("compute")], arch, "kernel_main")
+    assert (tmp_path / "unit" / "defines_generated.h").read_text() == "#define REDUCE_OP PoolType::MAX\n#define TTLGEN_TEST_DEFINE 7\n"
+    assert '#include "defines_generated.h"\n' in (tmp_path / "unit" / "chlkc_math.cpp").read_text()
+    # A kernel without defines gets the empty file the JIT writes for it.
+    plain = jit.read_kernel_dir(source)
+    assert plain.defines == () or "defines" in json.loads((source / "program.json").read_text())["kernels"]["compute"]
+    jit.write_files(tmp_path / "plain", jit.MATH, [plain], [plain.source("compute")], arch, "kernel_main")
+    assert (tmp_path / "plain" / "defines_generated.h").read_text() == jit.defines_generated(plain.defines)
+
+
+def test_a_legacy_kernel_whose_ops_need_host_defines_compiles_with_them(tmp_path: Path) -> None:
+    # ttnn 0.69.0's reduce.h defaults its template arguments to the host's REDUCE_OP and
+    # REDUCE_DIM: a kernel whose op spelling states them compiles on every TRISC with the
+    # defines its program.json carries, and not without them.
+    from tests.kernels.kernel_helpers import pin_api_level
+    from ttlgen.model.project import Project
+    from ttlgen.pipeline import load_project
+
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    pin_api_level(specs, "legacy")
+    result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.stderr
+    legacy: Project = load_project(specs)
+    with_defines = [
+        p.name for p in sorted((tmp_path / "out" / "kernels").iterdir())
+        if json.loads((p / "program.json").read_text())["kernels"]["compute"].get("defines")
+    ]  # fmt: skip
+    assert with_defines
+    try:
+        (found,) = kernel_targets(legacy, tmp_path / "out", with_defines[:1])
+    except DownloadFailed as exc:
+        unavailable(f"the pinned tt-metal headers cannot be fetched: {exc}")
+    covered, _ = architectures(legacy)
+    selected = units([found], covered[:1], [jit.UNPACK, jit.MATH, jit.PACK])
+    outcomes = compile_units(selected, batch=False)
+    assert all(o.ok for o in outcomes), failure_report(outcomes)
+    bare = replace(found[0], defines=())
+    outcomes = compile_units(units([(bare, found[1])], covered[:1], [jit.UNPACK]), batch=False)
+    assert not outcomes[0].ok and "REDUCE_OP" in (outcomes[0].error or "")

@@ -240,11 +240,17 @@ def _export_entry(obj: Path, entry: str, role: str) -> None:
 
 
 def compile_kernel(
-    source: Path, role: str, compile_time_args: Sequence[int], api_dir: Path, cb_tables: CbTables | None = None
+    source: Path,
+    role: str,
+    compile_time_args: Sequence[int],
+    api_dir: Path,
+    cb_tables: CbTables | None = None,
+    kernel_defines: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Object file of one kernel source for ``role`` (reader / compute / writer), compiled
-    against the kernel-API headers in ``api_dir``, with the program's CB tables."""
-    defines = []
+    against the kernel-API headers in ``api_dir``, with the program's CB tables and the
+    defines the host passes to the kernel (``-DNAME=VALUE``, as the JIT's defines_generated.h)."""
+    defines = [f"-D{name}={value}" for name, value in kernel_defines]
     if compile_time_args:
         defines.append(
             "-DKERNEL_COMPILE_TIME_ARGS=" + ",".join(f"{int(a)}u" for a in compile_time_args)
@@ -288,14 +294,19 @@ class CbTables:
 
 
 def build_executable(
-    kernels: Mapping[str, tuple[Path, Sequence[int]]], api_dir: Path, cb_tables: CbTables | None = None
+    kernels: Mapping[str, tuple[Path, Sequence[int]]],
+    api_dir: Path,
+    cb_tables: CbTables | None = None,
+    defines: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> Path:
     """Link reader, compute and writer (source, compile-time args) with the runtime; the
-    kernels compile against the kernel-API headers in ``api_dir`` with ``cb_tables``."""
+    kernels compile against the kernel-API headers in ``api_dir`` with ``cb_tables`` and
+    each role's ``defines`` (the host's, from program.json)."""
     lib = build_runtime()
     roles = ("reader", "compute", "writer")
+    given = defines or {}
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = [pool.submit(compile_kernel, kernels[r][0], r, kernels[r][1], api_dir, cb_tables) for r in roles]
+        futures = [pool.submit(compile_kernel, kernels[r][0], r, kernels[r][1], api_dir, cb_tables, given.get(r, ())) for r in roles]
         objs = [f.result() for f in futures]
     key = _digest([lib.name, *(o.name for o in objs), *LDFLAGS])
     exe = cache_dir() / f"prog-{key}"

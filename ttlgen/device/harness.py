@@ -190,6 +190,7 @@ def run_program(
         {role: (kernel_dir / k.source, k.emulated_compile_time_args()) for role, k in prog.kernels.items()},
         api_dir or api_headers(prog.kernel_api),
         cb_tables(prog),
+        {role: k.defines for role, k in prog.kernels.items()},
     )
     offsets, size = _layout(prog)
     image = bytearray(formats.POISON_BYTES * (size // 2))

@@ -5,8 +5,8 @@ tt-metal's ``program_descriptors.hpp`` (``ProgramDescriptor`` with ``KernelDescr
 ``CBDescriptor``s and an empty semaphore list) on a single core (0, 0): per kernel its
 source file, compile-time arguments (a buffer's accessor arguments, which
 ``ttnn.TensorAccessorArgs`` gives for its device tensor), runtime arguments as
-``[(CoreCoord, args)]`` and its config (``ComputeConfigDescriptor`` from the compute
-config). It takes the ``ttnn`` module and each buffer's :class:`DeviceBuffer` as
+``[(CoreCoord, args)]``, its defines as ``[(name, value)]`` (KernelDescriptor.defines)
+and its config (``ComputeConfigDescriptor`` from the compute config). It takes the ``ttnn`` module and each buffer's :class:`DeviceBuffer` as
 arguments, so it builds the descriptors without a device: tests/upstream builds them for
 every generated kernel with the real classes of the pinned ttnn, in a Python 3.12
 environment (ttlgen.upstream.ttnn_env). :func:`run_program_on_device` needs ``ttnn``
@@ -126,6 +126,7 @@ def program_descriptor(ttnn: Any, prog: Program, kernel_dir: Path, buffers: Mapp
                 core_ranges=core,
                 compile_time_args=_compile_time_args(k, buffers),
                 runtime_args=[(coord, args)],
+                defines=list(k.defines),
                 config=configs[role],
             )
         )

@@ -6,6 +6,7 @@ here so the C++ runtime only sees well-formed input.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,7 @@ Fidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
 FIDELITY_CODE: dict[str, int] = {"LoFi": 0, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 UNPACK_MODES = ("Default", "UnpackToDestFp32")
 ROLES = ("reader", "compute", "writer")
+_MACRO = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class ProgramError(ValueError):
@@ -75,6 +77,8 @@ class KernelSpec:
     source: str
     compile_time_args: tuple[int | AccessorArgs, ...] = ()
     runtime_args: tuple[int | str, ...] = ()  # str = name of a buffer whose address goes here
+    # The defines the host passes to the kernel's build (ttnn's KernelDescriptor.defines): -D flags.
+    defines: tuple[tuple[str, str], ...] = ()
 
     def emulated_compile_time_args(self) -> tuple[int, ...]:
         """The compile-time arguments with each buffer's accessor arguments as the emulator's."""
@@ -215,7 +219,17 @@ def parse_program(data: dict[str, Any]) -> Program:
                 rt.append(str(ref))
             else:
                 rt.append(_u32(v, f"{w}.runtime_args[{j}]"))
-        kernels[role] = KernelSpec(str(k.get("source", f"{role}.cpp")), tuple(ct), tuple(rt))
+        defines = k.get("defines", {})
+        if not isinstance(defines, dict):
+            raise ProgramError(f"{w}.defines: expected an object of macro names to values, got {defines!r}")
+        for name, value in defines.items():
+            if not _MACRO.fullmatch(name):
+                raise ProgramError(f"{w}.defines: {name!r} is not a macro name (a C identifier)")
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                raise ProgramError(f"{w}.defines.{name}: expected the macro's value on one line, got {value!r}")
+        kernels[role] = KernelSpec(
+            str(k.get("source", f"{role}.cpp")), tuple(ct), tuple(rt), tuple((n, v) for n, v in sorted(defines.items()))
+        )
     for extra in kd:
         if extra not in ROLES:
             raise ProgramError(f"kernels: unknown kernel role {extra!r}")

@@ -168,7 +168,8 @@ def types_text(level: ApiLevel, emulation: Emulation) -> str:
     lines = ["#pragma once", *(f'#include "{header}"' for _, header in emulation.glue), ""]
     values = dict(emulation.defines)
     for define in level.defines:
-        lines += _define_lines(define, values[define.name])
+        if not define.host:  # a host define's value is each kernel's own (-D at its build)
+            lines += _define_lines(define, values[define.name])
     lines.append("")
     for kind in level.types:
         if kind.is_enum:

@@ -7,27 +7,32 @@ files.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._kernel_printer import print_program
+from ttlgen.emit._kernel_printer import expression, print_program
 from ttlgen.model.project import Project
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.project import ProjectPlan
 
 
-def _kernel(source: str, program: ir.Program) -> dict[str, Any]:
+def _kernel(source: str, program: ir.Program, defines: Sequence[ir.Define] = ()) -> dict[str, Any]:
     entry: dict[str, Any] = {"source": source}
     if program.compile_time_args:
         entry["compile_time_args"] = [{"accessor_args": name} for name in program.compile_time_args]
     if program.runtime_args:
         entry["runtime_args"] = [{"buffer": name} for name in program.runtime_args]
+    if defines:
+        # What the host passes as the kernel's defines (ttnn's KernelDescriptor.defines).
+        entry["defines"] = {d.name: expression(d.value) for d in defines}
     return entry
 
 
 def program(k: LoweredKernel) -> dict[str, Any]:
-    """program.json: the API level, CBs, the runtime's compute config, DRAM buffers and kernel args."""
+    """program.json: the API level, CBs, the runtime's compute config, DRAM buffers, kernel
+    args and the defines the host passes to the compute kernel."""
     return {
         "_kernel": k.kernel.name,
         "_plan": k.plan_json,
@@ -43,7 +48,7 @@ def program(k: LoweredKernel) -> dict[str, Any]:
         ],
         "kernels": {
             "reader": _kernel("reader.cpp", k.reader),
-            "compute": _kernel("compute.cpp", k.compute),
+            "compute": _kernel("compute.cpp", k.compute, k.defines),
             "writer": _kernel("writer.cpp", k.writer),
         },
     }

@@ -247,3 +247,14 @@ def parse_value(text: str) -> Literal:
     if scanner.pos != len(scanner.text):
         raise FormError(f"{scanner.text[scanner.pos:]!r} follows the value")
     return value
+
+
+def parse_define_value(text: str, kinds: Mapping[str, ArgKind]) -> FormArg:
+    """``text`` as a define's value an op's spelling states: one placeholder of ``kinds`` or
+    one literal (an integer, ``true``, ``Enum::VALUE``); anything else raises FormError."""
+    scanner = _Scanner(text)
+    value = scanner.argument(kinds)
+    scanner.skip()
+    if scanner.pos != len(scanner.text):
+        raise FormError(f"{scanner.text[scanner.pos:]!r} follows the value; a define's value is one placeholder or one literal")
+    return value

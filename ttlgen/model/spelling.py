@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -44,6 +44,7 @@ from ttlgen.model.call_forms import (
     identifiers,
     kind_of,
     parse_call,
+    parse_define_value,
 )
 from ttlgen.model.math_spec import Computation
 from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
@@ -112,6 +113,23 @@ class ScalerSpelling:
 
 
 @dataclass(frozen=True)
+class DefineSpelling:
+    """A define the host passes to a kernel using the op at one API level (a macro the
+    level declares as the host's), and its value: an attribute's spelling or a literal."""
+
+    name: str
+    value: FormArg  # a Placeholder of an attribute ({attr.<name>}), or a Literal
+    mark: Mark = field(compare=False)
+
+    def bind(self, values: Mapping[str, str]) -> str | None:
+        """The value's text with ``values`` (placeholder key -> its spelled text); None
+        when the placeholder has no value there."""
+        if isinstance(self.value, Literal):
+            return self.value.text
+        return values.get(self.value.key)
+
+
+@dataclass(frozen=True)
 class Spelling:
     """One way to emit an op at one API level: its init call, call and uninit call."""
 
@@ -131,6 +149,8 @@ class Spelling:
     # Why the op has no function at this API level (its release lacks one); init and call
     # are then empty and a kernel using the op at the level is an error.
     absent: str | None = None
+    # The defines the host passes to a kernel using the op at this level, by name.
+    defines: tuple[DefineSpelling, ...] = ()
 
     def unpacked(self, element_bits: Mapping[str, int]) -> tuple[str | None, str | None]:
         """The operands read through (SrcA, SrcB), given the element bits of the operands."""
@@ -337,6 +357,9 @@ class SpellingModel:
                 for _, values in spelling.attributes:
                     for _, spelled in values:
                         names.update(identifiers(spelled))
+                for define in spelling.defines:
+                    if isinstance(define.value, Literal) and define.value.integer is None:
+                        names.update(identifiers(define.value.text))
         return frozenset(names)
 
 
@@ -680,7 +703,7 @@ def _tile(doc: SpecDocument, sink: DiagnosticSink) -> TileLayout | None:
     return tile
 
 
-def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
+def _op_spellings(r: _Reader, ops: OpsModel, api: ApiModel) -> dict[str, list[Spelling]]:
     doc, sink = r.doc, r.sink
     by_name = {op.name: op for op in ops.ops}
     strategy_names = {s.name for s in ops.vocabulary.strategies}
@@ -750,6 +773,7 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
             attributes = {name: values for name, values in attributes.items() if name not in op.float_attributes}
             kinds = _op_placeholders(op, list(attributes))
             absent = _absent(r, (*path, "absent"), raw.get("absent"))
+            defines = _defines(r, api, op, (*path, "defines"), raw.get("defines"), list(attributes), frozenset(absent))
             nothing = CallForm("", (), (), "", doc.key_mark(path))
             if len(absent) == len(r.levels):
                 for key in ("init", "call", "uninit"):
@@ -782,6 +806,7 @@ def _op_spellings(r: _Reader, ops: OpsModel) -> dict[str, list[Spelling]]:
                         unpack_32_bit=(wide.get("srca"), wide.get("srcb")) if wide is not None else None,
                         scaler=scaler,
                         absent=absent.get(level),
+                        defines=defines.get(level, ()),
                     )
                 )
     return spellings
@@ -813,6 +838,54 @@ def _absent(r: _Reader, path: tuple[str | int, ...], raw: Any) -> dict[str, str]
     return out
 
 
+def _defines(
+    r: _Reader, api: ApiModel, op: OpSemantics, path: tuple[str | int, ...], raw: Any, attrs: Sequence[str], absent: frozenset[str]
+) -> dict[str, tuple[DefineSpelling, ...]]:
+    """The defines the host passes to a kernel using the op, per API level: each a macro the
+    level declares as the host's, its value an attribute placeholder or a literal (a define
+    holds one value for the whole kernel, so no operand's CB, tile or DST slot)."""
+    if raw is None:
+        return {}
+    doc, sink = r.doc, r.sink
+    kinds = {f"attr.{a}": ArgKind.ENUMERATOR for a in attrs} | {f"attr.{a}": ArgKind.FLOAT for a in op.float_attributes}
+    out: dict[str, tuple[DefineSpelling, ...]] = {}
+    for level_name, table in raw.items():
+        level = api.level(level_name)
+        if level is None or level_name not in r.levels:
+            known = ", ".join(r.levels) or "none (no ttlgen.tt_metal_api spec)"
+            sink.error(doc.key_mark((*path, level_name)), f"unknown API level {level_name!r}{did_you_mean(level_name, r.levels)}; levels: {known}")
+            continue
+        if level_name in absent:
+            sink.error(doc.key_mark((*path, level_name)), f"API level {level_name!r} is listed under absent (no function for op {op.name!r} there): a kernel cannot use the op there, so it needs no defines")
+            continue
+        declared = {d.name: d for d in level.defines}
+        host = sorted(name for name, d in declared.items() if d.host)
+        found = []
+        for name, text in table.items():
+            where = (*path, level_name, name)
+            define = declared.get(name)
+            if define is None or not define.host:
+                listed = ", ".join(host) or "none"
+                why = (
+                    f"{name!r} is a define of level {level_name!r} ({define.mark}) that the host does not pass"
+                    if define is not None
+                    else f"level {level_name!r} declares no define {name!r} ({level.source})"
+                )
+                sink.error(
+                    doc.key_mark(where),
+                    f"{why}; a kernel's defines are the macros the level declares as the host's ({{host: true, ...}} under defines): {listed}{did_you_mean(name, host)}",
+                )
+                continue
+            try:
+                value = parse_define_value(str(text), kinds)
+            except FormError as exc:
+                sink.error(doc.mark(where), f"{str(text)!r}: {exc}")
+                continue
+            found.append(DefineSpelling(name, value, doc.mark(where)))
+        out[level_name] = tuple(sorted(found, key=lambda d: d.name))
+    return out
+
+
 def _release_name(api: ApiModel, level: str) -> str:
     found = api.level(level)
     return found.release.name if found is not None and found.release is not None else ""
@@ -832,7 +905,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     kernel = _kernel_calls(reader)
     cb = _cb_calls(reader)
     dataflow = _dataflow_calls(reader)
-    spellings = _op_spellings(reader, ops)
+    spellings = _op_spellings(reader, ops, api)
     elements = {e.name: e for e in ops.vocabulary.element_types}
     tile = _tile(doc, sink)
     formats = []

@@ -16,7 +16,8 @@ The emulation file binds each API function to a routine of the host emulator's g
 with these bodies, and ``computes`` names the math a call performs, which is also the
 float64 reference ``ttlgen run`` compares with. Every declared form of a bound function
 must have a binding that applies to it, every opaque type and define of a level must be
-provided, so a generated header never fails to compile for want of data.
+provided (but a define the host passes, whose value is each kernel's: an op's spelling
+states it), so a generated header never fails to compile for want of data.
 """
 
 from __future__ import annotations
@@ -301,6 +302,9 @@ class Define:
     meaning: str
     constexpr: str | None  # the variable's type; None for a macro
     mark: Mark = field(compare=False)
+    # A macro no header declares, which the host passes per kernel (a kernel descriptor's
+    # defines, written by the JIT into defines_generated.h): an op's spelling states its value.
+    host: bool = False
 
 
 @dataclass(frozen=True)
@@ -1008,7 +1012,10 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         startup=tuple(data["startup"]),
         header_roots=tuple((KernelKind(kind), tuple(roots)) for kind, roots in sorted(data["header_roots"].items())),
         defines=tuple(
-            Define(name, raw if isinstance(raw, str) else raw["meaning"], None if isinstance(raw, str) else raw["constexpr"], doc.key_mark(("defines", name)))
+            Define(
+                name, raw if isinstance(raw, str) else raw["meaning"], None if isinstance(raw, str) else raw.get("constexpr"),
+                doc.key_mark(("defines", name)), host=not isinstance(raw, str) and bool(raw.get("host")),
+            )
             for name, raw in sorted(data.get("defines", {}).items())
         ),
         types=tuple(reader.types[n] for n in sorted(reader.types)),
@@ -1260,7 +1267,13 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
             if not kind.is_enum and kind.name not in types:
                 sink.error(doc.mark(("types",)), f"type {kind.name!r} of level {level.level!r} ({kind.mark}) is opaque there: list it here as implemented by the glue")
         for define in level.defines:
-            if define.name not in data["defines"]:
+            if define.host and define.name in data["defines"]:
+                sink.error(
+                    doc.key_mark(("defines", define.name)),
+                    f"define {define.name!r} is passed by the host at level {level.level!r} ({define.mark}): a kernel's build takes its value "
+                    "from the kernel's defines (an op's spelling states them); give it no value here",
+                )
+            elif not define.host and define.name not in data["defines"]:
                 sink.error(doc.mark(("defines",)), f"define {define.name!r} of level {level.level!r} has no value here")
     for define, value in data["defines"].items():
         # Printed as the define's expansion in the emulator's headers: one C++ token.

@@ -118,6 +118,15 @@ class Braced:
 Expr = Const | Bits | Float | Var | Symbol | Binary | Compare | CallValue | Member | Braced
 
 
+@dataclass(frozen=True)
+class Define:
+    """A define the host passes to a kernel (a kernel descriptor's defines, the JIT's
+    defines_generated.h), with its value: an enumerator or literal (Symbol) or a number (Float)."""
+
+    name: str
+    value: Expr
+
+
 def add(lhs: Expr, rhs: Expr) -> Expr:
     """``lhs + rhs``, with additions of zero folded away."""
     if lhs == Const(0):

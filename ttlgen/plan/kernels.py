@@ -91,6 +91,8 @@ class LoweredKernel:
     # set (resolution.relation_rules): the spec nodes behind those facts, for provenance.
     relation_rules: tuple[Rule, ...] = ()
     fills: tuple[Fill, ...] = ()  # the buffers the reader builds in L1
+    # The defines the host passes to the compute kernel (its ops' spellings at the level).
+    defines: tuple[ir.Define, ...] = ()
 
     def deciders(self, attribute: str) -> tuple[Rule, ...]:
         """The model objects that decided the value of ``attribute``, beside the kernel spec."""
@@ -217,6 +219,7 @@ def lower(
         op_math=tuple((op, math) for op in sorted(_ops_of(kernel)) if (math := spelling.math_of(op)) is not None),
         approximate=frozenset(op for op in _ops_of(kernel) if spelling.selects_approximate(level.level, op)),
         fills=fills,
+        defines=low.kernel_defines(),
     )
 
 

@@ -52,7 +52,17 @@ from ttlgen.model.kernels import (
 )
 from ttlgen.model.math_spec import fp32
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
-from ttlgen.model.spelling import ArgKind, CallForm, CbCalls, KernelCalls, LevelSpelling, Spelling
+from ttlgen.model.spelling import (
+    ArgKind,
+    CallForm,
+    CbCalls,
+    DefineSpelling,
+    KernelCalls,
+    LevelSpelling,
+    Literal,
+    Placeholder,
+    Spelling,
+)
 from ttlgen.model.tt_metal_api import State
 from ttlgen.plan import element_types, l1_accumulation
 from ttlgen.plan import kernel_ir as ir
@@ -150,6 +160,9 @@ class ComputeLowering:
     loop_vars: dict[Any, str] = field(default_factory=dict)  # loop mark -> its variable
     resident: set[Any] = field(default_factory=set)  # first-loop marks of scopes kept in DST
     pending_uninit: list[ir.Call] = field(default_factory=list)
+    # The defines the host passes to the kernel: name -> (value, the first op use needing
+    # it, the spelling's define), from every op use lowered.
+    defines: dict[str, tuple[Expr, OpExpr, DefineSpelling]] = field(default_factory=dict)
     # The registers an init's API form expects loaded (api_check.format_expects): where the
     # API spec states it, it decides the op's format needs over the spelling's `unpack`.
     expects: Callable[[ir.Call], tuple[tuple[State, Expr], ...] | None] | None = None
@@ -358,17 +371,8 @@ class ComputeLowering:
         result_code = self.format_code(self.types.of(value))
         if result_code is not None:
             values["format"] = Const(result_code)
-        for attr, attr_value in value.attrs:
-            if attr == op.result_element_attribute and not any(a == attr for a, _ in spelling.attributes):
-                continue  # an element type: spelled through {format}
-            if attr in op.float_attributes:
-                values[f"attr.{attr}"] = ir.Float(fp32(float(attr_value)))  # the kernel model's fp32 value
-                continue
-            spelled = spelling.attribute_spelling(attr, attr_value)
-            if spelled is None:
-                self.sink.error(value.mark, f"attribute {attr}={attr_value!r} of {value.op!r} has no spelling")
-                raise Abort
-            values[f"attr.{attr}"] = ir.Symbol(spelled)
+        values.update(self.attr_values(value, spelling))
+        self.require_defines(value, spelling, values)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         init = self.bind(Step.OP_INIT, spelling.init, values, routes_given)
         needs = self.expected(init) or self.unpacked(spelling, values, names, value)
@@ -380,6 +384,53 @@ class ComputeLowering:
         if uninit is not None and uninit not in self.pending_uninit:
             self.pending_uninit.append(uninit)
         return out
+
+    def attr_values(self, value: OpExpr, spelling: Spelling) -> dict[str, Expr]:
+        """The ``{attr.<name>}`` values of an op use: a number as its fp32 value, any other
+        attribute as ``attributes`` spells it."""
+        op = self.semantics(value)
+        values: dict[str, Expr] = {}
+        for attr, attr_value in value.attrs:
+            if attr == op.result_element_attribute and not any(a == attr for a, _ in spelling.attributes):
+                continue  # an element type: spelled through {format}
+            if attr in op.float_attributes:
+                values[f"attr.{attr}"] = ir.Float(fp32(float(attr_value)))  # the kernel model's fp32 value
+                continue
+            spelled = spelling.attribute_spelling(attr, attr_value)
+            if spelled is None:
+                self.sink.error(value.mark, f"attribute {attr}={attr_value!r} of {value.op!r} has no spelling")
+                raise Abort
+            values[f"attr.{attr}"] = ir.Symbol(spelled)
+        return values
+
+    def require_defines(self, value: OpExpr, spelling: Spelling, values: Mapping[str, Expr]) -> None:
+        """Record the defines the host passes for this op use (its spelling's at the level); a
+        define another op of the kernel needs with another value is an error: a host
+        passes one value of a define per kernel."""
+        for define in spelling.defines:
+            bound: Expr | None = ir.Symbol(define.value.text) if isinstance(define.value, Literal) else values.get(define.value.key)
+            if bound is None:
+                assert isinstance(define.value, Placeholder)
+                self.sink.error(
+                    value.mark,
+                    f"op {value.op!r} gives no value for {{{define.value.key}}}, which define {define.name} of its spelling at level "
+                    f"{self.spelling.level!r} takes ({define.mark}); give the op attribute {define.value.key.removeprefix('attr.')!r}",
+                )
+                raise Abort
+            first = self.defines.setdefault(define.name, (bound, value, define))
+            if first[0] != bound:
+                other, where = first[1], first[2]
+                self.sink.error(
+                    value.mark,
+                    f"op {value.op!r} needs define {define.name}={_shown(bound)} ({define.mark}), but op {other.op!r} of kernel "
+                    f"{self.kernel.name!r} at {other.mark} needs {define.name}={_shown(first[0])} ({where.mark}): the host passes one "
+                    f"value of a define per kernel (level {self.spelling.level!r}); compute them in separate kernels",
+                )
+                raise Abort
+
+    def kernel_defines(self) -> tuple[ir.Define, ...]:
+        """The defines the host passes to the kernel, by name."""
+        return tuple(ir.Define(name, bound) for name, (bound, _, _) in sorted(self.defines.items()))
 
     def element_of(self, value: Value) -> str | None:
         return self.dfbs[value.dfb].dtype if isinstance(value, DfbRef) else self.types.of(value)
@@ -423,6 +474,8 @@ class ComputeLowering:
             "kt": Const(kb),
             "pack": pack_cb,
         }
+        values.update(self.attr_values(expr, spelling))
+        self.require_defines(expr, spelling, values)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         needs = self.unpacked(spelling, values, ["lhs", "rhs"], expr)
         call = replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs)
@@ -648,6 +701,15 @@ class ComputeLowering:
         """The hardware start-up, loading the CBs the kernel first reads."""
         form = self.calls.startup_reverse if first.reverse else self.calls.startup_regular
         return self.bind(Step.HW_INIT, form, {"srca": first.srca, "srcb": first.srcb, "pack": first.pack})
+
+
+def _shown(value: Expr) -> str:
+    """A define's value in a message."""
+    if isinstance(value, ir.Symbol):
+        return value.text
+    if isinstance(value, ir.Float):
+        return repr(value.value)
+    return str(value)
 
 
 def used_cbs(body: Sequence[Stmt]) -> set[str]:

@@ -15,7 +15,8 @@ pinned release's headers declare (:mod:`ttlgen.upstream.release_api`):
 - other types: they exist; a class's template parameters, and each constructor, member
   function and field the spec declares;
 - defines: a ``constexpr`` define is a constexpr variable of that type; a macro is a macro
-  of the release or one the host defines (the spec says which names the host gives).
+  of the release, unless the spec says the host passes it (``{host: true, ...}``: a kernel
+  descriptor's defines, such as REDUCE_OP for ttnn 0.69.0's reduce LLK).
 
 ttlgen's own knowledge beside the signatures (what an init configures, from which CB it loads
 formats, the init protocol, the entry point, which calls kernels make) is not upstream's to
@@ -38,10 +39,6 @@ from ttlgen.model.cpp_declarations import (
 )
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, TypeDecl
 from ttlgen.upstream.release_api import Enum, Function, KindApi, ReleaseApi
-
-# Defines no header declares: the host program or tt-metal's JIT passes them to a kernel's
-# compile (REDUCE_OP/REDUCE_DIM are a reduce op's -D defines in ttnn's program factories).
-HOST_DEFINES = frozenset({"REDUCE_OP", "REDUCE_DIM"})
 
 
 @dataclass(frozen=True)
@@ -343,8 +340,12 @@ class _LevelCheck:
             elif variables:
                 v = variables[0]
                 self.report(define.mark, f"{define.name} is a variable in {self.release} ({v.header}), not a macro: write {{constexpr: {v.type.removeprefix('const ')}, meaning: ...}}")
-            elif define.name not in HOST_DEFINES and not any(define.name in kind.macros for kind in (self.api.compute, self.api.dataflow)):
-                self.report(define.mark, f"{self.release} defines no macro {define.name}")
+            else:
+                declared = any(define.name in kind.macros for kind in (self.api.compute, self.api.dataflow))
+                if define.host and declared:
+                    self.report(define.mark, f"{self.release} defines macro {define.name} itself; the host does not pass it: write it as a string (its meaning)")
+                elif not define.host and not declared:
+                    self.report(define.mark, f"{self.release} defines no macro {define.name}; if the host passes it per kernel, write {{host: true, meaning: ...}}")
 
 
 def _canonical_template(text: str | None) -> str | None:

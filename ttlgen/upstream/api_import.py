@@ -405,6 +405,8 @@ class _Importer:
                 self.notes.append(f"defines.{name}: new (a refreshed default names it); give it a value in the emulation spec")
             if variable is not None:
                 out.append(f"  {name}: {_flow({'constexpr': variable.type.removeprefix('const '), 'meaning': meaning})}")
+            elif isinstance(raw.get(name), Mapping) and raw[name].get("host"):
+                out.append(f"  {name}: {_flow({'host': True, 'meaning': meaning})}")  # no header declares it
             else:
                 out.append(f"  {name}: {_scalar(meaning)}")
         return out

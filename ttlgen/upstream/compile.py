@@ -9,7 +9,7 @@ pack), a reader or writer on each data-movement processor (BRISC on NoC 0, NCRIS
 Parsing tt-metal's headers is nearly all of a compile's time (0.3 s of CPU; a kernel adds
 milliseconds), so units that reach the compiler identically but for their kernel source
 and the per-CB data formats are first compiled together, one translation unit per
-(architecture, release, processor, compute scalars, compile-time arguments): every
+(architecture, release, processor, compute scalars and defines, compile-time arguments): every
 kernel in a namespace of its own, the CB format arrays of the first kernel binding each
 CB (they only feed run-time code; the scalars that templates and `if constexpr` see are
 the same for all). A batch that compiles vouches for each of its units; a batch that
@@ -126,6 +126,7 @@ def _batches(selected: Sequence[Unit]) -> list[list[Unit]]:
         key: tuple[object, ...] = (
             unit.arch.name, unit.target.release.sha256, unit.processor.name, unit.kernel.args(unit.role),
             Scalars.of(unit.kernel) if unit.processor.kind is KernelKind.COMPUTE else None,
+            unit.kernel.defines if unit.processor.kind is KernelKind.COMPUTE else None,  # one defines_generated.h
         )
         if entry is None:
             key = (*key, id(unit))  # a macro entry point: compiled alone

@@ -6,7 +6,7 @@ it and compiles its own entry translation unit from the wheel, which includes th
 
 - a compute kernel runs on the three TRISCs: ``chlkc_{unpack,math,pack}.cpp`` (``#define
   TRISC_<X>``, ``#include "defines_generated.h"``, the kernel), ``defines_generated.h`` (the
-  kernel's defines) and ``chlkc_descriptors.h`` (the data formats and tile shapes of every
+  defines the host passes to the kernel: program.json's ``kernels.compute.defines``) and ``chlkc_descriptors.h`` (the data formats and tile shapes of every
   CB, math fidelity and approximation, ``DST_ACCUM_MODE`` and ``DST_SYNC_MODE``), entered
   through ``hw/firmware/src/tt-1xx/trisck.cc``;
 - a data-movement kernel runs on BRISC or NCRISC: ``kernel_includes.hpp`` (the kernel) and
@@ -168,6 +168,9 @@ class KernelDir:
     unpack_to_dest_fp32: frozenset[int]
     sources: tuple[tuple[str, str], ...]  # (role, file) for reader, compute, writer
     compile_time_args: tuple[tuple[str, tuple[int, ...]], ...]  # per role
+    # The defines the host passes to the compute kernel (program.json's
+    # kernels.compute.defines), which the JIT writes into defines_generated.h.
+    defines: tuple[tuple[str, str], ...] = ()
 
     def source(self, role: str) -> Path:
         return self.path / dict(self.sources)[role]
@@ -201,6 +204,7 @@ def read_kernel_dir(path: Path) -> KernelDir:
             dst_full_sync_en=bool(config.get("dst_full_sync_en", False)),
             unpack_to_dest_fp32=frozenset(i for i, m in enumerate(modes) if m == "UnpackToDestFp32"),
             sources=tuple(sources), compile_time_args=tuple(args),
+            defines=tuple((str(n), str(v)) for n, v in data["kernels"]["compute"].get("defines", {}).items()),
         )  # fmt: skip
     except OSError as exc:
         raise ProgramError(f"{path / 'program.json'}: {exc.strerror}") from None
@@ -317,6 +321,12 @@ def kernel_text(sources: Sequence[Path], entry: str | None) -> str:
     return text + f"void {entry}() {{\n{calls}}}\n"
 
 
+def defines_generated(defines: Sequence[tuple[str, str]]) -> str:
+    """defines_generated.h as genfiles.cpp writes it: one ``#define NAME VALUE`` per define
+    the host passes to the compute kernel (the kernel descriptor's defines)."""
+    return "".join(f"#define {name} {value}\n" for name, value in defines)
+
+
 def write_files(
     directory: Path,
     processor: Processor,
@@ -333,7 +343,9 @@ def write_files(
     (directory / "chlkc_descriptors.h").write_text(descriptors(kernels, chosen, arch), encoding="utf-8")
     body = kernel_text(sources, entry)
     if processor.kind is KernelKind.COMPUTE:
-        (directory / "defines_generated.h").write_text("", encoding="utf-8")  # program.json gives no defines
+        # The kernels of one translation unit share their defines (compile.py batches by them).
+        defines = kernels[0].defines if kernels else ()
+        (directory / "defines_generated.h").write_text(defines_generated(defines), encoding="utf-8")
         prolog = f'#define TRISC_{processor.role.upper()}\n#include "defines_generated.h"\n'
         (directory / f"chlkc_{processor.role}.cpp").write_text(prolog + body, encoding="utf-8")
     else:

@@ -15,12 +15,6 @@ constexpr bool DST_ACCUM_MODE = false;
 #ifndef NOC_UNICAST_WRITE_VC
 #define NOC_UNICAST_WRITE_VC 1
 #endif
-#ifndef REDUCE_DIM
-#define REDUCE_DIM ReduceDim::REDUCE_ROW
-#endif
-#ifndef REDUCE_OP
-#define REDUCE_OP PoolType::SUM
-#endif
 constexpr uint8_t noc_index = 0;
 namespace p_sfpu {
 constexpr uint32_t kCONST_1_FP16B = 16256;
