@@ -5,11 +5,13 @@ The edits, applied to a spec tree:
   op            a new SFPU unary, tile_softplus: its math (unless the math spec states
                 it), its tt-metal function's declaration at each API level and emulator
                 binding, its spelling, and a new kernel using it;
+  binary        a new SFPU binary, tile_pow (x to the power y), the same facts: its math
+                is the math spec's pow, its functions power_binary_tile(_init);
   architecture  a new architecture and its target (a copy of Blackhole's under a new name);
   kernel        new kernels of existing ops, one of them f32 on the SFPU by policy, in the
                 file of the shipped elementwise kernels.
 
-``python -m tests.user_edits DIR [--edits op,architecture,kernel]`` copies the
+``python -m tests.user_edits DIR [--edits op,binary,architecture,kernel]`` copies the
 repository's tracked files to DIR, applies the edits to DIR/specs, then runs there what the
 guide (CONTRIBUTING.md) tells a user to run: ``ttlgen build``, the snapshot update
 ``pytest -p no:cacheprovider --snapshot-update`` and the suite
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     pass
 
 REPO = Path(__file__).resolve().parent.parent
-EDIT_NAMES = ("op", "architecture", "kernel")
+EDIT_NAMES = ("op", "binary", "architecture", "kernel")
 
 USER_UNARY_KERNEL = """
   softplus_bf16_user{suffix}:
@@ -101,6 +103,7 @@ NEW_KERNELS = """
 
 # The SFPU unary family's list of names, after the comment that says how to extend it.
 SFPU_UNARY_NAMES = "# A new SFPU unary is one more name in this list.\n    names: ["
+SFPU_BINARY_NAMES = "# A new SFPU binary is one more name in this list.\n    names: ["
 
 
 def first_sfpu_unary(op: str) -> Edit:
@@ -150,6 +153,69 @@ def op_edits(specs: Path, suffix: str = "") -> list[Edit]:
     ]
 
 
+# A binary whose math the language states (pow) and which no op of the shipped specs uses:
+# power_binary_tile, as ttnn 0.81.1 and 0.69.0 declare it (api/compute/eltwise_binary_sfpu.h),
+# declared before add_binary_tile in that header's list at each level.
+POW_MATH = '  pow: {binary: "pow(x, y)"}\n'
+POW_ANCHORS = {
+    "current": "      - template <DstRoundingMode dst_rounding_mode = DstRoundingMode::Default, bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void add_binary_tile(",
+    "legacy": "      - void add_binary_tile(",
+}
+POW_DECLARATIONS = {
+    "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
+    "legacy": "void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
+}
+POW_BINDINGS = """
+  power_binary_tile_init: api::no_op()
+  power_binary_tile: {computes: pow, call: "compute::sfpu_binary(function, idst0, idst1, odst)"}
+"""
+USER_BINARY_KERNEL = """
+  pow_bf16_user{suffix}:
+    summary: out = a to the power b over bf16 tiles, a in [0.5, 2), b in [-2, 2), a user's new binary op.
+    target: wormhole_b0
+    dfbs:
+      a: {{index: 0, dtype: bf16, block: [1, 1], input: {{shape: [1, 2], distribution: {{uniform: [0.5, 2]}}}}}}
+      b: {{index: 1, dtype: bf16, block: [1, 1], input: {{shape: [1, 2], distribution: {{uniform: [-2, 2]}}}}}}
+      out: {{index: 16, dtype: bf16, block: [1, 1], output: {{shape: [1, 2]}}}}
+    body:
+      - loop:
+          var: i
+          count: 2
+          body:
+            - wait: [a, b]
+            - reserve: out
+            - store: {{to: out, value: {{op: {op}, args: [a, b]}}}}
+            - pop: [a, b]
+            - push: out
+    tolerance: {{pcc: 0.999, max_rel: 2.0e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST plus the bf16 pack"}}
+"""
+
+
+def binary_edits(specs: Path, suffix: str = "") -> list[Edit]:
+    """tile_pow{suffix}: its math (unless the math spec states it), its API functions at each
+    level, their emulator bindings, its name first in the SFPU binary family, its spelling and
+    a kernel using it: spec edits only."""
+    name = f"tile_pow{suffix}"
+    edits: list[Edit] = []
+    if "\n  pow:" not in (specs / "ops" / "math.yaml").read_text(encoding="utf-8"):
+        edits.append(append("ops/math.yaml", POW_MATH))
+    for level, anchor in POW_ANCHORS.items():
+        if "power_binary_tile(" not in (specs / "tt_metal" / f"{level}.yaml").read_text(encoding="utf-8"):
+            declarations = f"      - signature: void power_binary_tile_init()\n        configures: [sfpu]\n      - {POW_DECLARATIONS[level]}\n"
+            edits.append(replace(f"tt_metal/{level}.yaml", anchor, declarations + anchor))
+    if "\n  power_binary_tile:" not in (specs / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8"):
+        edits.append(append("tt_metal/emulation.yaml", POW_BINDINGS))
+    return [
+        *edits,
+        replace("ops/elementwise.yaml", SFPU_BINARY_NAMES, f"{SFPU_BINARY_NAMES}{name}, "),
+        replace(
+            "ops/tt_metal_spelling.yaml", "\nops:\n",
+            f'\nops:\n  {name}:\n    sfpu: {{init: power_binary_tile_init(), call: "power_binary_tile({{lhs.dst}}, {{rhs.dst}}, {{dst}})"}}\n',
+        ),
+        append("kernels/elementwise.yaml", USER_BINARY_KERNEL.format(op=name, suffix=suffix)),
+    ]
+
+
 def architecture_edits(specs: Path, name: str = "blackhole_next") -> list[Edit]:
     """Architecture ``name`` and its default target: Blackhole's two files under the new name."""
     architecture = (specs / "targets" / "architectures" / "blackhole.yaml").read_text(encoding="utf-8")
@@ -179,6 +245,8 @@ def apply_user_edits(specs: Path, edits: tuple[str, ...] = EDIT_NAMES, suffix: s
     chosen: list[Edit] = []
     if "op" in edits:
         chosen += op_edits(specs, suffix)
+    if "binary" in edits:
+        chosen += binary_edits(specs, suffix)
     if "architecture" in edits:
         chosen += architecture_edits(specs, f"blackhole_next{suffix}")
     if "kernel" in edits:
@@ -196,7 +264,7 @@ def _run(directory: Path, *command: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("directory", type=Path, help="where to copy the repository (must not exist)")
-    parser.add_argument("--edits", default=",".join(EDIT_NAMES), help="comma-separated: op, architecture, kernel")
+    parser.add_argument("--edits", default=",".join(EDIT_NAMES), help=f"comma-separated: {', '.join(EDIT_NAMES)}")
     args = parser.parse_args(argv)
     edits = tuple(e for e in args.edits.split(",") if e)
     assert set(edits) <= set(EDIT_NAMES), f"unknown edits: {set(edits) - set(EDIT_NAMES)}"
