@@ -21,8 +21,9 @@ from ttlgen import cache
 from ttlgen.model.tt_metal_api import Release
 from ttlgen.upstream.compile import host_only
 
-# A spelling that names a function no API level declares (tile_exp's init, renamed).
-MISSPELT_INIT = Edit("ops/tt_metal_spelling.yaml", 'sfpu: {init: exp_tile_init(), call: "exp_tile({dst})"}', 'sfpu: {init: softplus_tile_init(), call: "exp_tile({dst})"}')
+# A spelling that names a function no API level declares, and no release could (tile_exp's init,
+# renamed after tile_no_such_op).
+MISSPELT_INIT = Edit("ops/tt_metal_spelling.yaml", 'sfpu: {init: exp_tile_init(), call: "exp_tile({dst})"}', 'sfpu: {init: no_such_op_tile_init(), call: "exp_tile({dst})"}')
 
 
 def _release(project_release: Release | None) -> Release:
@@ -53,18 +54,18 @@ def test_an_unknown_function_the_release_declares_is_named_with_its_header_and_t
     upstream = tmp_path / "upstream"
     levels = _levels()
     for _, release in levels:
-        _fake_release(upstream, release, {"api/compute/eltwise_unary/softplus.h": "ALWI void softplus_tile_init() {}\n"})
+        _fake_release(upstream, release, {"api/compute/eltwise_unary/no_such_op.h": "ALWI void no_such_op_tile_init() {}\n"})
     monkeypatch.setenv(cache.UPSTREAM_ENV, str(upstream))
     apply_edits(spec_copy, [MISSPELT_INIT], case="an init the level does not declare")
     result = run_cli("validate", "--specs", spec_copy)
     assert result.exit_code == 2
-    lines = [line for line in result.stderr.splitlines() if "softplus_tile_init" in line]
+    lines = [line for line in result.stderr.splitlines() if "no_such_op_tile_init" in line]
     assert len(lines) == len(levels)
     for (level, release), line in zip(sorted(levels), lines, strict=True):
         assert line.startswith("specs/ops/tt_metal_spelling.yaml:")
-        assert f"unknown function 'softplus_tile_init' at API level '{level}'" in line
-        assert f"specs/tt_metal/{level}.yaml does not declare it, but {release.name} does (api/compute/eltwise_unary/softplus.h)" in line
-        assert f"ttlgen upstream import --level {level} --add softplus_tile_init" in line
+        assert f"unknown function 'no_such_op_tile_init' at API level '{level}'" in line
+        assert f"specs/tt_metal/{level}.yaml does not declare it, but {release.name} does (api/compute/eltwise_unary/no_such_op.h)" in line
+        assert f"ttlgen upstream import --level {level} --add no_such_op_tile_init" in line
         assert "did you mean" not in line  # the fix is to declare it, not to pick another name
 
 
@@ -78,7 +79,7 @@ def test_an_unknown_function_the_release_lacks_is_a_misspelling_with_suggestions
     monkeypatch.setenv(cache.UPSTREAM_ENV, str(upstream))
     apply_edits(spec_copy, [MISSPELT_INIT], case="an init the level does not declare")
     result = run_cli("validate", "--specs", spec_copy)
-    lines = [line for line in result.stderr.splitlines() if "softplus_tile_init" in line]
+    lines = [line for line in result.stderr.splitlines() if "no_such_op_tile_init" in line]
     assert len(lines) == len(levels)
     for (level, release), line in zip(sorted(levels), lines, strict=True):
         assert f"neither specs/tt_metal/{level}.yaml nor {release.name}'s headers declare it (did you mean" in line
@@ -90,7 +91,7 @@ def test_without_the_releases_headers_the_message_says_it_cannot_tell(
     monkeypatch.setenv(cache.UPSTREAM_ENV, str(tmp_path / "empty"))
     apply_edits(spec_copy, [MISSPELT_INIT], case="an init the level does not declare")
     result = run_cli("validate", "--specs", spec_copy)
-    line = next(line for line in result.stderr.splitlines() if "softplus_tile_init" in line)
+    line = next(line for line in result.stderr.splitlines() if "no_such_op_tile_init" in line)
     assert "is unknown here (its headers are not fetched: `ttlgen upstream fetch`)" in line
 
 
@@ -156,16 +157,16 @@ def test_a_binding_of_a_function_only_the_release_declares_says_where_to_declare
     upstream = tmp_path / "upstream"
     levels = _levels()
     for _, release in levels:
-        _fake_release(upstream, release, {"api/compute/eltwise_unary/softplus.h": "ALWI void softplus_tile_init() {}\n"})
+        _fake_release(upstream, release, {"api/compute/eltwise_unary/no_such_op.h": "ALWI void no_such_op_tile_init() {}\n"})
     monkeypatch.setenv(cache.UPSTREAM_ENV, str(upstream))
     emulation = spec_copy / "tt_metal" / "emulation.yaml"
-    emulation.write_text(emulation.read_text(encoding="utf-8").rstrip("\n") + "\n  softplus_tile_init: api::no_op()\n", encoding="utf-8")
+    emulation.write_text(emulation.read_text(encoding="utf-8").rstrip("\n") + "\n  no_such_op_tile_init: api::no_op()\n", encoding="utf-8")
     result = run_cli("validate", "--specs", spec_copy)
-    (line,) = [line for line in result.stderr.splitlines() if "softplus_tile_init" in line]
-    assert line.startswith("specs/tt_metal/emulation.yaml:") and "no API level declares 'softplus_tile_init': declare it in" in line
+    (line,) = [line for line in result.stderr.splitlines() if "no_such_op_tile_init" in line]
+    assert line.startswith("specs/tt_metal/emulation.yaml:") and "no API level declares 'no_such_op_tile_init': declare it in" in line
     for level, release in levels:
-        assert f"specs/tt_metal/{level}.yaml ({release.name} declares it in api/compute/eltwise_unary/softplus.h" in line
-        assert f"`ttlgen upstream import --level {level} --add softplus_tile_init`" in line
+        assert f"specs/tt_metal/{level}.yaml ({release.name} declares it in api/compute/eltwise_unary/no_such_op.h" in line
+        assert f"`ttlgen upstream import --level {level} --add no_such_op_tile_init`" in line
     assert "did you mean" not in line
 
 
@@ -193,12 +194,12 @@ def test_a_header_that_only_calls_a_function_does_not_declare_it(tmp_path: Path,
 
     release = _levels()[0][1]
     monkeypatch.setenv(cache.UPSTREAM_ENV, str(tmp_path / "upstream"))
-    assert declaring_header(release.sha256, ("api/compute/",), "softplus_tile") is NOT_FETCHED
+    assert declaring_header(release.sha256, ("api/compute/",), "no_such_op_tile") is NOT_FETCHED
     _fake_release(
         tmp_path / "upstream", release,
-        {"api/compute/a.h": "ALWI void caller() {\n    return softplus_tile(0);\n}\n", "api/compute/b/c.h": "ALWI void exp2_tile(uint32_t idst) {}\n"},
+        {"api/compute/a.h": "ALWI void caller() {\n    return no_such_op_tile(0);\n}\n", "api/compute/b/c.h": "ALWI void exp2_tile(uint32_t idst) {}\n"},
     )
-    assert declaring_header(release.sha256, ("api/compute/",), "softplus_tile") is None
+    assert declaring_header(release.sha256, ("api/compute/",), "no_such_op_tile") is None
     assert declaring_header(release.sha256, ("api/compute/",), "caller") == "api/compute/a.h"
     assert declaring_header(release.sha256, ("api/compute/",), "exp2_tile") == "api/compute/b/c.h"
     assert declaring_header(release.sha256, ("api/dataflow/",), "exp2_tile") is None  # another kind's roots
