@@ -4,12 +4,14 @@ the tree builds, with the new entries in the generated output."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import run_cli
+from ttlgen.model.project import Project
 from ttlgen.pipeline import load_project
 
 PLACEHOLDER = re.compile(r"^(\s*)([a-z_]+):  # to fill in: .*$", re.MULTILINE)
@@ -120,42 +122,97 @@ def test_a_new_op_is_refused_when_its_name_is_taken_or_its_kind_unknown(spec_cop
 
 # What a user types after `ttlgen new op`: the declarations the release's headers give (or
 # `ttlgen upstream import --add` writes), the calls, and the kernel that uses the new ops.
-SOFTPLUS_HEADER = {
-    "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
-    "legacy": "void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
-}
-POWER_DECLARATION = {
-    "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
-    "legacy": "void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
-}
-# softplus_tile's beta, 1/beta and threshold are float bits: 1.0f, 1.0f and 20.0f, the
-# math spec's softplus (torch's defaults).
-CALLS = {
-    ("tile_softplus", "init"): "softplus_tile_init()",
-    ("tile_softplus", "call"): "softplus_tile({dst}, 1065353216, 1065353216, 1101004800)",
-    ("tile_pow", "init"): "power_binary_tile_init()",
-    ("tile_pow", "call"): "power_binary_tile({lhs.dst}, {rhs.dst}, {dst})",
-}
-USER_KERNEL = """\
+# Each kind has candidates: the first whose function the specs do not yet bind is added (a
+# user may have added softplus already, and the scaffold binds a function only once).
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An op a user adds: its base name, the tt-metal function it calls, the header and
+    declarations (per level) of that function, its init and call, its math and its inputs."""
+
+    base: str
+    function: str
+    header: str
+    declarations: dict[str, str]
+    init: str
+    call: str
+    math: str
+    inputs: tuple[str, ...]  # the distribution of each operand's input
+
+
+UNARIES = (
+    # softplus_tile's beta, 1/beta and threshold are float bits: 1.0f, 1.0f and 20.0f, the
+    # math spec's softplus (torch's defaults).
+    Candidate(
+        "softplus", "softplus_tile", "api/compute/eltwise_unary/softplus.h",
+        {
+            "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
+            "legacy": "void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
+        },
+        "softplus_tile_init()", "softplus_tile({dst}, 1065353216, 1065353216, 1101004800)",
+        "where(x > 20, x, log1p(exp(x)))", ("normal",),
+    ),
+    Candidate(
+        "log1p", "log1p_tile", "api/compute/eltwise_unary/log1p.h",
+        {
+            "current": "template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void log1p_tile(uint32_t idst)",
+            "legacy": "template <bool fast_and_approx = false> void log1p_tile(uint32_t idst)",
+        },
+        "log1p_tile_init()", "log1p_tile({dst})", "log1p(x)", ("positive",),
+    ),
+)
+BINARIES = (
+    Candidate(
+        "pow", "power_binary_tile", "api/compute/eltwise_binary_sfpu.h",
+        {
+            "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
+            "legacy": "void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
+        },
+        "power_binary_tile_init()", "power_binary_tile({lhs.dst}, {rhs.dst}, {dst})", "pow(x, y)", ("positive", "normal"),
+    ),
+    Candidate(
+        "ge", "ge_binary_tile", "api/compute/eltwise_binary_sfpu.h",
+        {level: "void ge_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)" for level in ("current", "legacy")},
+        "ge_binary_tile_init()", "ge_binary_tile({lhs.dst}, {rhs.dst}, {dst})", "x >= y", ("normal", "normal"),
+    ),
+)
+
+
+def _unbound(candidates: tuple[Candidate, ...], project: Project) -> Candidate:
+    emulation = project.api.emulation
+    assert emulation is not None
+    bound = {name for name, _ in emulation.bindings}
+    return next(c for c in candidates if c.function not in bound and f"{c.function}_init" not in bound)
+
+
+def _free_name(base: str, project: Project) -> str:
+    taken = {op.name for op in project.ops.ops}
+    return next(n for n in (f"tile_{base}", *(f"tile_{base}_{i}" for i in range(2, 100))) if n not in taken)
+
+
+def _user_kernel(unary: tuple[str, Candidate], binary: tuple[str, Candidate]) -> str:
+    (u_op, u), (b_op, b) = unary, binary
+    return f"""\
 spec: ttlgen.kernel/v1
 kernels:
-  softplus_pow_bf16:
-    summary: softplus(x) and a ** b over bf16 tiles, two ops a user added.
+  user_ops_bf16:
+    summary: {u.base}(x) and {b.base}(a, b) over bf16 tiles, two ops a user added.
     target: blackhole
     dfbs:
-      x: {index: 0, dtype: bf16, block: [1, 1], input: {shape: [1, 1]}}
-      a: {index: 1, dtype: bf16, block: [1, 1], input: {shape: [1, 1], distribution: positive}}
-      b: {index: 2, dtype: bf16, block: [1, 1], input: {shape: [1, 1]}}
-      softplus: {index: 16, dtype: bf16, block: [1, 1], output: {shape: [1, 1]}}
-      power: {index: 17, dtype: bf16, block: [1, 1], output: {shape: [1, 1]}}
+      x: {{index: 0, dtype: bf16, block: [1, 1], input: {{shape: [1, 1], distribution: {u.inputs[0]}}}}}
+      a: {{index: 1, dtype: bf16, block: [1, 1], input: {{shape: [1, 1], distribution: {b.inputs[0]}}}}}
+      b: {{index: 2, dtype: bf16, block: [1, 1], input: {{shape: [1, 1], distribution: {b.inputs[1]}}}}}
+      unary: {{index: 16, dtype: bf16, block: [1, 1], output: {{shape: [1, 1]}}}}
+      binary: {{index: 17, dtype: bf16, block: [1, 1], output: {{shape: [1, 1]}}}}
     body:
       - wait: [x, a, b]
-      - reserve: [softplus, power]
-      - store: {to: softplus, value: {op: tile_softplus, args: [x]}}
-      - store: {to: power, value: {op: tile_pow, args: [a, b]}}
+      - reserve: [unary, binary]
+      - store: {{to: unary, value: {{op: {u_op}, args: [x]}}}}
+      - store: {{to: binary, value: {{op: {b_op}, args: [a, b]}}}}
       - pop: [x, a, b]
-      - push: [softplus, power]
-    tolerance: {pcc: 0.999, max_rel: 1.6e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST, 2^-7, x2 margin"}
+      - push: [unary, binary]
+    tolerance: {{pcc: 0.999, max_rel: 1.6e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST, 2^-7, x2 margin"}}
 """
 
 
@@ -175,7 +232,7 @@ def _declare(specs: Path, header: str, declarations: dict[str, str], init: str) 
         path.write_text(text, encoding="utf-8")
 
 
-def _fill_calls(specs: Path) -> None:
+def _fill_calls(specs: Path, calls: dict[tuple[str, str], str]) -> None:
     path = specs / "ops" / "tt_metal_spelling.yaml"
     lines = path.read_text(encoding="utf-8").split("\n")
     op = ""
@@ -183,8 +240,8 @@ def _fill_calls(specs: Path) -> None:
         if re.match(r"^  tile_\w+:$", line):
             op = line.strip().rstrip(":")
         found = PLACEHOLDER.match(line)
-        if found and (op, found.group(2)) in CALLS:
-            lines[i] = f'{found.group(1)}{found.group(2)}: "{CALLS[(op, found.group(2))]}"'
+        if found and (op, found.group(2)) in calls:
+            lines[i] = f'{found.group(1)}{found.group(2)}: "{calls[(op, found.group(2))]}"'
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -192,24 +249,23 @@ def _fill_calls(specs: Path) -> None:
 def test_a_unary_and_a_binary_op_go_from_the_scaffold_to_a_passing_emulator_run(spec_copy: Path, tmp_path: Path) -> None:
     project = load_project(spec_copy)
     math = {f.name for f in project.math.functions}
-    for name, kind, function, header, declarations in (
-        ("tile_softplus", "unary", None, "api/compute/eltwise_unary/softplus.h", SOFTPLUS_HEADER),
-        ("tile_pow", "binary", "power_binary_tile", "api/compute/eltwise_binary_sfpu.h", POWER_DECLARATION),
-    ):
-        args = ["new", "op", name, "--kind", kind, "--specs", spec_copy] + (["--function", function] if function else [])
-        result = run_cli(*args)
+    added = []
+    for kind, candidate in (("unary", _unbound(UNARIES, project)), ("binary", _unbound(BINARIES, project))):
+        name = _free_name(candidate.base, project)
+        result = run_cli("new", "op", name, "--kind", kind, "--specs", spec_copy, "--function", candidate.function)
         assert result.exit_code == 0, result.stderr
-        function = function or f"{name.removeprefix('tile_')}_tile"
+        function = candidate.function
         assert f"`ttlgen upstream import --level current --add {function}_init --add {function}`" in result.stdout
         assert run_cli("validate", "--specs", spec_copy).exit_code == 2  # the calls to state
-        _fill_calls(spec_copy)
-        _declare(spec_copy, header, declarations, f"{function}_init")
+        _fill_calls(spec_copy, {(name, "init"): candidate.init, (name, "call"): candidate.call})
+        _declare(spec_copy, candidate.header, candidate.declarations, f"{function}_init")
         if name.removeprefix("tile_") not in math:
-            fill_in(spec_copy / "ops" / "math.yaml", {"unary": "where(x > 20, x, log1p(exp(x)))", "binary": "pow(x, y)"})
+            fill_in(spec_copy / "ops" / "math.yaml", {kind: candidate.math})
         validated = run_cli("validate", "--specs", spec_copy)
         assert validated.exit_code == 0, validated.stderr
-    (spec_copy / "kernels" / "user_ops.yaml").write_text(USER_KERNEL, encoding="utf-8")
+        added.append((name, candidate))
+    (spec_copy / "kernels" / "user_ops.yaml").write_text(_user_kernel(added[0], added[1]), encoding="utf-8")
     assert run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out").exit_code == 0
-    ran = run_cli("run", "softplus_pow_bf16", "--seed", "3", "--specs", spec_copy)
+    ran = run_cli("run", "user_ops_bf16", "--seed", "3", "--specs", spec_copy)
     assert ran.exit_code == 0, ran.stdout + ran.stderr
-    assert ran.stdout.startswith("softplus_pow_bf16 (seed 3): PASS")
+    assert ran.stdout.startswith("user_ops_bf16 (seed 3): PASS")
