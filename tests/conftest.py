@@ -105,6 +105,28 @@ def spec_data(kind: str) -> list[Any]:
     return [d.data for d in real_documents() if d.kind == kind]
 
 
+def host_define_flags(level: str) -> list[str]:
+    """``-D`` flags for each define the host passes with a kernel at API level ``level``
+    (ttnn 0.69.0's reduce.h reads REDUCE_OP): a header compiled on its own needs them as a
+    kernel's build gives them. Each takes the value an op's spelling first gives it, an
+    attribute placeholder its attribute's first spelled value; none for a level the real
+    specs do not have (a fuzzed tree may rename one)."""
+    project = real_project()
+    spelled = project.spelling.at(level)
+    api = project.api.level(level)
+    if spelled is None or api is None:
+        return []
+    values: dict[str, str] = {}
+    for spelling in spelled.spellings:
+        attrs = {f"attr.{name}": table[0][1] for name, table in spelling.attributes}
+        for define in spelling.defines:
+            value = define.bind(attrs)
+            if value is not None:
+                values.setdefault(define.name, value)
+    assert {d.name for d in api.defines if d.host} <= set(values), "a host define no op's spelling gives a value"
+    return [f"-D{name}={value}" for name, value in values.items()]
+
+
 @pytest.fixture(scope="session")
 def project() -> Project:
     """The model of the real specs (see real_plan)."""

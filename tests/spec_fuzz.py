@@ -814,7 +814,11 @@ def _compile(out: Path, rel: str) -> str | None:
         # An emulator kernel-API header, included as kernels include it at its level.
         _, level, inside = rel.split("/", 2)
         api_dir = out / "emulator" / level
-        command = ["g++", "-std=c++17", *warnings, f"-I{api_dir}", f"-I{DEVICE_INCLUDE}", "-x", "c++", "-"]
+        from tests.conftest import (
+            host_define_flags,  # the defines a kernel's build passes at its level
+        )
+
+        command = ["g++", "-std=c++17", *warnings, *host_define_flags(level), f"-I{api_dir}", f"-I{DEVICE_INCLUDE}", "-x", "c++", "-"]
         stdin = f'#include "{inside}"\n'
         result = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=60)
         return None if result.returncode == 0 else _first_error(result.stderr)

@@ -17,7 +17,7 @@ import tokenize
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO
+from tests.conftest import REPO, host_define_flags
 
 # ------------------------------------------------------------------------------- C and C++
 
@@ -251,7 +251,7 @@ def compile_errors(tree: Path, path: str, work: Path) -> list[str]:
         level = tree / Path(*relative.parts[:2])
         unit = work / "unit.cpp"
         unit.write_text(f'#include "{Path(*relative.parts[2:]).as_posix()}"\n')
-        commands.append(["g++", "-std=c++17", *WARNINGS, f"-I{level}", f"-I{GLUE}", str(unit)])
+        commands.append(["g++", "-std=c++17", *WARNINGS, *host_define_flags(relative.parts[1]), f"-I{level}", f"-I{GLUE}", str(unit)])
     elif path.startswith("kernels/"):
         commands.append(_kernel_command(tree, relative))
     elif path.endswith(".c"):

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from kernel_helpers import all_kernels, pin_api_level
 
-from tests.conftest import GENERATED, REPO, SPECS, real_project, run_cli
+from tests.conftest import GENERATED, REPO, SPECS, host_define_flags, real_project, run_cli
 from ttlgen.device.build import CompileError, compile_kernel
 from ttlgen.device.program import load_program
 from ttlgen.emit.emulator_api import function_lines
@@ -119,23 +119,6 @@ def _expected_defines(project: Project, level: str) -> dict[str, dict[str, str]]
                         found[define.name] = value
         expected[kernel.name] = found
     return expected
-
-
-def _host_define_values(project: Project, level: str) -> dict[str, str]:
-    """A value of each define the host passes at ``level``: the first an op's spelling
-    gives it, an attribute placeholder taking the attribute's first spelled value."""
-    spelled = project.spelling.at(level)
-    api = project.api.level(level)
-    assert spelled is not None and api is not None
-    values: dict[str, str] = {}
-    for spelling in spelled.spellings:
-        attrs = {f"attr.{name}": table[0][1] for name, table in spelling.attributes}
-        for define in spelling.defines:
-            value = define.bind(attrs)
-            if value is not None:
-                values.setdefault(define.name, value)
-    assert {d.name for d in api.defines if d.host} <= set(values), "a host define no op's spelling gives a value"
-    return values
 
 
 def _program_defines(tree: Path, name: str) -> dict[str, str]:
@@ -321,6 +304,6 @@ def test_every_generated_api_header_compiles_on_its_own(tmp_path: Path) -> None:
         files = [str(s) for r, s in sources if r == root]
         # A header that reads a define the host passes compiles only with it, as upstream's
         # does: each gets a value an op's spelling gives it.
-        defines = [f"-D{name}={value}" for name, value in _host_define_values(real_project(), level).items()]
+        defines = host_define_flags(level)
         proc = subprocess.run([*FLAGS, "-Wextra", *defines, f"-I{root}", f"-I{GLUE}", *files], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
