@@ -50,7 +50,6 @@ from ttlgen.model.kernels import (
     walk_statements,
     walk_values,
 )
-from ttlgen.model.math_spec import fp32
 from ttlgen.model.ops import BlockShape, OpSemantics, OpsModel, Route
 from ttlgen.model.spelling import (
     ArgKind,
@@ -394,7 +393,7 @@ class ComputeLowering:
             if attr == op.result_element_attribute and not any(a == attr for a, _ in spelling.attributes):
                 continue  # an element type: spelled through {format}
             if attr in op.float_attributes:
-                values[f"attr.{attr}"] = ir.Float(fp32(float(attr_value)))  # the kernel model's fp32 value
+                values[f"attr.{attr}"] = ir.Float(float(attr_value))  # the model holds the nearest fp32, written exactly
                 continue
             spelled = spelling.attribute_spelling(attr, attr_value)
             if spelled is None:
