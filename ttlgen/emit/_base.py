@@ -97,27 +97,37 @@ class _SealedBytecodeCache(jinja2.BytecodeCache):
 # Compiling templates costs more than rendering them (about 180 ms of a full render).
 _ENVIRONMENTS: dict[tuple[str, str, str | None], jinja2.Environment] = {}
 
+# How every template is read and printed, by the emit environment and by the tracing one
+# (ttlgen.provenance.tracing), which must lay out the same text to map its lines.
+SETTINGS: Mapping[str, Any] = {
+    "undefined": jinja2.StrictUndefined,
+    "autoescape": False,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": True,
+    "auto_reload": False,
+}
+
+
+def _records() -> Path:
+    return cache.cache_root() / "jinja"
+
 
 def bytecode_cache(flavour: str) -> jinja2.BytecodeCache | None:
     """The compiled-template records of environments of one flavour, or None when caching
     is off. Environments whose settings compile a template to different code (the tracing
     one calls ``finalize`` on every printed value) are different flavours."""
-    return _SealedBytecodeCache(cache.cache_root() / "jinja", flavour) if cache.enabled() else None
+    return _SealedBytecodeCache(_records(), flavour) if cache.enabled() else None
 
 
 def _environment(templates: Templates, cached: bool) -> jinja2.Environment:
-    records = str(cache.cache_root() / "jinja") if cached else None
+    records = str(_records()) if cached else None
     key = (str(templates.root), templates.digest, records)
     if key not in _ENVIRONMENTS:
         env = jinja2.Environment(
             bytecode_cache=_SealedBytecodeCache(Path(records), "emit") if records is not None else None,
             loader=templates.loader(),
-            undefined=jinja2.StrictUndefined,
-            autoescape=False,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-            auto_reload=False,
+            **SETTINGS,
         )
         env.filters.update(_filters.FILTERS)
         _ENVIRONMENTS.clear()  # one template tree per process is the rule; keep no history

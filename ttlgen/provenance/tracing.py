@@ -27,7 +27,7 @@ import jinja2.runtime
 from jinja2 import nodes
 
 from ttlgen.emit import _filters
-from ttlgen.emit._base import EmitContext, GeneratedFile, Templates, bytecode_cache
+from ttlgen.emit._base import SETTINGS, EmitContext, GeneratedFile, Templates, bytecode_cache
 from ttlgen.emit._cpp_layout import Fact, SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import KeyPath, Mark
@@ -543,13 +543,8 @@ class _TracingEnvironment(jinja2.Environment):
         super().__init__(
             bytecode_cache=bytecode_cache("traced"),
             loader=templates.loader(),
-            undefined=jinja2.StrictUndefined,
-            autoescape=False,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-            auto_reload=False,
             finalize=tracer.finalize,
+            **SETTINGS,
         )
         self.filters.update(_filters.FILTERS)
         self.tracer = tracer
