@@ -4,13 +4,14 @@ the tree builds, with the new entries in the generated output."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import run_cli
+from tests.spec_patch import apply_edits
+from tests.user_ops import BINARIES, UNARIES, UserOp
 from ttlgen.model.project import Project
 from ttlgen.pipeline import load_project
 
@@ -121,69 +122,17 @@ def test_a_new_op_is_refused_when_its_name_is_taken_or_its_kind_unknown(spec_cop
 
 
 # What a user types after `ttlgen new op`: the declarations the release's headers give (or
-# `ttlgen upstream import --add` writes), the calls, and the kernel that uses the new ops.
-# Each kind has candidates: the first whose function the specs do not yet bind is added (a
-# user may have added softplus already, and the scaffold binds a function only once).
+# `ttlgen upstream import --add` writes), the calls, and the kernel that uses the new ops
+# (tests/user_ops.py). Each kind has candidates: the first whose function the specs do not
+# yet bind is added (a user may have added softplus already, and the scaffold binds a
+# function only once).
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """An op a user adds: its base name, the tt-metal function it calls, the header and
-    declarations (per level) of that function, its init and call, its math and its inputs."""
-
-    base: str
-    function: str
-    header: str
-    declarations: dict[str, str]
-    init: str
-    call: str
-    math: str
-    inputs: tuple[str, ...]  # the distribution of each operand's input
-
-
-UNARIES = (
-    # softplus_tile's beta, 1/beta and threshold are float bits: 1.0f, 1.0f and 20.0f, the
-    # math spec's softplus (torch's defaults).
-    Candidate(
-        "softplus", "softplus_tile", "api/compute/eltwise_unary/softplus.h",
-        {
-            "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
-            "legacy": "void softplus_tile(uint32_t idst, uint32_t beta, uint32_t beta_reciprocal, uint32_t threshold)",
-        },
-        "softplus_tile_init()", "softplus_tile({dst}, 1065353216, 1065353216, 1101004800)",
-        "where(x > 20, x, log1p(exp(x)))", ("normal",),
-    ),
-    Candidate(
-        "log1p", "log1p_tile", "api/compute/eltwise_unary/log1p.h",
-        {
-            "current": "template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void log1p_tile(uint32_t idst)",
-            "legacy": "template <bool fast_and_approx = false> void log1p_tile(uint32_t idst)",
-        },
-        "log1p_tile_init()", "log1p_tile({dst})", "log1p(x)", ("positive",),
-    ),
-)
-BINARIES = (
-    Candidate(
-        "pow", "power_binary_tile", "api/compute/eltwise_binary_sfpu.h",
-        {
-            "current": "template <bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
-            "legacy": "void power_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)",
-        },
-        "power_binary_tile_init()", "power_binary_tile({lhs.dst}, {rhs.dst}, {dst})", "pow(x, y)", ("positive", "normal"),
-    ),
-    Candidate(
-        "ge", "ge_binary_tile", "api/compute/eltwise_binary_sfpu.h",
-        {level: "void ge_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)" for level in ("current", "legacy")},
-        "ge_binary_tile_init()", "ge_binary_tile({lhs.dst}, {rhs.dst}, {dst})", "x >= y", ("normal", "normal"),
-    ),
-)
-
-
-def _unbound(candidates: tuple[Candidate, ...], project: Project) -> Candidate:
+def _unbound(candidates: tuple[UserOp, ...], project: Project) -> UserOp:
     emulation = project.api.emulation
     assert emulation is not None
     bound = {name for name, _ in emulation.bindings}
-    return next(c for c in candidates if c.function not in bound and f"{c.function}_init" not in bound)
+    return next(c for c in candidates if c.function not in bound and c.init not in bound)
 
 
 def _free_name(base: str, project: Project) -> str:
@@ -191,7 +140,7 @@ def _free_name(base: str, project: Project) -> str:
     return next(n for n in (f"tile_{base}", *(f"tile_{base}_{i}" for i in range(2, 100))) if n not in taken)
 
 
-def _user_kernel(unary: tuple[str, Candidate], binary: tuple[str, Candidate]) -> str:
+def _user_kernel(unary: tuple[str, UserOp], binary: tuple[str, UserOp]) -> str:
     (u_op, u), (b_op, b) = unary, binary
     return f"""\
 spec: ttlgen.kernel/v1
@@ -214,22 +163,6 @@ kernels:
       - push: [unary, binary]
     tolerance: {{pcc: 0.999, max_rel: 1.6e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST, 2^-7, x2 margin"}}
 """
-
-
-def _declare(specs: Path, header: str, declarations: dict[str, str], init: str) -> None:
-    """The functions under ``header`` of each level: a new header block, or more functions
-    of one the level has."""
-    for level, declaration in declarations.items():
-        path = specs / "tt_metal" / f"{level}.yaml"
-        text = path.read_text(encoding="utf-8")
-        functions = f"      - signature: void {init}()\n        configures: [sfpu]\n      - {declaration}\n"
-        if f"  {header}:\n" in text:
-            at = text.index("    functions:\n", text.index(f"  {header}:\n")) + len("    functions:\n")
-            text = text[:at] + functions + text[at:]
-        else:
-            at = text.index("\nheaders:\n") + len("\nheaders:\n")
-            text = text[:at] + f"  {header}:\n    kernel: compute\n    namespace: ckernel\n    functions:\n{functions}\n" + text[at:]
-        path.write_text(text, encoding="utf-8")
 
 
 def _fill_calls(specs: Path, calls: dict[tuple[str, str], str]) -> None:
@@ -255,10 +188,11 @@ def test_a_unary_and_a_binary_op_go_from_the_scaffold_to_a_passing_emulator_run(
         result = run_cli("new", "op", name, "--kind", kind, "--specs", spec_copy, "--function", candidate.function)
         assert result.exit_code == 0, result.stderr
         function = candidate.function
-        assert f"`ttlgen upstream import --level current --add {function}_init --add {function}`" in result.stdout
+        assert f"`ttlgen upstream import --level current --add {candidate.init} --add {function}`" in result.stdout
         assert run_cli("validate", "--specs", spec_copy).exit_code == 2  # the calls to state
-        _fill_calls(spec_copy, {(name, "init"): candidate.init, (name, "call"): candidate.call})
-        _declare(spec_copy, candidate.header, candidate.declarations, f"{function}_init")
+        _fill_calls(spec_copy, {(name, "init"): f"{candidate.init}()", (name, "call"): candidate.call})
+        declarations = [e for level in candidate.declarations if (e := candidate.declaration_edit(spec_copy, level)) is not None]
+        apply_edits(spec_copy, declarations, case=f"declare {function}")
         if name.removeprefix("tile_") not in math:
             fill_in(spec_copy / "ops" / "math.yaml", {kind: candidate.math})
         validated = run_cli("validate", "--specs", spec_copy)

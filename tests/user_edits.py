@@ -33,32 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.spec_patch import Edit, append, apply_edits, replace
+from tests.user_ops import GE, LOG1P, UserOp
 
 if TYPE_CHECKING:
     pass
 
 REPO = Path(__file__).resolve().parent.parent
 EDIT_NAMES = ("op", "binary", "architecture", "kernel")
-
-USER_UNARY_KERNEL = """
-  log1p_bf16_user{suffix}:
-    summary: out = log1p(x) over bf16 tiles, x > 0, a user's new op.
-    target: blackhole
-    dfbs:
-      x: {{index: 0, dtype: bf16, block: [1, 1], input: {{shape: [1, 2], distribution: positive}}}}
-      out: {{index: 16, dtype: bf16, block: [1, 1], output: {{shape: [1, 2]}}}}
-    body:
-      - loop:
-          var: i
-          count: 2
-          body:
-            - wait: x
-            - reserve: out
-            - store: {{to: out, value: {{op: {op}, args: [x]}}}}
-            - pop: x
-            - push: out
-    tolerance: {{pcc: 0.999, max_rel: 2.0e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST plus the bf16 pack"}}
-"""
 
 NEW_KERNELS = """
   eltwise_max_bf16_user{suffix}:
@@ -108,111 +89,62 @@ SFPU_UNARY_NAMES = "# A new SFPU unary is one more name in this list.\n    names
 SFPU_BINARY_NAMES = "# A new SFPU binary is one more name in this list.\n    names: ["
 
 
+def first_in_family(names: str, op: str) -> Edit:
+    """``op`` put first in the op list that ``names`` starts, so the edit holds whatever ops follow."""
+    return replace("ops/elementwise.yaml", names, f"{names}{op}, ")
+
+
 def first_sfpu_unary(op: str) -> Edit:
-    """``op`` put first in the SFPU unary family's list, so the edit holds whatever ops follow."""
-    return replace("ops/elementwise.yaml", SFPU_UNARY_NAMES, f"{SFPU_UNARY_NAMES}{op}, ")
+    return first_in_family(SFPU_UNARY_NAMES, op)
 
 
-# A unary whose math the language states but which no op of the shipped specs uses:
-# log1p_tile, as ttnn 0.81.1 and 0.69.0 declare it (eltwise_unary/log1p.h), what
-# `ttlgen upstream import --add` writes; its fast_and_approx form is left at its default.
-LOG1P_MATH = '  log1p: {unary: "log1p(x)"}\n'
-LOG1P_TEMPLATE = {
-    "current": "template <bool fast_and_approx = false, bool is_fp32_dest_acc_en = DST_ACCUM_MODE>",
-    "legacy": "template <bool fast_and_approx = false>",
-}
-LOG1P_BINDINGS = """
-  log1p_tile_init: api::no_op()
-  log1p_tile: {computes: log1p, call: "compute::sfpu_unary(function, idst)"}
-"""
-
-
-def op_edits(specs: Path, suffix: str = "") -> list[Edit]:
-    """tile_log1p{suffix}: its math (unless the math spec states it), its API functions at
-    each level, their emulator bindings, its name first in the SFPU unary family, its
-    spelling and a kernel using it: spec edits only."""
-    name = f"tile_log1p{suffix}"
-    edits: list[Edit] = []
-    if "\n  log1p:" not in (specs / "ops" / "math.yaml").read_text(encoding="utf-8"):
-        edits.append(append("ops/math.yaml", LOG1P_MATH))
-    for level, template in LOG1P_TEMPLATE.items():
-        if "log1p_tile(" in (specs / "tt_metal" / f"{level}.yaml").read_text(encoding="utf-8"):
-            continue  # the level declares it already
-        header = (
-            "  api/compute/eltwise_unary/log1p.h:\n    kernel: compute\n    namespace: ckernel\n    functions:\n"
-            f"      - signature: {template} void log1p_tile_init()\n        configures: [sfpu]\n"
-            f"      - {template} void log1p_tile(uint32_t idst)\n\n"
-        )
-        edits.append(replace(f"tt_metal/{level}.yaml", "\nheaders:\n", f"\nheaders:\n{header}"))
-    if "\n  log1p_tile:" not in (specs / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8"):
-        edits.append(append("tt_metal/emulation.yaml", LOG1P_BINDINGS))
-    return [
-        *edits,
-        first_sfpu_unary(name),
-        replace("ops/tt_metal_spelling.yaml", "\nops:\n", f'\nops:\n  {name}:\n    sfpu: {{init: log1p_tile_init(), call: "log1p_tile({{dst}})"}}\n'),
-        append("kernels/unary.yaml", USER_UNARY_KERNEL.format(op=name, suffix=suffix)),
-    ]
-
-
-# A binary whose math the language states (x >= y) and which no op of the shipped specs
-# uses: ge_binary_tile, as ttnn 0.81.1 and 0.69.0 declare it (api/compute/eltwise_binary_sfpu.h),
-# declared before add_binary_tile in that header's list at each level.
-GE_MATH = '  ge: {binary: "x >= y"}\n'
-GE_ANCHORS = {
-    "current": "      - template <DstRoundingMode dst_rounding_mode = DstRoundingMode::Default, bool is_fp32_dest_acc_en = DST_ACCUM_MODE> void add_binary_tile(",
-    "legacy": "      - void add_binary_tile(",
-}
-GE_DECLARATIONS = (
-    "      - signature: void ge_binary_tile_init()\n        configures: [sfpu]\n"
-    "      - void ge_binary_tile(uint32_t idst0, uint32_t idst1, uint32_t odst)\n"
-)
-GE_BINDINGS = """
-  ge_binary_tile_init: api::no_op()
-  ge_binary_tile: {computes: ge, call: "compute::sfpu_binary(function, idst0, idst1, odst)"}
-"""
-USER_BINARY_KERNEL = """
-  ge_bf16_user{suffix}:
-    summary: out = (a >= b), 1 or 0, over bf16 tiles, a user's new binary op.
-    target: wormhole_b0
+USER_KERNEL = """
+  {base}_bf16_user{suffix}:
+    summary: "{op}({args}) over bf16 tiles, a user's new op."
+    target: {target}
     dfbs:
-      a: {{index: 0, dtype: bf16, block: [1, 1], input: {{shape: [1, 2]}}}}
-      b: {{index: 1, dtype: bf16, block: [1, 1], input: {{shape: [1, 2]}}}}
+{inputs}
       out: {{index: 16, dtype: bf16, block: [1, 1], output: {{shape: [1, 2]}}}}
     body:
       - loop:
           var: i
           count: 2
           body:
-            - wait: [a, b]
+            - wait: [{args}]
             - reserve: out
-            - store: {{to: out, value: {{op: {op}, args: [a, b]}}}}
-            - pop: [a, b]
+            - store: {{to: out, value: {{op: {op}, args: [{args}]}}}}
+            - pop: [{args}]
             - push: out
-    tolerance: {{pcc: 0.999999, max_rel: 1.0e-6, derivation: "exact: a comparison of two bf16 values is 1 or 0"}}
+    tolerance: {{pcc: 0.999, max_rel: 2.0e-2, derivation: "bf16: one SFPU result truncated to a 16-bit DST plus the bf16 pack"}}
 """
 
 
-def binary_edits(specs: Path, suffix: str = "") -> list[Edit]:
-    """tile_ge{suffix}: its math (unless the math spec states it), its API functions at each
-    level, their emulator bindings, its name first in the SFPU binary family, its spelling and
-    a kernel using it: spec edits only."""
-    name = f"tile_ge{suffix}"
+def user_op_edits(specs: Path, op: UserOp, suffix: str = "") -> list[Edit]:
+    """tile_<base>{suffix}: its math (unless the math spec states it), its API functions at
+    each level and their emulator bindings (unless the specs have them), its name first in
+    the SFPU family of its kind, its spelling and a kernel using it: spec edits only."""
+    name = f"tile_{op.base}{suffix}"
     edits: list[Edit] = []
-    if "\n  ge:" not in (specs / "ops" / "math.yaml").read_text(encoding="utf-8"):
-        edits.append(append("ops/math.yaml", GE_MATH))
-    for level, anchor in GE_ANCHORS.items():
-        if "ge_binary_tile(" not in (specs / "tt_metal" / f"{level}.yaml").read_text(encoding="utf-8"):
-            edits.append(replace(f"tt_metal/{level}.yaml", anchor, GE_DECLARATIONS + anchor))
-    if "\n  ge_binary_tile:" not in (specs / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8"):
-        edits.append(append("tt_metal/emulation.yaml", GE_BINDINGS))
+    if f"\n  {op.base}:" not in (specs / "ops" / "math.yaml").read_text(encoding="utf-8"):
+        edits.append(append("ops/math.yaml", op.math_entry()))
+    edits += [e for level in op.declarations if (e := op.declaration_edit(specs, level)) is not None]
+    if f"\n  {op.function}:" not in (specs / "tt_metal" / "emulation.yaml").read_text(encoding="utf-8"):
+        edits.append(append("tt_metal/emulation.yaml", op.bindings()))
+    family = SFPU_UNARY_NAMES if op.kind == "unary" else SFPU_BINARY_NAMES
+    args = ["x"] if op.kind == "unary" else ["a", "b"]
+    inputs = "\n".join(
+        f"      {arg}: {{index: {i}, dtype: bf16, block: [1, 1], input: {{shape: [1, 2], distribution: {dist}}}}}"
+        for i, (arg, dist) in enumerate(zip(args, op.inputs, strict=True))
+    )
+    kernel = USER_KERNEL.format(
+        base=op.base, suffix=suffix, op=name, args=", ".join(args), inputs=inputs,
+        target="blackhole" if op.kind == "unary" else "wormhole_b0",
+    )
     return [
         *edits,
-        replace("ops/elementwise.yaml", SFPU_BINARY_NAMES, f"{SFPU_BINARY_NAMES}{name}, "),
-        replace(
-            "ops/tt_metal_spelling.yaml", "\nops:\n",
-            f'\nops:\n  {name}:\n    sfpu: {{init: ge_binary_tile_init(), call: "ge_binary_tile({{lhs.dst}}, {{rhs.dst}}, {{dst}})"}}\n',
-        ),
-        append("kernels/elementwise.yaml", USER_BINARY_KERNEL.format(op=name, suffix=suffix)),
+        first_in_family(family, name),
+        replace("ops/tt_metal_spelling.yaml", "\nops:\n", f'\nops:\n  {name}:\n    sfpu: {{init: {op.init}(), call: "{op.call}"}}\n'),
+        append(f"kernels/{'unary' if op.kind == 'unary' else 'elementwise'}.yaml", kernel),
     ]
 
 
@@ -244,9 +176,9 @@ def apply_user_edits(specs: Path, edits: tuple[str, ...] = EDIT_NAMES, suffix: s
     first); ``suffix`` ends the name of each new kernel and architecture."""
     chosen: list[Edit] = []
     if "op" in edits:
-        chosen += op_edits(specs, suffix)
+        chosen += user_op_edits(specs, LOG1P, suffix)
     if "binary" in edits:
-        chosen += binary_edits(specs, suffix)
+        chosen += user_op_edits(specs, GE, suffix)
     if "architecture" in edits:
         chosen += architecture_edits(specs, f"blackhole_next{suffix}")
     if "kernel" in edits:
