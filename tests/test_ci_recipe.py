@@ -173,7 +173,9 @@ def run_recipe(work: Path) -> Run:
     comment = work.parent / "comment.md"
     env = {
         **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        # The stand-in gh, then this interpreter's scripts (ttlgen, pytest), as an
+        # activated environment puts them on PATH whether or not this one is activated.
+        "PATH": os.pathsep.join((str(bin_dir), str(Path(sys.executable).parent), os.environ["PATH"])),
         **_python_env(work),
         "GITHUB_BASE_REF": "main",
         "GH_COMMENT": str(comment),
