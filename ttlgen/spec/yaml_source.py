@@ -26,9 +26,20 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _CoreSchemaLoader(_BaseLoader):  # type: ignore[misc]
-    """Composer with YAML 1.2 core-schema implicit typing (no yes/no/on/off booleans)."""
+    """Composer with YAML 1.2 core-schema implicit typing (no yes/no/on/off booleans).
 
-    yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class-level registry
+    The composer asks ``resolve`` for the tag of every node it makes; PyYAML's general
+    resolver (path resolvers, a wildcard list) is a large share of composing a spec. Specs use
+    neither, so the tag is found from the first character alone."""
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in _IMPLICIT.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
 
 
 _NULL = "tag:yaml.org,2002:null"
@@ -50,10 +61,12 @@ _CORE_RESOLVERS = (
         "-+0123456789.",
     ),
 )
+# First character of a plain scalar -> the (tag, pattern) pairs it may match, in order;
+# the empty plain scalar is null in the core schema.
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {"": [(_NULL, re.compile(r"^$"))]}
 for _tag, _pattern, _first in _CORE_RESOLVERS:
-    _CoreSchemaLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
-# The empty plain scalar is null in the core schema.
-_CoreSchemaLoader.add_implicit_resolver(_NULL, re.compile(r"^$"), [""])
+    for _char in _first:
+        _IMPLICIT.setdefault(_char, []).append((_tag, re.compile(_pattern)))
 
 
 class YamlLoadError(Exception):
@@ -118,12 +131,7 @@ class _Builder:
             self.values.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
 
         if isinstance(node, yaml.ScalarNode):
-            if node.tag not in (_NULL, _BOOL, _INT, _FLOAT, _STR):
-                raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
-            try:
-                return _scalar(node.tag, node.value)
-            except ValueError:
-                raise self.fail(node, path, f"invalid {node.tag.rsplit(':', 1)[-1]} {node.value!r}") from None
+            return self.scalar(node, path)
 
         if isinstance(node, yaml.SequenceNode | yaml.MappingNode):
             # Refused before its entries are built, which costs up to half again as much
@@ -137,7 +145,7 @@ class _Builder:
             if isinstance(node, yaml.SequenceNode):
                 if node.tag != _SEQ:
                     raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
-                return [self.build(item, (*path, i), via_alias) for i, item in enumerate(node.value)]
+                return [self.entry(item, (*path, i), via_alias) for i, item in enumerate(node.value)]
             if isinstance(node, yaml.MappingNode):
                 if node.tag != _MAP:
                     raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
@@ -146,25 +154,48 @@ class _Builder:
             self.active.discard(ident)
         raise self.fail(node, path, "unsupported YAML node")
 
+    def entry(self, node: yaml.Node, path: KeyPath, via_alias: bool) -> Any:
+        """``build`` of an entry of a list or mapping. Most entries are scalars met once;
+        they take this short path, which records the same position ``build`` would."""
+        if type(node) is yaml.ScalarNode and not via_alias and len(path) <= NESTING_LIMIT:
+            ident = id(node)
+            if ident not in self.seen:
+                self.seen.add(ident)
+                mark = node.start_mark
+                self.values[path] = (mark.line + 1, mark.column + 1)
+                return node.value if node.tag == _STR else self.scalar(node, path)
+        return self.build(node, path, via_alias)
+
+    def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
+        if node.tag not in _SCALAR_TAGS:
+            raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
+        try:
+            return _scalar(node.tag, node.value)
+        except ValueError:
+            raise self.fail(node, path, f"invalid {node.tag.rsplit(':', 1)[-1]} {node.value!r}") from None
+
     def mapping(self, node: yaml.MappingNode, path: KeyPath, via_alias: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        first_seen: dict[str, int] = {}
+        keys = self.keys
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in (_STR, _INT, _NULL, _BOOL, _FLOAT):
+            if type(key_node) is not yaml.ScalarNode or key_node.tag not in _SCALAR_TAGS:
                 raise self.fail(key_node, path, "mapping keys must be plain scalars")
             key = key_node.value
             child = (*path, key)
-            if key in first_seen:
+            mark = key_node.start_mark
+            if key in out:
                 raise self.fail(
                     key_node,
                     child,
-                    f"duplicate key {key!r} (first defined at line {first_seen[key]})",
+                    f"duplicate key {key!r} (first defined at line {keys[child][0]})",
                 )
-            first_seen[key] = key_node.start_mark.line + 1
-            if not via_alias or child not in self.keys:
-                self.keys[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[key] = self.build(value_node, child, via_alias)
+            if not via_alias or child not in keys:
+                keys[child] = (mark.line + 1, mark.column + 1)
+            out[key] = self.entry(value_node, child, via_alias)
         return out
+
+
+_SCALAR_TAGS = frozenset((_NULL, _BOOL, _INT, _FLOAT, _STR))
 
 
 def _within(text: str, line: int, column: int) -> tuple[int, int]:
