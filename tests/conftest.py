@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import os
 import shutil
 import time
@@ -153,6 +154,19 @@ def bad_spec_tree(case: str, root: Path) -> Path:
     shutil.copytree(SPECS, specs)
     apply_patch(specs, load_patch(BAD_SPECS / case, case))
     return specs
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep what lives for the whole run out of the garbage collector's full passes.
+
+    A test process holds its collected tests (about 2,500 items with their modules) and the
+    planned real specs until it exits. Python's full collections walk every object they
+    track, and the tests allocate heavily (each plan or render makes hundreds of thousands
+    of objects), so without this the process spends a fifth of its CPU walking objects that
+    cannot be garbage (measured on five kernel and resolver test files: 15 s instead of
+    17-20 s). Objects made after this point are collected as usual."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)
