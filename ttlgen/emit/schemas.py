@@ -96,16 +96,8 @@ def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence
     if kind == SELECTED and selected is not None:
         kind = out["x-names"] = selected
     if isinstance(kind, str) and kind in names:
-        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/{_names_def(kind, names)}"}]
+        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/names.{kind}"}]
     return out
-
-
-def _names_def(kind: str, names: Mapping[str, Sequence[str]]) -> str:
-    scope = names.get(_SCOPE)
-    return f"names.{kind}" if not scope or kind not in KERNEL_SCOPED else f"names.{kind}@{scope[0]}"
-
-
-_SCOPE = "@scope"  # in a names table: the kernel whose names it holds
 
 
 def _mentions(node: Any, kinds: Sequence[str]) -> tuple[bool, set[str]]:
@@ -135,39 +127,43 @@ def _scoped_definitions(defs: Mapping[str, Any], kinds: Sequence[str]) -> set[st
         scoped |= more
 
 
-def _rename_refs(node: Any, renamed: Mapping[str, str]) -> Any:
+def _for_kernel(node: Any, renamed: Mapping[str, str], own: Mapping[str, Sequence[str]], kernel: str) -> Any:
+    """A kernel's copy of ``node``: references to the definitions in ``renamed`` go to the
+    kernel's copies, and its own names (``own``, by kind) are checked against its enums."""
     if isinstance(node, list):
-        return [_rename_refs(item, renamed) for item in node]
+        return [_for_kernel(item, renamed, own, kernel) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _rename_refs(value, renamed) for key, value in node.items()}
+    out = {key: _for_kernel(value, renamed, own, kernel) for key, value in node.items()}
     target = _ref_name(node)
     if target is not None and target in renamed:
         out["$ref"] = f"#/$defs/{renamed[target]}"
+    kind = node.get("x-names")
+    if isinstance(kind, str) and kind in own:
+        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/names.{kind}@{kernel}"}]
     return out
 
 
-def _per_kernel(schema: dict[str, Any], kernels: Sequence[Kernel], names: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+def _per_kernel(schema: dict[str, Any], kernels: Sequence[Kernel]) -> dict[str, Any]:
     defs: dict[str, Any] = schema["$defs"]
-    scoped = _scoped_definitions(defs, KERNEL_SCOPED)
+    scoped = sorted(_scoped_definitions(defs, KERNEL_SCOPED))
     if KERNEL_DEF not in scoped:
         return schema
     instances: dict[str, Any] = {}
     for kernel in kernels:
         own = {"dfb": [d.name for d in kernel.dfbs]}
-        scope = {**own, _SCOPE: [kernel.name]}
-        renamed = {name: f"{name}@{kernel.name}" for name in sorted(scoped)}
-        for name in sorted(scoped):
-            defs[renamed[name]] = _specialise(_rename_refs(defs[name], renamed), defs, scope, None)
+        renamed = {name: f"{name}@{kernel.name}" for name in scoped}
+        for name in scoped:
+            defs[renamed[name]] = _for_kernel(defs[name], renamed, own, kernel.name)
         for kind, values in own.items():
-            defs[_names_def(kind, scope)] = {"enum": values}
+            defs[f"names.{kind}@{kernel.name}"] = {"enum": values}
         instances[kernel.name] = {"$ref": f"#/$defs/{renamed[KERNEL_DEF]}"}
     schema["properties"]["kernels"]["properties"] = instances
     return schema
 
 
-def editor_schema(kind: SpecKind, project: Project) -> dict[str, Any]:
-    """The kind's schema with this tree's names as enums."""
+def editor_schema(kind: SpecKind, project: Project) -> tuple[dict[str, Any], set[str]]:
+    """The kind's schema with this tree's names as enums, and the kinds of names it checks."""
     generic = kind.schema()
     names = project_names(project)
     # _specialise builds every container anew, so the shipped schema is never modified.
@@ -175,9 +171,11 @@ def editor_schema(kind: SpecKind, project: Project) -> dict[str, Any]:
     used = sorted({ref.removeprefix("names.") for ref in _defs_referred(schema) if ref.startswith("names.")})
     if used:
         schema["$defs"] = {**schema.get("$defs", {}), **{f"names.{k}": {"enum": list(names[k])} for k in used}}
+    # Read before the kernels' copies are added: they name the kinds their originals name.
+    kinds = _kinds_named(schema)
     if kind.name == KERNEL_KIND:
-        schema = _per_kernel(schema, project.kernels.kernels, names)
-    return schema
+        schema = _per_kernel(schema, project.kernels.kernels)
+    return schema, kinds
 
 
 def _defs_referred(node: Any) -> set[str]:
@@ -192,11 +190,14 @@ def _dumps(value: Any) -> str:
     return _layout(value, "")[1]
 
 
-_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), without its per-call set-up
+# json.dumps(value, ensure_ascii=False) of a string and of another scalar, without the set-up
+# json.dumps repeats for every value.
+_string = json.encoder.encode_basestring
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _scalar(value: Any) -> str:
-    return _string(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return _string(value) if isinstance(value, str) else _encode(value)
 
 
 def _layout(value: Any, indent: str) -> tuple[str, str]:
@@ -208,18 +209,17 @@ def _layout(value: Any, indent: str) -> tuple[str, str]:
         return flat, flat
     inner = indent + "  "
     if isinstance(value, dict):
-        keys = [_string(k) for k in value]
+        keys = [_string(k) + ": " for k in value]
         children = [_layout(v, inner) for v in value.values()]
-        flat = "{" + ", ".join(f"{k}: {f}" for k, (f, _) in zip(keys, children, strict=True)) + "}"
+        flat = "{" + ", ".join([k + f for k, (f, _) in zip(keys, children, strict=True)]) + "}"
         if len(indent) + len(flat) <= _LINE:
             return flat, flat
-        items = [f"{inner}{k}: {laid}" for k, (_, laid) in zip(keys, children, strict=True)]
-        return flat, "{\n" + ",\n".join(items) + "\n" + indent + "}"
+        return flat, "{\n" + ",\n".join([inner + k + laid for k, (_, laid) in zip(keys, children, strict=True)]) + "\n" + indent + "}"
     children = [_layout(v, inner) for v in value]
-    flat = "[" + ", ".join(f for f, _ in children) + "]"
+    flat = "[" + ", ".join([f for f, _ in children]) + "]"
     if len(indent) + len(flat) <= _LINE:
         return flat, flat
-    return flat, "[\n" + ",\n".join(f"{inner}{laid}" for _, laid in children) + "\n" + indent + "]"
+    return flat, "[\n" + ",\n".join([inner + laid for _, laid in children]) + "\n" + indent + "]"
 
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
@@ -254,11 +254,11 @@ def _kinds_named(schema: Any) -> set[str]:
 
 def schema_file(kind: SpecKind, project: Project) -> GeneratedFile:
     """The editor schema of ``kind``, written as ``schemas/<its shipped file name>``."""
-    schema = editor_schema(kind, project)
+    schema, kinds = editor_schema(kind, project)
     return GeneratedFile(
         path=f"schemas/{kind.schema_file}",
         body=_dumps(schema),
-        sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, _kinds_named(schema))),
+        sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, kinds)),
     )
 
 
