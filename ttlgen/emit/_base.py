@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 from collections.abc import Callable, Mapping
@@ -144,8 +145,13 @@ class EmitContext:
     cached: bool = True
 
     def render(self, template: str, **variables: Any) -> str:
-        use = self.cached and cache.enabled()
-        return _environment(self.templates, use).get_template(template).render(**variables)
+        return self.environment.get_template(template).render(**variables)
+
+    @functools.cached_property
+    def environment(self) -> jinja2.Environment:
+        # Looked up once per context, not per template rendered (a build renders hundreds):
+        # where the records are depends on the environment variables, read here.
+        return _environment(self.templates, self.cached and cache.enabled())
 
     def copy(self, template_path: str) -> str:
         """A static file under templates/, copied verbatim (logic shared by every spec)."""
