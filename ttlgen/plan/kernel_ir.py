@@ -246,10 +246,16 @@ def _literal(literal: Literal) -> Arg:
 
 
 def bind(
-    step: Step, form: CallForm, values: Mapping[str, Expr], receiver: Expr | None = None, member_of: str | None = None
+    step: Step,
+    form: CallForm,
+    values: Mapping[str, Expr],
+    receiver: Expr | None = None,
+    member_of: str | None = None,
+    format_needs: tuple[tuple[State, Expr], ...] = (),
 ) -> Call:
     """The call ``form`` spells, its placeholders replaced by ``values`` (by key); a member
-    call of ``receiver`` (of API type ``member_of``), or a constructor with ``member_of``."""
+    call of ``receiver`` (of API type ``member_of``), or a constructor with ``member_of``;
+    ``format_needs`` as :class:`Call` states them."""
     bound: list[tuple[Arg, ...]] = []
     for group in (form.template_args, form.args):
         args = []
@@ -261,7 +267,7 @@ def bind(
             else:
                 raise UnboundPlaceholder(form, arg.key, list(values))
         bound.append(tuple(args))
-    return Call(step, form.function, bound[0], bound[1], form.mark, receiver, member_of, form.deprecated_ok)
+    return Call(step, form.function, bound[0], bound[1], form.mark, receiver, member_of, form.deprecated_ok, format_needs)
 
 
 def helper(name: str, *args: tuple[ArgKind, Expr]) -> Call:

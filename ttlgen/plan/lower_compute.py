@@ -32,7 +32,7 @@ Every call is bound from a form of the spelling spec at the kernel's API level
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink
@@ -190,9 +190,11 @@ class ComputeLowering:
     def wide_dest(self) -> bool:
         return int(self.plan.dest_width) == 32
 
-    def bind(self, step: Step, form: CallForm, values: Mapping[str, Expr], routes: str = "") -> ir.Call:
+    def bind(
+        self, step: Step, form: CallForm, values: Mapping[str, Expr], routes: str = "", format_needs: tuple[tuple[State, Expr], ...] = ()
+    ) -> ir.Call:
         try:
-            return ir.bind(step, form, values)
+            return ir.bind(step, form, values, format_needs=format_needs)
         except ir.UnboundPlaceholder as exc:
             given = routes or f"this call gives: {', '.join(exc.given) or 'none'}"
             self.sink.error(form.mark, f"{form.text!r}: placeholder {{{exc.key}}} has no value here ({given})")
@@ -335,11 +337,8 @@ class ComputeLowering:
         cb = self.cb(ref.dfb)
         # The copy unpacks its CB through SrcA (unpack A to DST).
         needs = ((State.SRCA_FORMAT, cb),)
-        copy = self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot})
-        return [
-            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None, self.reconfig(needs)),
-            replace(copy, format_needs=needs),
-        ]
+        copy = self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}, format_needs=needs)
+        return [*self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None, self.reconfig(needs)), copy]
 
     def evaluate(self, value: Value, slot: Expr, offset: int, tile: Expr, pack_cb: Expr) -> list[Stmt]:
         """Statements computing one tile of ``value`` into DST slot ``slot + offset``."""
@@ -375,11 +374,11 @@ class ComputeLowering:
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         init = self.bind(Step.OP_INIT, spelling.init, values, routes_given)
         needs = self.expected(init) or self.unpacked(spelling, values, names, value)
-        call = self.bind(Step.OP, spelling.call, values, routes_given)
+        call = self.bind(Step.OP, spelling.call, values, routes_given, format_needs=needs)
         uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given) if spelling.uninit is not None else None
         self.check_emulated(value, (init, call) + ((uninit,) if uninit is not None else ()))
         out.extend(self.init(init, spelling, self.reconfig(needs)))
-        out.append(replace(call, format_needs=needs))
+        out.append(call)
         if uninit is not None and uninit not in self.pending_uninit:
             self.pending_uninit.append(uninit)
         return out
@@ -477,7 +476,7 @@ class ComputeLowering:
         self.require_defines(expr, spelling, values)
         routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         needs = self.unpacked(spelling, values, ["lhs", "rhs"], expr)
-        call = replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs)
+        call = self.bind(Step.OP, spelling.call, values, routes_given, format_needs=needs)
         return [
             *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)),
             _for(INNER, kb, (call,)) if kb > 1 else call,
@@ -491,12 +490,12 @@ class ComputeLowering:
 
     def packs(self, target: str, tiles: int, slot_of_t: Expr, out_tile: Expr) -> list[Stmt]:
         cb = self.cb(target)
-        pack = self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile})
+        pack = self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile}, format_needs=((State.PACK_FORMAT, cb),))
         return [
             self.dst(Step.DST_COMMIT),
             self.dst(Step.DST_WAIT),
             self.bind(Step.RECONFIG_PACK, self.calls.reconfig_pack, {"cb": cb}),
-            _for(TILE, tiles, (replace(pack, format_needs=((State.PACK_FORMAT, cb),)),)),
+            _for(TILE, tiles, (pack,)),
             self.dst(Step.DST_RELEASE),
         ]
 
