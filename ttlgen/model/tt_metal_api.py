@@ -385,9 +385,17 @@ class ApiLevel:
     def removal(self, name: str) -> Removal | None:
         return next((r for n, r in self.removed if n == name), None)
 
-    @property
-    def header_paths(self) -> frozenset[str]:
-        return frozenset(h.path for h in self.headers)
+    def header(self, path: str) -> Header | None:
+        """The header at ``path``, if the level lists one there."""
+        return self._headers_by_path.get(path)
+
+    @functools.cached_property
+    def _headers_by_path(self) -> dict[str, Header]:
+        # Every include of every kernel program is checked against its level.
+        found: dict[str, Header] = {}
+        for header in self.headers:
+            found.setdefault(header.path, header)
+        return found
 
     def names(self) -> Iterator[str]:
         """Every function, type and entry-point name the level declares."""
@@ -636,19 +644,24 @@ class Emulation:
     def binding(self, form: FunctionForm | Signature) -> Binding | None:
         """The first binding of the function whose names the form has."""
         signature = form.signature if isinstance(form, FunctionForm) else form
+        return next((b for b in self._by_name.get(signature.name, ()) if b.applies_to(signature)), None)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, tuple[Binding, ...]]:
+        # Every op call of every kernel and every function of the emulator's headers asks
+        # for its binding: look the function up, not scan the functions.
+        found: dict[str, tuple[Binding, ...]] = {}
         for name, bindings in self.bindings:
-            if name == signature.name:
-                return next((b for b in bindings if b.applies_to(signature)), None)
-        return None
+            found.setdefault(name, bindings)
+        return found
 
     def computes(self, function: str) -> math_spec.Computation | None:
         """What API function ``function`` computes (the same for all its bindings): a math
         function or a runtime primitive."""
-        for name, bindings in self.bindings:
-            if name == function:
-                found = next((b.computes for b in bindings if b.computes), None)
-                return None if found is None else self.math.computation(found)
-        return None
+        if function not in self._by_name:
+            return None
+        found = next((b.computes for b in self._by_name[function] if b.computes), None)
+        return None if found is None else self.math.computation(found)
 
     def table_arity(self, routine: str) -> int | None:
         """The arity of the math functions routine ``routine`` takes as ``function``, when

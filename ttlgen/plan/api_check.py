@@ -124,10 +124,11 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
         if problem is not None:
             sink.error(declared.form.mark, problem)
     for header in program.includes:
-        if header not in level.header_paths:
+        listed = level.header(header)
+        if listed is None:
             sink.error(where, f"{program.kind.value} includes {header!r}, which API level {level.level!r} does not list{_headers_hint(level, kind)}")
-        elif next(h for h in level.headers if h.path == header).kernel is not kind:
-            sink.error(where, f"{program.kind.value} includes {header!r}, a header of {next(h for h in level.headers if h.path == header).kernel.value} kernels")
+        elif listed.kernel is not kind:
+            sink.error(where, f"{program.kind.value} includes {header!r}, a header of {listed.kernel.value} kernels")
     if kind is KernelKind.COMPUTE:
         _check_startup(program, level, where, sink)
 
