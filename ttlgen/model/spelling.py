@@ -397,6 +397,8 @@ def _selects_approximate(spelling: Spelling, level: ApiLevel, emulation: Emulati
     the spelling, else the parameter's default, a define taking the emulator's value); None
     when the binding follows no approximate form."""
     call = spelling.call
+    if not call.function:
+        return None  # no call at this level (the op is absent there): nothing to ask the level about
     template = [a.text if isinstance(a, Literal) else None for a in call.template_args]
     form, _ = level.check_call(call.function, KernelKind.COMPUTE, template, len(call.args))
     if not isinstance(form, FunctionForm):
