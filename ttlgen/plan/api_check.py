@@ -114,7 +114,8 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
     """Report every call of ``program`` that does not fit ``level`` (``where``: the kernel, for
     problems that belong to no call)."""
     kind = kernel_kind(program)
-    for call in _api_calls(program):
+    calls = _api_calls(program)
+    for call in calls:
         template_args = [_literal(a) for a in call.template_args]
         problem = level.call_problem(call.function, kind, template_args, len(call.args), call.member_of, call.deprecated_ok)
         if problem is not None:
@@ -130,7 +131,7 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
         elif listed.kernel is not kind:
             sink.error(where, f"{program.kind.value} includes {header!r}, a header of {listed.kernel.value} kernels")
     if kind is KernelKind.COMPUTE:
-        _check_startup(program, level, where, sink)
+        _check_startup(program, calls, level, where, sink)
 
 
 def _spec_types(program: ir.Program) -> list[ir.SpecType]:
@@ -143,10 +144,9 @@ def _headers_hint(level: ApiLevel, kind: KernelKind) -> str:
     return f"; its {kind.value} headers: {', '.join(paths)}" if paths else ""
 
 
-def _check_startup(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
-    """The init protocol: the program starts with one of the level's start-up calls, once,
-    outside any loop or condition, before any other call."""
-    calls = _api_calls(program)
+def _check_startup(program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
+    """The init protocol: the program (whose API calls are ``calls``) starts with one of the
+    level's start-up calls, once, outside any loop or condition, before any other call."""
     names = ", ".join(level.startup)
     for call in calls:
         if call.step is ir.Step.HW_INIT and call.function not in level.startup:
