@@ -169,11 +169,12 @@ class ComputeLowering:
     unemulated: Callable[[ir.Call], str | None] | None = None
     # The numeric code of each element type's tile format (``{format}`` placeholders).
     format_codes: Mapping[str, int] = field(default_factory=dict)
+    # The element type each op computes (element_types.infer).
+    types: element_types.ValueTypes = field(kw_only=True)
 
     def __post_init__(self) -> None:
         self.by_name = {op.name: op for op in self.ops.ops}
         self.dfbs = {d.name: d for d in self.kernel.dfbs}
-        self.types = element_types.infer(self.kernel, self.ops)
         self.needs: dict[int, int] = {}  # DST slots of each sub-expression, by identity (`need`)
         self.strategies = dict(self.plan.strategies)  # op id -> chosen strategy
 
