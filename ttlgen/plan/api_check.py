@@ -14,6 +14,7 @@ the functions it calls (:func:`includes`); an include the level does not list is
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, State
@@ -99,9 +100,12 @@ def format_expects(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], t
 
 def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
     """The headers declaring the functions ``program`` calls, sorted."""
-    kind = kernel_kind(program)
+    return _includes(_api_calls(program), level, kernel_kind(program))
+
+
+def _includes(calls: list[ir.Call], level: ApiLevel, kind: KernelKind) -> tuple[str, ...]:
     found = set()
-    for call in _api_calls(program):
+    for call in calls:
         if call.member_of is not None:
             continue
         header = level.header_of(call.function, kind)
@@ -110,11 +114,23 @@ def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def checked(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> ir.Program:
+    """``program`` with the :func:`includes` its calls need, after reporting what does not
+    fit ``level`` (:func:`check`); its calls are walked once for both."""
+    calls = _api_calls(program)
+    program = replace(program, includes=_includes(calls, level, kernel_kind(program)))
+    _check(program, calls, level, where, sink)
+    return program
+
+
 def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
     """Report every call of ``program`` that does not fit ``level`` (``where``: the kernel, for
     problems that belong to no call)."""
+    _check(program, _api_calls(program), level, where, sink)
+
+
+def _check(program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
     kind = kernel_kind(program)
-    calls = _api_calls(program)
     for call in calls:
         template_args = [_literal(a) for a in call.template_args]
         problem = level.call_problem(call.function, kind, template_args, len(call.args), call.member_of, call.deprecated_ok)

@@ -194,9 +194,7 @@ def lower(
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True, fills=fills),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=False),
     ]
-    compute_program, reader, writer = (replace(p, includes=api_check.includes(p, level)) for p in programs)
-    for program in (compute_program, reader, writer):
-        api_check.check(program, level, kernel.mark, sink)
+    compute_program, reader, writer = (api_check.checked(p, level, kernel.mark, sink) for p in programs)
     if sink.count == errors_before:
         # What a call loads is known only for calls that fit the level.
         for problem in data_formats.check(compute_program.body, loads, format_of, kernel.name):
