@@ -7,7 +7,7 @@ import hashlib
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -31,8 +31,8 @@ class GeneratedFile:
     sources: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        pure = PurePosixPath(self.path)
-        if pure.is_absolute() or ".." in pure.parts or not self.path:
+        # As PurePosixPath reads it: absolute when it starts with "/", its parts between "/".
+        if self.path.startswith("/") or ".." in self.path.split("/") or not self.path:
             raise ValueError(f"generated path must be relative and inside the tree: {self.path!r}")
 
 

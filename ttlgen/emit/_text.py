@@ -81,6 +81,8 @@ def c_comment_text(text: str) -> list[str]:
     """The lines of ``text`` for a C or C++ comment (``/* */`` or ``//``): hidden characters,
     ``*/``, ``/*`` and trigraphs escaped. A line is not yet safe to end a ``//`` comment line
     with: wrap it first if it is to be wrapped, then pass each line to :func:`c_comment_end`."""
+    if text.isascii() and text.isprintable() and "*/" not in text and "/*" not in text and "??" not in text:
+        return [text]  # nothing to escape (all text of the real specs): one line as it is
     out = []
     for line in lines(text):
         line = visible(line, keep="\t")
