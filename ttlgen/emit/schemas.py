@@ -127,14 +127,38 @@ def _scoped_definitions(defs: Mapping[str, Any], kinds: Sequence[str]) -> set[st
         scoped |= more
 
 
-def _for_kernel(node: Any, renamed: Mapping[str, str], own: Mapping[str, Sequence[str]], kernel: str) -> Any:
+def _differing(defs: Mapping[str, Any], scoped: Sequence[str], kinds: Sequence[str]) -> set[int]:
+    """The nodes of the ``scoped`` definitions that differ from kernel to kernel, by
+    identity: those that refer to a scoped definition or name a kind of ``kinds``, and every
+    node above one. A kernel's copy is made of these; it shares the rest with the original."""
+    differing: set[int] = set()
+
+    def visit(node: Any) -> bool:
+        if isinstance(node, dict):
+            below = [visit(value) for value in node.values()]  # every child, not up to the first
+            found = any(below) or _ref_name(node) in scoped or node.get("x-names") in kinds
+        elif isinstance(node, list):
+            found = any([visit(item) for item in node])
+        else:
+            return False
+        if found:
+            differing.add(id(node))
+        return found
+
+    for name in scoped:
+        visit(defs[name])
+    return differing
+
+
+def _for_kernel(node: Any, renamed: Mapping[str, str], own: Mapping[str, Sequence[str]], kernel: str, differing: set[int]) -> Any:
     """A kernel's copy of ``node``: references to the definitions in ``renamed`` go to the
-    kernel's copies, and its own names (``own``, by kind) are checked against its enums."""
-    if isinstance(node, list):
-        return [_for_kernel(item, renamed, own, kernel) for item in node]
-    if not isinstance(node, dict):
+    kernel's copies, and its own names (``own``, by kind) are checked against its enums.
+    Nodes that are the same for every kernel (not in ``differing``) are shared, not copied."""
+    if id(node) not in differing:
         return node
-    out = {key: _for_kernel(value, renamed, own, kernel) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_for_kernel(item, renamed, own, kernel, differing) for item in node]
+    out = {key: _for_kernel(value, renamed, own, kernel, differing) for key, value in node.items()}
     target = _ref_name(node)
     if target is not None and target in renamed:
         out["$ref"] = f"#/$defs/{renamed[target]}"
@@ -149,12 +173,13 @@ def _per_kernel(schema: dict[str, Any], kernels: Sequence[Kernel]) -> dict[str, 
     scoped = sorted(_scoped_definitions(defs, KERNEL_SCOPED))
     if KERNEL_DEF not in scoped:
         return schema
+    differing = _differing(defs, scoped, KERNEL_SCOPED)
     instances: dict[str, Any] = {}
     for kernel in kernels:
         own = {"dfb": [d.name for d in kernel.dfbs]}
         renamed = {name: f"{name}@{kernel.name}" for name in scoped}
         for name in scoped:
-            defs[renamed[name]] = _for_kernel(defs[name], renamed, own, kernel.name)
+            defs[renamed[name]] = _for_kernel(defs[name], renamed, own, kernel.name, differing)
         for kind, values in own.items():
             defs[f"names.{kind}@{kernel.name}"] = {"enum": values}
         instances[kernel.name] = {"$ref": f"#/$defs/{renamed[KERNEL_DEF]}"}
@@ -187,7 +212,7 @@ _LINE = 100  # a value whose JSON fits in this many characters is written on one
 
 def _dumps(value: Any) -> str:
     """JSON as the shipped schemas are written: short values on one line, long ones opened up."""
-    return _layout(value, "")[1]
+    return _layout(value, "", {})[1]
 
 
 # json.dumps(value, ensure_ascii=False) of a string and of another scalar, without the set-up
@@ -200,26 +225,34 @@ def _scalar(value: Any) -> str:
     return _string(value) if isinstance(value, str) else _encode(value)
 
 
-def _layout(value: Any, indent: str) -> tuple[str, str]:
+def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]]) -> tuple[str, str]:
     """``value`` as one-line JSON (``json.dumps``'s separators) and as laid out at ``indent``.
     Each node's one-line form is built from its children's, so every value is serialised
-    once however deep it sits."""
+    once however deep it sits; a node several parents share (the kernels' copies of a
+    definition share what is the same for every kernel) is laid out once at an indent
+    (``done``, by identity: every node is alive while the schema is written)."""
     if not isinstance(value, dict | list) or not value:
         flat = _scalar(value)
         return flat, flat
+    key = (id(value), indent)
+    if key in done:
+        return done[key]
     inner = indent + "  "
     if isinstance(value, dict):
         keys = [_string(k) + ": " for k in value]
-        children = [_layout(v, inner) for v in value.values()]
+        children = [_layout(v, inner, done) for v in value.values()]
         flat = "{" + ", ".join([k + f for k, (f, _) in zip(keys, children, strict=True)]) + "}"
-        if len(indent) + len(flat) <= _LINE:
-            return flat, flat
-        return flat, "{\n" + ",\n".join([inner + k + laid for k, (_, laid) in zip(keys, children, strict=True)]) + "\n" + indent + "}"
-    children = [_layout(v, inner) for v in value]
-    flat = "[" + ", ".join([f for f, _ in children]) + "]"
-    if len(indent) + len(flat) <= _LINE:
-        return flat, flat
-    return flat, "[\n" + ",\n".join([inner + laid for _, laid in children]) + "\n" + indent + "]"
+        laid = flat
+        if len(indent) + len(flat) > _LINE:
+            laid = "{\n" + ",\n".join([inner + k + child for k, (_, child) in zip(keys, children, strict=True)]) + "\n" + indent + "}"
+    else:
+        children = [_layout(v, inner, done) for v in value]
+        flat = "[" + ", ".join([f for f, _ in children]) + "]"
+        laid = flat
+        if len(indent) + len(flat) > _LINE:
+            laid = "[\n" + ",\n".join([inner + child for _, child in children]) + "\n" + indent + "]"
+    done[key] = flat, laid
+    return flat, laid
 
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
