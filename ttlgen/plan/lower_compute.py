@@ -192,12 +192,22 @@ class ComputeLowering:
         return int(self.plan.dest_width) == 32
 
     def bind(
-        self, step: Step, form: CallForm, values: Mapping[str, Expr], routes: str = "", format_needs: tuple[tuple[State, Expr], ...] = ()
+        self,
+        step: Step,
+        form: CallForm,
+        values: Mapping[str, Expr],
+        strategy: str | None = None,
+        format_needs: tuple[tuple[State, Expr], ...] = (),
     ) -> ir.Call:
+        """The call ``form`` spells with ``values`` (an op's under the operand routes of its
+        ``strategy``, when given), or Abort after reporting the placeholder it lacks."""
         try:
             return ir.bind(step, form, values, format_needs=format_needs)
         except ir.UnboundPlaceholder as exc:
-            given = routes or f"this call gives: {', '.join(exc.given) or 'none'}"
+            if strategy is not None:
+                given = f"operand routes of the {strategy} strategy give: {', '.join(exc.given)}"
+            else:
+                given = f"this call gives: {', '.join(exc.given) or 'none'}"
             self.sink.error(form.mark, f"{form.text!r}: placeholder {{{exc.key}}} has no value here ({given})")
             raise Abort from None
 
@@ -372,11 +382,10 @@ class ComputeLowering:
             values["format"] = Const(result_code)
         values.update(self.attr_values(value, spelling))
         self.require_defines(value, spelling, values)
-        routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        init = self.bind(Step.OP_INIT, spelling.init, values, routes_given)
+        init = self.bind(Step.OP_INIT, spelling.init, values, spelling.strategy)
         needs = self.expected(init) or self.unpacked(spelling, values, names, value)
-        call = self.bind(Step.OP, spelling.call, values, routes_given, format_needs=needs)
-        uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given) if spelling.uninit is not None else None
+        call = self.bind(Step.OP, spelling.call, values, spelling.strategy, format_needs=needs)
+        uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, spelling.strategy) if spelling.uninit is not None else None
         self.check_emulated(value, (init, call) + ((uninit,) if uninit is not None else ()))
         out.extend(self.init(init, spelling, self.reconfig(needs)))
         out.append(call)
@@ -475,11 +484,10 @@ class ComputeLowering:
         }
         values.update(self.attr_values(expr, spelling))
         self.require_defines(expr, spelling, values)
-        routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         needs = self.unpacked(spelling, values, ["lhs", "rhs"], expr)
-        call = self.bind(Step.OP, spelling.call, values, routes_given, format_needs=needs)
+        call = self.bind(Step.OP, spelling.call, values, spelling.strategy, format_needs=needs)
         return [
-            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)),
+            *self.init(self.bind(Step.OP_INIT, spelling.init, values, spelling.strategy), spelling, self.reconfig(needs)),
             _for(INNER, kb, (call,)) if kb > 1 else call,
         ]
 
