@@ -10,6 +10,7 @@ message saying where it stopped.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -129,6 +130,11 @@ class Signature:
         for p in self.params:
             if p.name is not None:
                 yield p.name
+
+    @functools.cached_property
+    def name_set(self) -> frozenset[str]:
+        """:meth:`names` as a set: every binding of the function asks whether it has theirs."""
+        return frozenset(self.names())
 
 
 class _Tokens:

@@ -617,7 +617,12 @@ class Binding:
         return any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in (*self.call.template_args, *self.call.args))
 
     def applies_to(self, signature: Signature) -> bool:
-        return set(self.names()) <= set(signature.names())
+        return self.needed <= signature.name_set
+
+    @functools.cached_property
+    def needed(self) -> frozenset[str]:
+        """:meth:`names` as a set: each of the function's forms is asked whether it has them."""
+        return frozenset(self.names())
 
 
 @dataclass(frozen=True)
@@ -1257,21 +1262,18 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
         computed = {b.computes for b in found if b.computes}
         if len(computed) > 1:
             sink.error(doc.key_mark(path), f"the bindings of {name!r} compute different functions: {', '.join(sorted(computed))}")
-        # Binding.applies_to, with each side's names read once.
-        needs = [set(binding.names()) for binding in found]
-        has = [set(form.signature.names()) for _, form in forms]
         stray = False
-        for binding, needed in zip(found, needs, strict=True):
-            if not any(needed <= params for params in has):
-                names = ", ".join(sorted(needed - {n for _, f in forms for n in f.signature.names()}))
+        for binding in found:
+            if not any(binding.applies_to(f.signature) for _, f in forms):
+                names = ", ".join(sorted(set(binding.names()) - {n for _, f in forms for n in f.signature.names()}))
                 sink.error(binding.mark, f"no form of {name!r} has {names}: the binding applies to none of them")
                 stray = True
         if stray:
             continue  # the forms it leaves unbound follow from that error
         for binding in found:
             _check_approximate(name, binding, forms, sink)
-        for (level, form), params in zip(forms, has, strict=True):
-            if not any(needed <= params for needed in needs):
+        for level, form in forms:
+            if not any(b.applies_to(form.signature) for b in found):
                 sink.error(doc.key_mark(path), f"no binding of {name!r} applies to its form at level {level.level!r} ({form.mark}); its parameters: {', '.join(form.signature.names()) or 'none'}")
     glue = tuple((KernelKind(kind), header) for kind, header in sorted(data["glue"].items()))
     types = tuple(data["types"])
