@@ -456,6 +456,7 @@ def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
 
 
 _LEAVES = (Const, Bits, Var, Symbol)
+_VALUED = (Declare, Return, AddTo)  # statements whose one expression is ``value``
 
 
 def _value_calls(expr: Expr, out: list[Call]) -> None:
@@ -473,8 +474,13 @@ def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
             out.append(stmt)
             if stmt.receiver is not None:
                 _value_calls(stmt.receiver, out)
-            for arg in (*stmt.template_args, *stmt.args):
-                _value_calls(arg.value, out)
+            # Most arguments are numbers and names: no call is looked for in them.
+            for arg in stmt.template_args:
+                if not isinstance(arg.value, _LEAVES):
+                    _value_calls(arg.value, out)
+            for arg in stmt.args:
+                if not isinstance(arg.value, _LEAVES):
+                    _value_calls(arg.value, out)
         elif isinstance(stmt, For):
             _value_calls(stmt.count, out)
             _calls(stmt.body, out)
@@ -485,7 +491,7 @@ def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
         elif isinstance(stmt, StoreWord):
             _value_calls(stmt.index, out)
             _value_calls(stmt.value, out)
-        elif isinstance(stmt, Declare | Return | AddTo):
+        elif isinstance(stmt, _VALUED):
             _value_calls(stmt.value, out)
 
 
