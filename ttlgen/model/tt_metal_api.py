@@ -375,7 +375,15 @@ class ApiLevel:
         return {key: tuple(forms) for key, forms in found.items()}
 
     def type(self, name: str) -> TypeDecl | None:
-        return next((t for t in self.types if t.name == name), None)
+        return self._types_by_name.get(name)
+
+    @functools.cached_property
+    def _types_by_name(self) -> dict[str, TypeDecl]:
+        # Checking a call's template arguments and a declaration's type looks types up.
+        found: dict[str, TypeDecl] = {}
+        for kind in self.types:
+            found.setdefault(kind.name, kind)
+        return found
 
     def header_of(self, name: str, kernel: KernelKind) -> str | None:
         """The header that declares function ``name`` for ``kernel`` (the include a call needs)."""
@@ -809,10 +817,12 @@ class _LevelReader:
 
     def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
         # A default may name a type of the level too (Args<A, B>::AlignedPageSize).
-        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines) | set(self.types)
+        in_scope = {p.name for p in scope}
         for name in identifiers(text):
             scope_name, _, leaf = name.rpartition("::")
-            if name in in_scope or name in BUILTIN_TYPES or name.startswith(_BUILTIN_PREFIX):
+            if name in in_scope or name in self.types or name in self.defines or name in _LITERALS:
+                continue
+            if name in BUILTIN_TYPES or name.startswith(_BUILTIN_PREFIX):
                 continue
             kind = self.types.get(scope_name) if scope_name else None
             if kind is not None and kind.has_enumerator(leaf):
