@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -30,8 +31,8 @@ class GeneratedFile:
     sources: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        pure = PurePosixPath(self.path)
-        if pure.is_absolute() or ".." in pure.parts or not self.path:
+        # As PurePosixPath reads it: absolute when it starts with "/", its parts between "/".
+        if self.path.startswith("/") or ".." in self.path.split("/") or not self.path:
             raise ValueError(f"generated path must be relative and inside the tree: {self.path!r}")
 
 
@@ -144,8 +145,13 @@ class EmitContext:
     cached: bool = True
 
     def render(self, template: str, **variables: Any) -> str:
-        use = self.cached and cache.enabled()
-        return _environment(self.templates, use).get_template(template).render(**variables)
+        return self.environment.get_template(template).render(**variables)
+
+    @functools.cached_property
+    def environment(self) -> jinja2.Environment:
+        # Looked up once per context, not per template rendered (a build renders hundreds):
+        # where the records are depends on the environment variables, read here.
+        return _environment(self.templates, self.cached and cache.enabled())
 
     def copy(self, template_path: str) -> str:
         """A static file under templates/, copied verbatim (logic shared by every spec)."""

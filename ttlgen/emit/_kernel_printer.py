@@ -10,7 +10,7 @@ aligned after the opening parenthesis).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ttlgen.emit._text import c_comment
@@ -78,9 +78,13 @@ def call(c: ir.Call) -> str:
     return f"{receiver}{c.function}{template}(" + ", ".join(expression(a.value) for a in c.args) + ")"
 
 
+_SCALARS = {ir.Scalar.U32: "uint32_t"}
+_STORAGE = {ir.Storage.CONSTEXPR: "constexpr ", ir.Storage.CONST: "const ", ir.Storage.MUTABLE: ""}
+
+
 def type_name(t: ir.CType) -> str:
     if isinstance(t, ir.Scalar):
-        return {ir.Scalar.U32: "uint32_t"}[t]
+        return _SCALARS[t]
     if isinstance(t, ir.Deduced):
         return "auto"
     if isinstance(t, ir.SpecType):
@@ -94,7 +98,7 @@ def type_name(t: ir.CType) -> str:
 def _declaration(d: ir.Declare, indent: str) -> list[str]:
     """``type name = value;``, the value on a continuation line when the line is too long
     (where clang-format breaks an assignment first)."""
-    prefix = {ir.Storage.CONSTEXPR: "constexpr ", ir.Storage.CONST: "const ", ir.Storage.MUTABLE: ""}[d.storage]
+    prefix = _STORAGE[d.storage]
     head = f"{indent}{prefix}{type_name(d.type)} {d.name} ="
     value = f"{expression(d.value)};"
     if isinstance(d.type, ir.Words):
@@ -171,11 +175,14 @@ def entry_lines(entry: EntryPoint) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (f"namespace {entry.namespace_macro} {{", f"void {entry.function} {{"), ("}", f"}} // namespace {entry.namespace_macro}")
 
 
-def print_program(program: ir.Program) -> PrintedProgram:
+def print_program(program: ir.Program, printed: Mapping[int, str] | None = None) -> PrintedProgram:
+    """``program`` laid out; ``printed`` holds functions already printed, by identity (the
+    reader's and writer's helpers are the same objects for every kernel of a level)."""
     begin, end = entry_lines(program.entry)
+    known = printed or {}
     return PrintedProgram(
         includes=program.includes,
-        functions=tuple(function(f) for f in program.functions),
+        functions=tuple(known[id(f)] if id(f) in known else function(f) for f in program.functions),
         begin=begin,
         body="\n".join(statements(program.body, INDENT)),
         end=end,

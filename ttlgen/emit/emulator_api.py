@@ -99,8 +99,11 @@ def _glue_call(binding: Binding, emulation: Emulation, prefix: str) -> tuple[str
 
 def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
     """One form: its template line, declaration and (when bound) one-call body."""
+    return _function_lines(form, emulation.binding(form), emulation)
+
+
+def _function_lines(form: FunctionForm, binding: Binding | None, emulation: Emulation) -> list[str]:
     sig: Signature = form.signature
-    binding = emulation.binding(form)
     used = set(binding.names()) if binding is not None else set()
     lines = _template_line(sig.template)
     params = [_param(p, used) for p in sig.params]
@@ -124,7 +127,8 @@ def function_lines(form: FunctionForm, emulation: Emulation) -> list[str]:
 
 
 def header_text(header: Header, emulation: Emulation) -> str:
-    bindings = [b for form in header.forms if (b := emulation.binding(form)) is not None]
+    bound = [(form, emulation.binding(form)) for form in header.forms]
+    bindings = [b for _, b in bound if b is not None]
     lines = [
         "#pragma once",
         f'#include "{emulation.glue_header(header.kernel)}"',
@@ -134,8 +138,8 @@ def header_text(header: Header, emulation: Emulation) -> str:
     ]
     if header.namespace:
         lines += [f"namespace {header.namespace} {{", ""]
-    for form in header.forms:
-        lines += [*function_lines(form, emulation), ""]
+    for form, binding in bound:
+        lines += [*_function_lines(form, binding, emulation), ""]
     if header.namespace:
         # Kernels call the API unqualified.
         lines += [f"}} // namespace {header.namespace}", f"using namespace {header.namespace};"]
@@ -205,7 +209,9 @@ def descriptor(level: ApiLevel, emulation: Emulation) -> dict[str, object]:
     return {"level": level.level, "entry_symbols": symbols}
 
 
-def level_files(level: ApiLevel, emulation: Emulation) -> list[GeneratedFile]:
+def level_files(level: ApiLevel, emulation: Emulation, math_header: str | None = None) -> list[GeneratedFile]:
+    """The emulator's files of ``level`` (``math_header``: the math header's text, the same
+    at every level, when already made)."""
     base = f"emulator/{level.level}"
     sources = tuple(sorted({level.source, emulation.source}))
     files = [
@@ -214,7 +220,9 @@ def level_files(level: ApiLevel, emulation: Emulation) -> list[GeneratedFile]:
     ]
     files += [GeneratedFile(f"{base}/{h.path}", header_text(h, emulation), sources) for h in level.headers]
     math_sources = tuple(sorted({emulation.source, *([emulation.math.source] if emulation.math.source else [])}))
-    files.append(GeneratedFile(f"{base}/{emulator_math.HEADER}", emulator_math.header_text(emulation.math, emulation), math_sources))
+    if math_header is None:
+        math_header = emulator_math.header_text(emulation.math, emulation)
+    files.append(GeneratedFile(f"{base}/{emulator_math.HEADER}", math_header, math_sources))
     return files
 
 
@@ -223,4 +231,5 @@ def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[Generate
     emulation = project.api.emulation
     if emulation is None:
         return []
-    return [f for level in project.api.levels for f in level_files(level, emulation)]
+    math_header = emulator_math.header_text(emulation.math, emulation)
+    return [f for level in project.api.levels for f in level_files(level, emulation, math_header)]

@@ -7,11 +7,11 @@ files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._kernel_printer import expression, print_program
+from ttlgen.emit._kernel_printer import PrintedProgram, expression, function, print_program
 from ttlgen.model.project import Project
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
@@ -54,17 +54,34 @@ def program(k: LoweredKernel) -> dict[str, Any]:
     }
 
 
-def emit_kernel(k: LoweredKernel, ctx: EmitContext) -> list[GeneratedFile]:
-    """The files of one kernel, from that kernel alone."""
+def emit_kernel(k: LoweredKernel, ctx: EmitContext, printed: Mapping[int, str] | None = None) -> list[GeneratedFile]:
+    """The files of one kernel, from that kernel alone (``printed``: functions already
+    printed, by identity)."""
     base = f"kernels/{k.kernel.name}"
+
+    def code(program: ir.Program) -> PrintedProgram:
+        return print_program(program, printed)
+
     return [
-        GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k, code=print_program(k.compute)), k.sources),
-        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k, code=print_program(k.reader)), k.dataflow_sources),
-        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=print_program(k.writer)), k.dataflow_sources),
+        GeneratedFile(f"{base}/compute.cpp", ctx.render("kernels/compute.cpp.j2", k=k, code=code(k.compute)), k.sources),
+        GeneratedFile(f"{base}/reader.cpp", ctx.render("kernels/reader.cpp.j2", k=k, code=code(k.reader)), k.dataflow_sources),
+        GeneratedFile(f"{base}/writer.cpp", ctx.render("kernels/writer.cpp.j2", k=k, code=code(k.writer)), k.dataflow_sources),
         GeneratedFile(f"{base}/program.json", ctx.render("kernels/program.json.j2", program=program(k)), k.sources),
     ]
 
 
+def _helpers_printed(kernels: Sequence[LoweredKernel]) -> dict[int, str]:
+    """Each function the kernels' programs define, printed once: the reader's and writer's
+    helpers are the same objects for every kernel of an API level."""
+    printed: dict[int, str] = {}
+    for k in kernels:
+        for f in (*k.compute.functions, *k.reader.functions, *k.writer.functions):
+            if id(f) not in printed:
+                printed[id(f)] = function(f)
+    return printed
+
+
 def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
     del project
-    return [file for k in plan.kernels for file in emit_kernel(k, ctx)]
+    printed = _helpers_printed(plan.kernels)
+    return [file for k in plan.kernels for file in emit_kernel(k, ctx, printed)]

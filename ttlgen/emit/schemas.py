@@ -96,16 +96,8 @@ def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence
     if kind == SELECTED and selected is not None:
         kind = out["x-names"] = selected
     if isinstance(kind, str) and kind in names:
-        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/{_names_def(kind, names)}"}]
+        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/names.{kind}"}]
     return out
-
-
-def _names_def(kind: str, names: Mapping[str, Sequence[str]]) -> str:
-    scope = names.get(_SCOPE)
-    return f"names.{kind}" if not scope or kind not in KERNEL_SCOPED else f"names.{kind}@{scope[0]}"
-
-
-_SCOPE = "@scope"  # in a names table: the kernel whose names it holds
 
 
 def _mentions(node: Any, kinds: Sequence[str]) -> tuple[bool, set[str]]:
@@ -135,39 +127,68 @@ def _scoped_definitions(defs: Mapping[str, Any], kinds: Sequence[str]) -> set[st
         scoped |= more
 
 
-def _rename_refs(node: Any, renamed: Mapping[str, str]) -> Any:
-    if isinstance(node, list):
-        return [_rename_refs(item, renamed) for item in node]
-    if not isinstance(node, dict):
+def _differing(defs: Mapping[str, Any], scoped: Sequence[str], kinds: Sequence[str]) -> set[int]:
+    """The nodes of the ``scoped`` definitions that differ from kernel to kernel, by
+    identity: those that refer to a scoped definition or name a kind of ``kinds``, and every
+    node above one. A kernel's copy is made of these; it shares the rest with the original."""
+    differing: set[int] = set()
+
+    def visit(node: Any) -> bool:
+        if isinstance(node, dict):
+            below = [visit(value) for value in node.values()]  # every child, not up to the first
+            found = any(below) or _ref_name(node) in scoped or node.get("x-names") in kinds
+        elif isinstance(node, list):
+            found = any([visit(item) for item in node])
+        else:
+            return False
+        if found:
+            differing.add(id(node))
+        return found
+
+    for name in scoped:
+        visit(defs[name])
+    return differing
+
+
+def _for_kernel(node: Any, renamed: Mapping[str, str], own: Mapping[str, Sequence[str]], kernel: str, differing: set[int]) -> Any:
+    """A kernel's copy of ``node``: references to the definitions in ``renamed`` go to the
+    kernel's copies, and its own names (``own``, by kind) are checked against its enums.
+    Nodes that are the same for every kernel (not in ``differing``) are shared, not copied."""
+    if id(node) not in differing:
         return node
-    out = {key: _rename_refs(value, renamed) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_for_kernel(item, renamed, own, kernel, differing) for item in node]
+    out = {key: _for_kernel(value, renamed, own, kernel, differing) for key, value in node.items()}
     target = _ref_name(node)
     if target is not None and target in renamed:
         out["$ref"] = f"#/$defs/{renamed[target]}"
+    kind = node.get("x-names")
+    if isinstance(kind, str) and kind in own:
+        out["allOf"] = [*out.get("allOf", ()), {"$ref": f"#/$defs/names.{kind}@{kernel}"}]
     return out
 
 
-def _per_kernel(schema: dict[str, Any], kernels: Sequence[Kernel], names: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+def _per_kernel(schema: dict[str, Any], kernels: Sequence[Kernel]) -> dict[str, Any]:
     defs: dict[str, Any] = schema["$defs"]
-    scoped = _scoped_definitions(defs, KERNEL_SCOPED)
+    scoped = sorted(_scoped_definitions(defs, KERNEL_SCOPED))
     if KERNEL_DEF not in scoped:
         return schema
+    differing = _differing(defs, scoped, KERNEL_SCOPED)
     instances: dict[str, Any] = {}
     for kernel in kernels:
         own = {"dfb": [d.name for d in kernel.dfbs]}
-        scope = {**own, _SCOPE: [kernel.name]}
-        renamed = {name: f"{name}@{kernel.name}" for name in sorted(scoped)}
-        for name in sorted(scoped):
-            defs[renamed[name]] = _specialise(_rename_refs(defs[name], renamed), defs, scope, None)
+        renamed = {name: f"{name}@{kernel.name}" for name in scoped}
+        for name in scoped:
+            defs[renamed[name]] = _for_kernel(defs[name], renamed, own, kernel.name, differing)
         for kind, values in own.items():
-            defs[_names_def(kind, scope)] = {"enum": values}
+            defs[f"names.{kind}@{kernel.name}"] = {"enum": values}
         instances[kernel.name] = {"$ref": f"#/$defs/{renamed[KERNEL_DEF]}"}
     schema["properties"]["kernels"]["properties"] = instances
     return schema
 
 
-def editor_schema(kind: SpecKind, project: Project) -> dict[str, Any]:
-    """The kind's schema with this tree's names as enums."""
+def editor_schema(kind: SpecKind, project: Project) -> tuple[dict[str, Any], set[str]]:
+    """The kind's schema with this tree's names as enums, and the kinds of names it checks."""
     generic = kind.schema()
     names = project_names(project)
     # _specialise builds every container anew, so the shipped schema is never modified.
@@ -175,9 +196,11 @@ def editor_schema(kind: SpecKind, project: Project) -> dict[str, Any]:
     used = sorted({ref.removeprefix("names.") for ref in _defs_referred(schema) if ref.startswith("names.")})
     if used:
         schema["$defs"] = {**schema.get("$defs", {}), **{f"names.{k}": {"enum": list(names[k])} for k in used}}
+    # Read before the kernels' copies are added: they name the kinds their originals name.
+    kinds = _kinds_named(schema)
     if kind.name == KERNEL_KIND:
-        schema = _per_kernel(schema, project.kernels.kernels, names)
-    return schema
+        schema = _per_kernel(schema, project.kernels.kernels)
+    return schema, kinds
 
 
 def _defs_referred(node: Any) -> set[str]:
@@ -189,37 +212,47 @@ _LINE = 100  # a value whose JSON fits in this many characters is written on one
 
 def _dumps(value: Any) -> str:
     """JSON as the shipped schemas are written: short values on one line, long ones opened up."""
-    return _layout(value, "")[1]
+    return _layout(value, "", {})[1]
 
 
-_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), without its per-call set-up
+# json.dumps(value, ensure_ascii=False) of a string and of another scalar, without the set-up
+# json.dumps repeats for every value.
+_string = json.encoder.encode_basestring
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _scalar(value: Any) -> str:
-    return _string(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return _string(value) if isinstance(value, str) else _encode(value)
 
 
-def _layout(value: Any, indent: str) -> tuple[str, str]:
+def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]]) -> tuple[str, str]:
     """``value`` as one-line JSON (``json.dumps``'s separators) and as laid out at ``indent``.
     Each node's one-line form is built from its children's, so every value is serialised
-    once however deep it sits."""
+    once however deep it sits; a node several parents share (the kernels' copies of a
+    definition share what is the same for every kernel) is laid out once at an indent
+    (``done``, by identity: every node is alive while the schema is written)."""
     if not isinstance(value, dict | list) or not value:
         flat = _scalar(value)
         return flat, flat
+    key = (id(value), indent)
+    if key in done:
+        return done[key]
     inner = indent + "  "
     if isinstance(value, dict):
-        keys = [_string(k) for k in value]
-        children = [_layout(v, inner) for v in value.values()]
-        flat = "{" + ", ".join(f"{k}: {f}" for k, (f, _) in zip(keys, children, strict=True)) + "}"
-        if len(indent) + len(flat) <= _LINE:
-            return flat, flat
-        items = [f"{inner}{k}: {laid}" for k, (_, laid) in zip(keys, children, strict=True)]
-        return flat, "{\n" + ",\n".join(items) + "\n" + indent + "}"
-    children = [_layout(v, inner) for v in value]
-    flat = "[" + ", ".join(f for f, _ in children) + "]"
-    if len(indent) + len(flat) <= _LINE:
-        return flat, flat
-    return flat, "[\n" + ",\n".join(f"{inner}{laid}" for _, laid in children) + "\n" + indent + "]"
+        keys = [_string(k) + ": " for k in value]
+        children = [_layout(v, inner, done) for v in value.values()]
+        flat = "{" + ", ".join([k + f for k, (f, _) in zip(keys, children, strict=True)]) + "}"
+        laid = flat
+        if len(indent) + len(flat) > _LINE:
+            laid = "{\n" + ",\n".join([inner + k + child for k, (_, child) in zip(keys, children, strict=True)]) + "\n" + indent + "}"
+    else:
+        children = [_layout(v, inner, done) for v in value]
+        flat = "[" + ", ".join([f for f, _ in children]) + "]"
+        laid = flat
+        if len(indent) + len(flat) > _LINE:
+            laid = "[\n" + ",\n".join([inner + child for _, child in children]) + "\n" + indent + "]"
+    done[key] = flat, laid
+    return flat, laid
 
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
@@ -254,11 +287,11 @@ def _kinds_named(schema: Any) -> set[str]:
 
 def schema_file(kind: SpecKind, project: Project) -> GeneratedFile:
     """The editor schema of ``kind``, written as ``schemas/<its shipped file name>``."""
-    schema = editor_schema(kind, project)
+    schema, kinds = editor_schema(kind, project)
     return GeneratedFile(
         path=f"schemas/{kind.schema_file}",
         body=_dumps(schema),
-        sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, _kinds_named(schema))),
+        sources=(f"ttlgen/schemas/{kind.schema_file}", *_name_sources(project, kinds)),
     )
 
 

@@ -9,6 +9,7 @@ what was expected. A placeholder's :class:`ArgKind` is fixed by its name.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -145,6 +146,9 @@ class FormError(Exception):
     """A spelled call that is not one call of the allowed shape; the message says why."""
 
 
+_NAME_CHARS = re.compile(r"[\w:]*")  # \w: what str.isalnum() accepts, and "_"
+
+
 class _Scanner:
     """Reads one spelled call: name [< args >] ( args ), nothing after it."""
 
@@ -153,8 +157,7 @@ class _Scanner:
         self.pos = 0
 
     def skip(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] == " ":
-            self.pos += 1
+        self.pos = len(self.text) - len(self.text[self.pos :].lstrip(" "))
 
     def peek(self) -> str:
         self.skip()
@@ -169,8 +172,9 @@ class _Scanner:
     def name(self) -> str:
         self.skip()
         start = self.pos
-        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "_:"):
-            self.pos += 1
+        found = _NAME_CHARS.match(self.text, start)
+        assert found is not None  # it matches "" at least
+        self.pos = found.end()
         word = self.text[start : self.pos]
         if not word or word[0].isdigit() or any(not part for part in word.split("::")):
             raise FormError(f"expected a name at {self.text[start:]!r}")

@@ -10,6 +10,7 @@ message saying where it stopped.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,10 @@ BUILTIN_TYPES = frozenset(
     ["void", "bool", "int", "unsigned", "float", "double", "char", "size_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"]
 )
 _TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>::|[<>(),=&*\-+|~!/%^?:]))")
+
+
+_NAME_START = re.compile(r"[A-Za-z_]")
+_COMMA = re.compile(r",\s*")
 
 
 class DeclarationError(Exception):
@@ -126,11 +131,17 @@ class Signature:
             if p.name is not None:
                 yield p.name
 
+    @functools.cached_property
+    def name_set(self) -> frozenset[str]:
+        """:meth:`names` as a set: every binding of the function asks whether it has theirs."""
+        return frozenset(self.names())
+
 
 class _Tokens:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.items: list[tuple[str, str]] = []
+        kinds: list[str] = []
+        values: list[str] = []
         pos, end = 0, len(text.rstrip())
         while pos < end:
             match = _TOKEN.match(text, pos)
@@ -138,22 +149,26 @@ class _Tokens:
                 raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")
             kind = match.lastgroup
             assert kind is not None
-            self.items.append((kind, match.group(kind)))
+            kinds.append(kind)
+            values.append(match.group(kind))
             pos = match.end()
+        self.count = len(values)
+        # Two empty tokens past the end: what peeking there finds.
+        self.kinds = [*kinds, "", ""]
+        self.values = [*values, "", ""]
         self.index = 0
 
     def peek(self, offset: int = 0) -> str:
-        i = self.index + offset
-        return self.items[i][1] if i < len(self.items) else ""
+        return self.values[self.index + offset]
 
     def kind(self) -> str:
-        return self.items[self.index][0] if self.index < len(self.items) else ""
+        return self.kinds[self.index]
 
     def take(self) -> str:
-        if self.index >= len(self.items):
+        if self.index >= self.count:
             raise DeclarationError("unexpected end of the declaration")
         self.index += 1
-        return self.items[self.index - 1][1]
+        return self.values[self.index - 1]
 
     def expect(self, value: str) -> None:
         found = self.peek() or "the end"
@@ -179,10 +194,10 @@ class _Tokens:
         text = ""
         for word in words:
             # A name right after `)` follows a cast: `(int)Mode::VALUE`, as clang-format writes it.
-            cast = text.endswith(")") and bool(re.match(r"[A-Za-z_]", word))
+            cast = text.endswith(")") and bool(_NAME_START.match(word))
             joined = cast or word in ("<", ">", "(", ")", ",", "&", "*", "::") or (text and (text[-1] in "<(-" or text.endswith("::")))
             text += word if joined or not text else f" {word}"
-        return re.sub(r",\s*", ", ", text)
+        return _COMMA.sub(", ", text)
 
 
 def _type(tokens: _Tokens) -> TypeRef:

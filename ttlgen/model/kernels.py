@@ -246,7 +246,7 @@ class _Builder:
         self.name = name
         self.raw = raw
         self.ops = {op.name: op for op in ops.ops}
-        self.op_sources = ", ".join(sorted({str(Path(op.source).parent) + "/" for op in ops.ops})) or "no ttlgen.ops spec yet"
+        self.ops_model = ops
         self.element_names = [e.name for e in ops.vocabulary.element_types]
         self.spelling = spelling
         self.sink = sink
@@ -266,6 +266,11 @@ class _Builder:
 
     def mark(self, *path: str | int) -> Mark:
         return self.doc.mark((*self.base, *path))
+
+    def op_sources(self) -> str:
+        """The directories of the op families, for the message of an unknown op (made only
+        then: every kernel of the tree is built with the same ops)."""
+        return ", ".join(sorted({str(Path(op.source).parent) + "/" for op in self.ops_model.ops})) or "no ttlgen.ops spec yet"
 
     def fits(self, value: int, what: str, path: tuple[str | int, ...]) -> bool:
         if value <= COUNT_LIMIT:
@@ -402,7 +407,7 @@ class _Builder:
             self.sink.error(
                 self.mark(*path, "op"),
                 f"unknown op {op_name!r}: no ttlgen.ops spec declares it{did_you_mean(op_name, self.ops)}; "
-                f"`ttlgen new op {op_name}` adds it to an op family ({self.op_sources})",
+                f"`ttlgen new op {op_name}` adds it to an op family ({self.op_sources()})",
             )
             return expr
         self.check_op(expr, op, path)

@@ -280,8 +280,16 @@ class LevelSpelling:
     release: str = ""  # the release the level pins, e.g. "ttnn 0.81.1" (empty: none)
 
     def spelling(self, op: str, strategy: str | None) -> Spelling | None:
-        wanted = strategy or FIXED
-        return next((s for s in self.spellings if s.op == op and s.strategy == wanted), None)
+        return self._by_key.get((op, strategy or FIXED))
+
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str], Spelling]:
+        # Every op use of every kernel is checked and lowered with its spelling: look it up,
+        # not scan the level's spellings (the first of a key, as a scan finds it).
+        found: dict[tuple[str, str], Spelling] = {}
+        for spelling in self.spellings:
+            found.setdefault((spelling.op, spelling.strategy), spelling)
+        return found
 
     def forms(self) -> Iterator[CallForm]:
         """Every call form of the level."""
@@ -397,6 +405,8 @@ def _selects_approximate(spelling: Spelling, level: ApiLevel, emulation: Emulati
     the spelling, else the parameter's default, a define taking the emulator's value); None
     when the binding follows no approximate form."""
     call = spelling.call
+    if not call.function:
+        return None  # no call at this level (the op is absent there): nothing to ask the level about
     template = [a.text if isinstance(a, Literal) else None for a in call.template_args]
     form, _ = level.check_call(call.function, KernelKind.COMPUTE, template, len(call.args))
     if not isinstance(form, FunctionForm):

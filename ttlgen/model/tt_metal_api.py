@@ -375,7 +375,15 @@ class ApiLevel:
         return {key: tuple(forms) for key, forms in found.items()}
 
     def type(self, name: str) -> TypeDecl | None:
-        return next((t for t in self.types if t.name == name), None)
+        return self._types_by_name.get(name)
+
+    @functools.cached_property
+    def _types_by_name(self) -> dict[str, TypeDecl]:
+        # Checking a call's template arguments and a declaration's type looks types up.
+        found: dict[str, TypeDecl] = {}
+        for kind in self.types:
+            found.setdefault(kind.name, kind)
+        return found
 
     def header_of(self, name: str, kernel: KernelKind) -> str | None:
         """The header that declares function ``name`` for ``kernel`` (the include a call needs)."""
@@ -385,9 +393,17 @@ class ApiLevel:
     def removal(self, name: str) -> Removal | None:
         return next((r for n, r in self.removed if n == name), None)
 
-    @property
-    def header_paths(self) -> frozenset[str]:
-        return frozenset(h.path for h in self.headers)
+    def header(self, path: str) -> Header | None:
+        """The header at ``path``, if the level lists one there."""
+        return self._headers_by_path.get(path)
+
+    @functools.cached_property
+    def _headers_by_path(self) -> dict[str, Header]:
+        # Every include of every kernel program is checked against its level.
+        found: dict[str, Header] = {}
+        for header in self.headers:
+            found.setdefault(header.path, header)
+        return found
 
     def names(self) -> Iterator[str]:
         """Every function, type and entry-point name the level declares."""
@@ -609,7 +625,12 @@ class Binding:
         return any(isinstance(a, Literal) and a.text == MATH_FUNCTION for a in (*self.call.template_args, *self.call.args))
 
     def applies_to(self, signature: Signature) -> bool:
-        return set(self.names()) <= set(signature.names())
+        return self.needed <= signature.name_set
+
+    @functools.cached_property
+    def needed(self) -> frozenset[str]:
+        """:meth:`names` as a set: each of the function's forms is asked whether it has them."""
+        return frozenset(self.names())
 
 
 @dataclass(frozen=True)
@@ -636,19 +657,24 @@ class Emulation:
     def binding(self, form: FunctionForm | Signature) -> Binding | None:
         """The first binding of the function whose names the form has."""
         signature = form.signature if isinstance(form, FunctionForm) else form
+        return next((b for b in self._by_name.get(signature.name, ()) if b.applies_to(signature)), None)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, tuple[Binding, ...]]:
+        # Every op call of every kernel and every function of the emulator's headers asks
+        # for its binding: look the function up, not scan the functions.
+        found: dict[str, tuple[Binding, ...]] = {}
         for name, bindings in self.bindings:
-            if name == signature.name:
-                return next((b for b in bindings if b.applies_to(signature)), None)
-        return None
+            found.setdefault(name, bindings)
+        return found
 
     def computes(self, function: str) -> math_spec.Computation | None:
         """What API function ``function`` computes (the same for all its bindings): a math
         function or a runtime primitive."""
-        for name, bindings in self.bindings:
-            if name == function:
-                found = next((b.computes for b in bindings if b.computes), None)
-                return None if found is None else self.math.computation(found)
-        return None
+        if function not in self._by_name:
+            return None
+        found = next((b.computes for b in self._by_name[function] if b.computes), None)
+        return None if found is None else self.math.computation(found)
 
     def table_arity(self, routine: str) -> int | None:
         """The arity of the math functions routine ``routine`` takes as ``function``, when
@@ -791,10 +817,12 @@ class _LevelReader:
 
     def check_default(self, text: str, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
         # A default may name a type of the level too (Args<A, B>::AlignedPageSize).
-        in_scope = {p.name for p in scope} | _LITERALS | set(self.defines) | set(self.types)
+        in_scope = {p.name for p in scope}
         for name in identifiers(text):
             scope_name, _, leaf = name.rpartition("::")
-            if name in in_scope or name in BUILTIN_TYPES or name.startswith(_BUILTIN_PREFIX):
+            if name in in_scope or name in self.types or name in self.defines or name in _LITERALS:
+                continue
+            if name in BUILTIN_TYPES or name.startswith(_BUILTIN_PREFIX):
                 continue
             kind = self.types.get(scope_name) if scope_name else None
             if kind is not None and kind.has_enumerator(leaf):

@@ -14,6 +14,7 @@ the functions it calls (:func:`includes`); an include the level does not list is
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, State
@@ -99,9 +100,12 @@ def format_expects(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], t
 
 def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
     """The headers declaring the functions ``program`` calls, sorted."""
-    kind = kernel_kind(program)
+    return _includes(_api_calls(program), level, kernel_kind(program))
+
+
+def _includes(calls: list[ir.Call], level: ApiLevel, kind: KernelKind) -> tuple[str, ...]:
     found = set()
-    for call in _api_calls(program):
+    for call in calls:
         if call.member_of is not None:
             continue
         header = level.header_of(call.function, kind)
@@ -110,11 +114,24 @@ def includes(program: ir.Program, level: ApiLevel) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def checked(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> ir.Program:
+    """``program`` with the :func:`includes` its calls need, after reporting what does not
+    fit ``level`` (:func:`check`); its calls are walked once for both."""
+    calls = _api_calls(program)
+    program = replace(program, includes=_includes(calls, level, kernel_kind(program)))
+    _check(program, calls, level, where, sink)
+    return program
+
+
 def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
     """Report every call of ``program`` that does not fit ``level`` (``where``: the kernel, for
     problems that belong to no call)."""
+    _check(program, _api_calls(program), level, where, sink)
+
+
+def _check(program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
     kind = kernel_kind(program)
-    for call in _api_calls(program):
+    for call in calls:
         template_args = [_literal(a) for a in call.template_args]
         problem = level.call_problem(call.function, kind, template_args, len(call.args), call.member_of, call.deprecated_ok)
         if problem is not None:
@@ -124,12 +141,13 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
         if problem is not None:
             sink.error(declared.form.mark, problem)
     for header in program.includes:
-        if header not in level.header_paths:
+        listed = level.header(header)
+        if listed is None:
             sink.error(where, f"{program.kind.value} includes {header!r}, which API level {level.level!r} does not list{_headers_hint(level, kind)}")
-        elif next(h for h in level.headers if h.path == header).kernel is not kind:
-            sink.error(where, f"{program.kind.value} includes {header!r}, a header of {next(h for h in level.headers if h.path == header).kernel.value} kernels")
+        elif listed.kernel is not kind:
+            sink.error(where, f"{program.kind.value} includes {header!r}, a header of {listed.kernel.value} kernels")
     if kind is KernelKind.COMPUTE:
-        _check_startup(program, level, where, sink)
+        _check_startup(program, calls, level, where, sink)
 
 
 def _spec_types(program: ir.Program) -> list[ir.SpecType]:
@@ -142,10 +160,9 @@ def _headers_hint(level: ApiLevel, kind: KernelKind) -> str:
     return f"; its {kind.value} headers: {', '.join(paths)}" if paths else ""
 
 
-def _check_startup(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
-    """The init protocol: the program starts with one of the level's start-up calls, once,
-    outside any loop or condition, before any other call."""
-    calls = _api_calls(program)
+def _check_startup(program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
+    """The init protocol: the program (whose API calls are ``calls``) starts with one of the
+    level's start-up calls, once, outside any loop or condition, before any other call."""
     names = ", ".join(level.startup)
     for call in calls:
         if call.step is ir.Step.HW_INIT and call.function not in level.startup:

@@ -91,8 +91,17 @@ class _Walk:
         return {r: held for r, held in a.items() if r in b and self.alike(held.cb, b[r].cb)}
 
     def ends(self, body: Sequence[ir.Stmt], state: Formats) -> Formats:
-        """The state after ``body`` (visiting nothing)."""
-        return _Walk(self.loads, self.format_of, lambda _call, _state: True).body(body, state)[1]
+        """The state after ``body`` (visiting nothing): what :meth:`body` ends with when it
+        keeps every call, without building the statements or walking a loop's body again
+        once its entry state is known (the state after a loop is its entry state)."""
+        for stmt in body:
+            if isinstance(stmt, ir.Call):
+                state = self.after(stmt, state)
+            elif isinstance(stmt, ir.For):
+                state = self.loop_entry(stmt, state)
+            elif isinstance(stmt, ir.If):
+                state = self.agreed(self.ends(stmt.then, state), self.ends(stmt.orelse, state))
+        return state
 
     def loop_entry(self, loop: ir.For, state: Formats) -> Formats:
         entry = state

@@ -19,6 +19,7 @@ the computation before the loop, for instance.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ttlgen.model.tt_metal_api import State
 from ttlgen.plan import kernel_ir as ir
@@ -115,17 +116,17 @@ def _invariant(call: ir.Call, bound: set[str]) -> bool:
 
 def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt], list[ir.Stmt], list[ir.Stmt]]:
     bound = _bound(var, body)
-    # Which calls of the loop touch each state, in program order, and where each top-level
-    # call stands: looked up, not searched, so a body of thousands of calls stays linear.
-    touching_state: dict[State, list[tuple[int, ir.Call]]] = {}
-    for order, call in enumerate(c for c in ir.calls(body) if effects(c)):
-        for s in effects(call):
-            touching_state.setdefault(s, []).append((order, call))
-    distinct = {s: {c for _, c in calls} for s, calls in touching_state.items()}
-    positions: dict[ir.Call, list[int]] = {}
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, ir.Call):
-            positions.setdefault(stmt, []).append(i)
+    # Which calls of the loop touch each state, in program order, each with its index in the
+    # body when it is a top-level statement: looked up, not searched, so a body of thousands
+    # of calls stays linear. Calls are compared, never hashed (hashing one walks its arguments).
+    touching_state: dict[State, list[Touching]] = {}
+    order = 0
+    for index, stmt in enumerate(body):
+        nested = ir.calls((stmt,))
+        for call in nested:
+            for s in effects(call):
+                touching_state.setdefault(s, []).append(Touching(order, call, index if call is stmt else None))
+            order += 1
     before: list[ir.Stmt] = []
     after: list[ir.Stmt] = []
     removed: set[int] = set()
@@ -136,14 +137,15 @@ def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt
         state = effects(call)
         if not state or not _invariant(call, bound):
             continue
-        if all(distinct[s] == {call} for s in state):
+        if all(t.call is call or t.call == call for s in state for t in touching_state[s]):
+            # Every call touching its state is this one: each top-level copy goes.
             before.append(call)
-            removed.update(positions[call])
+            removed.update(t.index for s in state for t in touching_state[s] if t.index is not None)
             continue
         if any(len(touching_state[s]) > 2 for s in state):
             continue  # moved with its uninit only when the two are all that touch the state
-        touching = [c for _, c in sorted({order: c for s in state for order, c in touching_state[s]}.items())]
-        pair = _init_and_uninit(call, touching, body, bound, effects)
+        touching = sorted({t.order: t for s in state for t in touching_state[s]}.values(), key=lambda t: t.order)
+        pair = _init_and_uninit(call, index, touching, bound, effects)
         if pair is not None:
             before.append(call)
             after.append(body[pair])
@@ -152,16 +154,23 @@ def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt
     return before, kept, after
 
 
-def _init_and_uninit(
-    init: ir.Call, touching: list[ir.Call], body: list[ir.Stmt], bound: set[str], effects: Effects
-) -> int | None:
-    """The index of ``init``'s uninit when the two are the only calls touching their state,
-    each once, the uninit after the init, both unconditional and loop-invariant."""
-    if init.step is not ir.Step.OP_INIT or len(touching) != 2 or touching[0] != init:
+@dataclass(frozen=True)
+class Touching:
+    """A call of a loop's body that touches a state: its place among the body's calls, and
+    its index in the body when it is a top-level statement (None: nested)."""
+
+    order: int
+    call: ir.Call
+    index: int | None
+
+
+def _init_and_uninit(init: ir.Call, start: int, touching: list[Touching], bound: set[str], effects: Effects) -> int | None:
+    """The body index of ``init``'s uninit when the two are the only calls touching their
+    state, each once, the uninit after the init (at ``start``), both unconditional and
+    loop-invariant."""
+    if init.step is not ir.Step.OP_INIT or len(touching) != 2 or touching[0].call != init:
         return None
     uninit = touching[1]
-    if uninit.step is not ir.Step.OP_UNINIT or effects(uninit) != effects(init) or not _invariant(uninit, bound):
+    if uninit.call.step is not ir.Step.OP_UNINIT or effects(uninit.call) != effects(init) or not _invariant(uninit.call, bound):
         return None
-    position = next((i for i, s in enumerate(body) if s is uninit), None)
-    start = next(i for i, s in enumerate(body) if s is init)
-    return position if position is not None and position > start else None
+    return uninit.index if uninit.index is not None and uninit.index > start else None

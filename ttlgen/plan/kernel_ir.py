@@ -246,10 +246,16 @@ def _literal(literal: Literal) -> Arg:
 
 
 def bind(
-    step: Step, form: CallForm, values: Mapping[str, Expr], receiver: Expr | None = None, member_of: str | None = None
+    step: Step,
+    form: CallForm,
+    values: Mapping[str, Expr],
+    receiver: Expr | None = None,
+    member_of: str | None = None,
+    format_needs: tuple[tuple[State, Expr], ...] = (),
 ) -> Call:
     """The call ``form`` spells, its placeholders replaced by ``values`` (by key); a member
-    call of ``receiver`` (of API type ``member_of``), or a constructor with ``member_of``."""
+    call of ``receiver`` (of API type ``member_of``), or a constructor with ``member_of``;
+    ``format_needs`` as :class:`Call` states them."""
     bound: list[tuple[Arg, ...]] = []
     for group in (form.template_args, form.args):
         args = []
@@ -261,7 +267,7 @@ def bind(
             else:
                 raise UnboundPlaceholder(form, arg.key, list(values))
         bound.append(tuple(args))
-    return Call(step, form.function, bound[0], bound[1], form.mark, receiver, member_of, form.deprecated_ok)
+    return Call(step, form.function, bound[0], bound[1], form.mark, receiver, member_of, form.deprecated_ok, format_needs)
 
 
 def helper(name: str, *args: tuple[ArgKind, Expr]) -> Call:
@@ -450,6 +456,7 @@ def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
 
 
 _LEAVES = (Const, Bits, Var, Symbol)
+_VALUED = (Declare, Return, AddTo)  # statements whose one expression is ``value``
 
 
 def _value_calls(expr: Expr, out: list[Call]) -> None:
@@ -467,8 +474,13 @@ def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
             out.append(stmt)
             if stmt.receiver is not None:
                 _value_calls(stmt.receiver, out)
-            for arg in (*stmt.template_args, *stmt.args):
-                _value_calls(arg.value, out)
+            # Most arguments are numbers and names: no call is looked for in them.
+            for arg in stmt.template_args:
+                if not isinstance(arg.value, _LEAVES):
+                    _value_calls(arg.value, out)
+            for arg in stmt.args:
+                if not isinstance(arg.value, _LEAVES):
+                    _value_calls(arg.value, out)
         elif isinstance(stmt, For):
             _value_calls(stmt.count, out)
             _calls(stmt.body, out)
@@ -479,7 +491,7 @@ def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
         elif isinstance(stmt, StoreWord):
             _value_calls(stmt.index, out)
             _value_calls(stmt.value, out)
-        elif isinstance(stmt, Declare | Return | AddTo):
+        elif isinstance(stmt, _VALUED):
             _value_calls(stmt.value, out)
 
 

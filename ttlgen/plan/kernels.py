@@ -29,7 +29,14 @@ from ttlgen.model.ops import OpsModel
 from ttlgen.model.spelling import LevelSpelling, SpellingModel
 from ttlgen.model.targets import Rule, TargetsModel
 from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, Emulation, KernelKind, State
-from ttlgen.plan import api_check, data_formats, l1_accumulation, resolution, scaler_fill
+from ttlgen.plan import (
+    api_check,
+    data_formats,
+    element_types,
+    l1_accumulation,
+    resolution,
+    scaler_fill,
+)
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import hoist
 from ttlgen.plan.lower_compute import Abort, ComputeLowering, first_compute, used_cbs
@@ -122,7 +129,10 @@ def lower(
     compute_config: dict[str, Any],
     sink: DiagnosticSink,
     hoist_inits: bool = True,
+    types: element_types.ValueTypes | None = None,
 ) -> LoweredKernel | None:
+    """``kernel`` lowered under ``plan`` (``types``: the element type each op computes, when
+    known), or None after reporting its problems to ``sink``."""
     errors_before = sink.count
     acc = l1_accumulation.analyze(kernel, sink)
     width = int(plan.dest_width)
@@ -138,6 +148,7 @@ def lower(
         expects=api_check.format_expects(level, KernelKind.COMPUTE),
         unemulated=_unemulated(level, api.emulation) if api.emulation is not None else None,
         format_codes={f.element: f.code for f in spelling.formats if f.code is not None},
+        types=types if types is not None else element_types.infer(kernel, ops),
     )
     compute = low.body(kernel.body)
     fills = scaler_fill.fills(kernel, ops, spelling, calls, sink)
@@ -183,9 +194,7 @@ def lower(
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True, fills=fills),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=False),
     ]
-    compute_program, reader, writer = (replace(p, includes=api_check.includes(p, level)) for p in programs)
-    for program in (compute_program, reader, writer):
-        api_check.check(program, level, kernel.mark, sink)
+    compute_program, reader, writer = (api_check.checked(p, level, kernel.mark, sink) for p in programs)
     if sink.count == errors_before:
         # What a call loads is known only for calls that fit the level.
         for problem in data_formats.check(compute_program.body, loads, format_of, kernel.name):
@@ -281,9 +290,10 @@ def plan_kernels(
     by_name = {t.name: t for t in targets.targets}
     lowered = []
     for kernel in kernels:
-        plan = resolver.resolve(kernel, sink)
-        if plan is None:
+        resolved = resolver.resolved(kernel, sink)
+        if resolved is None:
             continue
+        plan = resolved.plan
         target = by_name.get(kernel.target)
         context = contexts.get(target.kernel_api or "") if target is not None else None
         if context is None:
@@ -301,10 +311,10 @@ def plan_kernels(
                 f"kernel {kernel.name!r} cannot be generated: its program.json carries ComputeConfigDescriptor fields, and {exc}",
             )
             continue
-        result = lower(kernel, ops, spelling, context, plan, compute_config, sink, hoist_inits)
+        result = lower(kernel, ops, spelling, context, plan, compute_config, sink, hoist_inits, resolved.types)
         if result is not None:
             assert target is not None
-            lowered.append(replace(result, relation_rules=resolver.relation_rules(kernel, plan, target)))
+            lowered.append(replace(result, relation_rules=resolver.relation_rules(kernel, resolved, target)))
     if sink:
         raise SpecErrors(sink.diagnostics)
     return lowered

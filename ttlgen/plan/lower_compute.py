@@ -32,7 +32,7 @@ Every call is bound from a form of the spelling spec at the kernel's API level
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ttlgen.errors import DiagnosticSink
@@ -169,11 +169,12 @@ class ComputeLowering:
     unemulated: Callable[[ir.Call], str | None] | None = None
     # The numeric code of each element type's tile format (``{format}`` placeholders).
     format_codes: Mapping[str, int] = field(default_factory=dict)
+    # The element type each op computes (element_types.infer).
+    types: element_types.ValueTypes = field(kw_only=True)
 
     def __post_init__(self) -> None:
         self.by_name = {op.name: op for op in self.ops.ops}
         self.dfbs = {d.name: d for d in self.kernel.dfbs}
-        self.types = element_types.infer(self.kernel, self.ops)
         self.needs: dict[int, int] = {}  # DST slots of each sub-expression, by identity (`need`)
         self.strategies = dict(self.plan.strategies)  # op id -> chosen strategy
 
@@ -190,11 +191,23 @@ class ComputeLowering:
     def wide_dest(self) -> bool:
         return int(self.plan.dest_width) == 32
 
-    def bind(self, step: Step, form: CallForm, values: Mapping[str, Expr], routes: str = "") -> ir.Call:
+    def bind(
+        self,
+        step: Step,
+        form: CallForm,
+        values: Mapping[str, Expr],
+        strategy: str | None = None,
+        format_needs: tuple[tuple[State, Expr], ...] = (),
+    ) -> ir.Call:
+        """The call ``form`` spells with ``values`` (an op's under the operand routes of its
+        ``strategy``, when given), or Abort after reporting the placeholder it lacks."""
         try:
-            return ir.bind(step, form, values)
+            return ir.bind(step, form, values, format_needs=format_needs)
         except ir.UnboundPlaceholder as exc:
-            given = routes or f"this call gives: {', '.join(exc.given) or 'none'}"
+            if strategy is not None:
+                given = f"operand routes of the {strategy} strategy give: {', '.join(exc.given)}"
+            else:
+                given = f"this call gives: {', '.join(exc.given) or 'none'}"
             self.sink.error(form.mark, f"{form.text!r}: placeholder {{{exc.key}}} has no value here ({given})")
             raise Abort from None
 
@@ -335,11 +348,8 @@ class ComputeLowering:
         cb = self.cb(ref.dfb)
         # The copy unpacks its CB through SrcA (unpack A to DST).
         needs = ((State.SRCA_FORMAT, cb),)
-        copy = self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot})
-        return [
-            *self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None, self.reconfig(needs)),
-            replace(copy, format_needs=needs),
-        ]
+        copy = self.bind(Step.COPY, self.calls.copy, {"cb": cb, "tile": self.tile_of(ref, tile), "dst": slot}, format_needs=needs)
+        return [*self.init(self.bind(Step.COPY_INIT, self.calls.copy_setup, {"cb": cb}), None, self.reconfig(needs)), copy]
 
     def evaluate(self, value: Value, slot: Expr, offset: int, tile: Expr, pack_cb: Expr) -> list[Stmt]:
         """Statements computing one tile of ``value`` into DST slot ``slot + offset``."""
@@ -372,14 +382,13 @@ class ComputeLowering:
             values["format"] = Const(result_code)
         values.update(self.attr_values(value, spelling))
         self.require_defines(value, spelling, values)
-        routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
-        init = self.bind(Step.OP_INIT, spelling.init, values, routes_given)
+        init = self.bind(Step.OP_INIT, spelling.init, values, spelling.strategy)
         needs = self.expected(init) or self.unpacked(spelling, values, names, value)
-        call = self.bind(Step.OP, spelling.call, values, routes_given)
-        uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, routes_given) if spelling.uninit is not None else None
+        call = self.bind(Step.OP, spelling.call, values, spelling.strategy, format_needs=needs)
+        uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, spelling.strategy) if spelling.uninit is not None else None
         self.check_emulated(value, (init, call) + ((uninit,) if uninit is not None else ()))
         out.extend(self.init(init, spelling, self.reconfig(needs)))
-        out.append(replace(call, format_needs=needs))
+        out.append(call)
         if uninit is not None and uninit not in self.pending_uninit:
             self.pending_uninit.append(uninit)
         return out
@@ -475,11 +484,10 @@ class ComputeLowering:
         }
         values.update(self.attr_values(expr, spelling))
         self.require_defines(expr, spelling, values)
-        routes_given = f"operand routes of the {spelling.strategy} strategy give: {', '.join(sorted(values))}"
         needs = self.unpacked(spelling, values, ["lhs", "rhs"], expr)
-        call = replace(self.bind(Step.OP, spelling.call, values, routes_given), format_needs=needs)
+        call = self.bind(Step.OP, spelling.call, values, spelling.strategy, format_needs=needs)
         return [
-            *self.init(self.bind(Step.OP_INIT, spelling.init, values, routes_given), spelling, self.reconfig(needs)),
+            *self.init(self.bind(Step.OP_INIT, spelling.init, values, spelling.strategy), spelling, self.reconfig(needs)),
             _for(INNER, kb, (call,)) if kb > 1 else call,
         ]
 
@@ -491,12 +499,12 @@ class ComputeLowering:
 
     def packs(self, target: str, tiles: int, slot_of_t: Expr, out_tile: Expr) -> list[Stmt]:
         cb = self.cb(target)
-        pack = self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile})
+        pack = self.bind(Step.PACK, self.calls.pack, {"dst": slot_of_t, "cb": cb, "tile": out_tile}, format_needs=((State.PACK_FORMAT, cb),))
         return [
             self.dst(Step.DST_COMMIT),
             self.dst(Step.DST_WAIT),
             self.bind(Step.RECONFIG_PACK, self.calls.reconfig_pack, {"cb": cb}),
-            _for(TILE, tiles, (replace(pack, format_needs=((State.PACK_FORMAT, cb),)),)),
+            _for(TILE, tiles, (pack,)),
             self.dst(Step.DST_RELEASE),
         ]
 

@@ -9,6 +9,7 @@ spec showing the resolver's diagnostic. Nothing is rendered or imported from tem
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Mark
@@ -57,14 +58,14 @@ def _operand_map(arg: DfbRef, expr: OpExpr, kernel: Kernel, semantics: dict[str,
     return _IDENTITY
 
 
-def _describe(kernel: Kernel, ops: OpsModel, catalog: Catalog) -> KernelDescription:
+def _describe(kernel: Kernel, ops: OpsModel, catalog: Catalog, value_types: element_types.ValueTypes) -> KernelDescription:
+    """The resolver's description of ``kernel``: each op is described with the element type
+    it computes (``value_types``, plan/element_types.py), not the type of the buffer its
+    value is stored to."""
     elements = {e.name: e.name for e in catalog.tables.elements}
     dfbs = {d.index: elements[d.dtype] for d in kernel.dfbs if d.dtype in elements}
     tile_ops = []
     semantics = {op.name: op for op in ops.ops}
-    # Each op is described with the element type it computes (plan/element_types.py), not the
-    # type of the buffer its value is stored to.
-    value_types = element_types.infer(kernel, ops)
     copy = element_types.copy_op(ops)
     for stmt in walk_statements(kernel.body):
         if not isinstance(stmt, Store):
@@ -114,8 +115,7 @@ def _op_marks(kernel: Kernel) -> dict[str, Mark]:
     return marks
 
 
-def resolve_plan(kernel: Kernel, ops: OpsModel, catalog: Catalog, sink: DiagnosticSink) -> Plan | None:
-    description = _describe(kernel, ops, catalog)
+def resolve_plan(kernel: Kernel, description: KernelDescription, catalog: Catalog, sink: DiagnosticSink) -> Plan | None:
     result = catalog.resolve_kernel(
         description, target=kernel.target, options=dict(kernel.options), attributes=dict(kernel.attributes)
     )
@@ -130,16 +130,17 @@ def resolve_plan(kernel: Kernel, ops: OpsModel, catalog: Catalog, sink: Diagnost
     return result
 
 
-def relation_rules(kernel: Kernel, ops: OpsModel, catalog: Catalog, plan: Plan, target: Target) -> tuple[Rule, ...]:
+def relation_rules(kernel: Kernel, resolved: Resolved, target: Target) -> tuple[Rule, ...]:
     """The rules of the target's relation tables that the kernel's uses matched under its
     plan (each use takes the first rule that matches it), in table order: what allowed the
     plan's DST width and unpack set, for provenance. The uses are the resolver's own
     requirements of the strategies the plan chose."""
+    plan = resolved.plan
     environment = plan.environment
     policy = normalize_policy(dict(kernel.options), dict(kernel.attributes), environment.table.generation)
     if isinstance(policy, ResolveFailure) or target.dest_width is None or target.dfb_unpack is None:
         return ()
-    collected = collect(_describe(kernel, ops, catalog), environment, policy)
+    collected = collect(resolved.description, environment, policy)
     uses = [req.template for req in collected.fixed]
     strategies = dict(plan.strategies)
     for op in collected.search:
@@ -162,6 +163,16 @@ def relation_rules(kernel: Kernel, ops: OpsModel, catalog: Catalog, plan: Plan, 
     return tuple(matched[key] for key in sorted(matched))
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A kernel's plan, with what the resolver was asked: the kernel's description, from
+    the element type each op computes."""
+
+    plan: Plan
+    description: KernelDescription
+    types: element_types.ValueTypes
+
+
 class Resolver:
     """Resolves kernels against the op and target models."""
 
@@ -169,17 +180,25 @@ class Resolver:
         self.ops = ops
         self.catalog = Catalog(resolver_tables(ops, targets).tables)
 
-    def resolve(self, kernel: Kernel, sink: DiagnosticSink) -> Plan | None:
-        """The kernel's plan, or None after reporting the resolver's diagnostics (and ops
-        computing on element types their family does not take) to ``sink``."""
+    def resolved(self, kernel: Kernel, sink: DiagnosticSink) -> Resolved | None:
+        """The kernel's plan and description, or None after reporting the resolver's
+        diagnostics (and ops computing on element types their family does not take) to ``sink``."""
         errors = sink.count
-        element_types.check_elements(kernel, self.ops, element_types.infer(kernel, self.ops), sink)
+        types = element_types.infer(kernel, self.ops)
+        element_types.check_elements(kernel, self.ops, types, sink)
         if sink.count != errors:
             return None
-        return resolve_plan(kernel, self.ops, self.catalog, sink)
+        description = _describe(kernel, self.ops, self.catalog, types)
+        plan = resolve_plan(kernel, description, self.catalog, sink)
+        return Resolved(plan, description, types) if plan is not None else None
 
-    def relation_rules(self, kernel: Kernel, plan: Plan, target: Target) -> tuple[Rule, ...]:
-        return relation_rules(kernel, self.ops, self.catalog, plan, target)
+    def resolve(self, kernel: Kernel, sink: DiagnosticSink) -> Plan | None:
+        """The kernel's plan, or None after reporting its problems to ``sink`` (:meth:`resolved`)."""
+        found = self.resolved(kernel, sink)
+        return found.plan if found is not None else None
+
+    def relation_rules(self, kernel: Kernel, resolved: Resolved, target: Target) -> tuple[Rule, ...]:
+        return relation_rules(kernel, resolved, target)
 
     def compute_config(self, plan: Plan, math_fidelity: str | None) -> dict[str, Any]:
         """The runtime's compute-config descriptor fields for a plan, as program.json holds them."""
