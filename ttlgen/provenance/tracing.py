@@ -27,7 +27,7 @@ import jinja2.runtime
 from jinja2 import nodes
 
 from ttlgen.emit import _filters
-from ttlgen.emit._base import SETTINGS, EmitContext, GeneratedFile, Templates, bytecode_cache
+from ttlgen.emit._base import SETTINGS, EmitContext, Templates, bytecode_cache
 from ttlgen.emit._cpp_layout import Fact, SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import KeyPath, Mark
@@ -547,11 +547,10 @@ class _TracingEnvironment(jinja2.Environment):
 
 @dataclass(frozen=True)
 class TracingContext(EmitContext):
-    """An emit context whose renders and copies leave their line origins with the tracer,
-    and which keeps every file the render produces."""
+    """An emit context whose renders and copies leave their line origins with the tracer
+    (:func:`ttlgen.provenance.files.trace_files` runs the emitters with it)."""
 
     tracer: Tracer = field(compare=False, kw_only=True)
-    files: list[GeneratedFile] = field(default_factory=list, compare=False, kw_only=True)
 
     def render(self, template: str, **variables: Any) -> str:
         return self.tracer.render(template, variables)
@@ -560,6 +559,3 @@ class TracingContext(EmitContext):
         text = super().copy(template_path)
         self.tracer.copy(template_path, text)
         return text
-
-    def emitted(self, file: GeneratedFile) -> None:
-        self.files.append(file)
