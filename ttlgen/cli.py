@@ -384,7 +384,7 @@ def explain(
         )
 
         wanted = parse_target(target, out)
-        traced = traced_tree(specs, templates or default_templates_dir())
+        traced = traced_tree(specs, templates or default_templates_dir(), wanted)
         document = reverse.spec_document(wanted.given, traced.documents, wanted.path in traced.files)
         if document is not None:
             node = reverse.node_at(document, wanted.line) if wanted.line is not None else None

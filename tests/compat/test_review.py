@@ -8,13 +8,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from compat_support import apply, make_repo, run_in
+from compat_support import apply, git, make_repo, run_in
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY
 
-from tests.conftest import TEMPLATES
+from tests.conftest import SPECS, TEMPLATES, real_documents
 from tests.user_edits import first_sfpu_unary
+from ttlgen.model import kernels
 
 NEW_UNARY = first_sfpu_unary("tile_no_such_op")
 SAMPLE = [
@@ -41,6 +42,32 @@ def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def repo(base_repo: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "repo"
     shutil.copytree(base_repo, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def base_layout_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose one commit holds the real specs without their kernel specs.
+
+    What a test of the comment's shape reads (the spec entries that changed, the ABI
+    changes, the size of the text) comes of the layout alone, and the kernels (planned,
+    rendered and traced on both sides) are most of what a review of the real specs costs.
+    The tests that check every changed generated line is charged review the whole specs."""
+    repo = tmp_path_factory.mktemp("review-layout") / "repo"
+    shutil.copytree(SPECS, repo / "specs")
+    for document in real_documents():
+        if document.kind == kernels.KIND:
+            (repo / document.source).unlink()  # named specs/<path in the spec tree>
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the real specs without their kernel specs")
+    return repo
+
+
+@pytest.fixture
+def layout_repo(base_layout_repo: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(base_layout_repo, copy)
     return copy
 
 
@@ -91,9 +118,9 @@ def _rows(text: str) -> dict[str, dict[str, str]]:
     return rows
 
 
-def test_review_knows_a_list_entry_by_its_name_not_its_index(repo: Path) -> None:
-    apply(repo, [(LAYOUT, "  - name: behind_port\n", "  - {name: max_ports, value: 8, doc: ports per core}\n  - name: behind_port\n")])
-    _, text = _review(repo)
+def test_review_knows_a_list_entry_by_its_name_not_its_index(layout_repo: Path) -> None:
+    apply(layout_repo, [(LAYOUT, "  - name: behind_port\n", "  - {name: max_ports, value: 8, doc: ports per core}\n  - name: behind_port\n")])
+    _, text = _review(layout_repo)
     assert list(_rows(text)) == ["`specs/abi/komorebi.yaml` `constants: max_ports`"]
 
 
@@ -115,30 +142,30 @@ def test_review_run_from_another_directory_charges_the_same_lines(priority_repo:
     assert from_below == from_root.replace("`specs/", "`../specs/").replace("at specs/", "at ../specs/")
 
 
-def test_review_of_unchanged_specs_says_so(repo: Path) -> None:
-    code, text = _review(repo)
+def test_review_of_unchanged_specs_says_so(layout_repo: Path) -> None:
+    code, text = _review(layout_repo)
     assert code == 0
     assert "**compat: compatible: no change to the ABI**\n" in text
     assert "No spec file changed.\n" in text
 
 
-def test_review_folds_a_long_list(repo: Path) -> None:
-    layout = repo / "specs" / LAYOUT
+def test_review_folds_a_long_list(layout_repo: Path) -> None:
+    layout = layout_repo / "specs" / LAYOUT
     text = layout.read_text(encoding="utf-8")
     start, end = text.index("  where:\n"), text.index("  end:\n")
     moved = re.sub(r"value: (\d+)", lambda m: f"value: {int(m[1]) + 100}", text[start:end])  # every where code
     layout.write_text(text[:start] + moved + text[end:], encoding="utf-8")
-    code, markdown = _review(repo)
+    code, markdown = _review(layout_repo)
     assert code == 0
     assert "<details>\n<summary>17 ABI changes</summary>\n" in markdown
 
 
-def test_review_of_a_huge_change_fits_a_pull_request_comment(repo: Path) -> None:
+def test_review_of_a_huge_change_fits_a_pull_request_comment(layout_repo: Path) -> None:
     # 600 constants: their rows alone (two tables, about 200 characters a row) would take
     # twice the 65,536 characters GitHub allows.
     constants = "".join(f"  - {{name: extra_{i}, value: {i}, doc: extra constant number {i}}}\n" for i in range(600))
-    apply(repo, [(LAYOUT, "  - name: behind_port\n", constants + "  - name: behind_port\n")])
-    code, text = _review(repo)
+    apply(layout_repo, [(LAYOUT, "  - name: behind_port\n", constants + "  - name: behind_port\n")])
+    code, text = _review(layout_repo)
     assert code == 0
     assert len(text) < 65_536  # GitHub's limit for a comment
     assert "... and 540 more ABI changes: run `ttlgen compat --against main` for all of them.\n" in text

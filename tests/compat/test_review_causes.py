@@ -1,9 +1,11 @@
 """``ttlgen review`` and ``compat`` account for every cause of a generated change.
 
 A generated file changes because a spec, a template or ttlgen itself (its emitters, its
-version) changed. Each repository here is a copy of this project's specs, templates and
-committed generated tree, with one commit on ``main``; the pull request is the work tree.
-The kernels a template change reaches are read from the loaded specs.
+version) changed. Each repository here is a copy of this project's specs and templates and
+the tree ttlgen builds from them, with one commit on ``main``; the pull request is the work
+tree. The specs keep one kernel spec file of theirs: the kernels' template reaches each
+kernel alike, and a review plans, renders and traces every kernel of both sides. The
+kernels a template change reaches are read from the loaded specs.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import pytest
 from compat_support import apply, git, run_in
 from test_compat_catalogue import PRIORITY
 
-from tests.conftest import GENERATED, SPECS, TEMPLATES, real_plan
+from tests.conftest import SPECS, TEMPLATES, real_documents
 from ttlgen import __version__
+from ttlgen.model import kernels
+from ttlgen.pipeline import plan
 
 COMPUTE_TEMPLATE = "kernels/compute.cpp.j2"
 PACKAGE = SPECS.parent / "ttlgen"
@@ -34,10 +38,18 @@ def _commit(repo: Path, message: str) -> None:
 
 @pytest.fixture(scope="module")
 def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """specs/, templates/ and generated/ of this project, committed on main."""
+    """specs/ (of the kernel spec files, the one with the fewest kernels) and templates/ of
+    this project, and generated/ as ttlgen builds it from them, committed on main."""
     repo = tmp_path_factory.mktemp("causes") / "repo"
-    for name, source in (("specs", SPECS), ("templates", TEMPLATES), ("generated", GENERATED)):
+    for name, source in (("specs", SPECS), ("templates", TEMPLATES)):
         shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
+    kernel_files = [d for d in real_documents() if d.kind == kernels.KIND]
+    kept = min(kernel_files, key=lambda d: (len(d.data["kernels"]), d.source))
+    for document in kernel_files:
+        if document is not kept:
+            (repo / document.source).unlink()  # named specs/<path in the spec tree>
+    built = run_in(repo, "build", "--specs", "specs", "--templates", "templates", "--out", "generated")
+    assert built.exit_code == 0, built.stderr
     git(repo, "init", "-q", "-b", "main")
     _commit(repo, "the project")
     return repo
@@ -50,10 +62,21 @@ def repo(base_repo: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def _compute_files() -> list[str]:
+@pytest.fixture(scope="module")
+def compute_files(base_repo: Path) -> list[str]:
     """Every kernel's compute.cpp, from the loaded specs."""
-    _, planned = real_plan()
+    _, planned = plan(base_repo / "specs")
     return sorted(f"kernels/{k.kernel.name}/compute.cpp" for k in planned.kernels)
+
+
+@pytest.fixture(scope="module")
+def template_edit(base_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository with the kernels' template edited in the work tree, which two tests
+    only read (review and compat write nothing in it)."""
+    repo = tmp_path_factory.mktemp("template-edit") / "repo"
+    shutil.copytree(base_repo, repo)
+    _edit_template(repo)
+    return repo
 
 
 def _edit_template(repo: Path) -> None:
@@ -87,33 +110,31 @@ CAUSES = "Generated files changed by templates and ttlgen's code"
 SPEC_CHANGES = "Spec changes and the generated lines they change"
 
 
-def test_a_template_edit_lists_each_file_it_changed_with_its_lines(repo: Path) -> None:
-    _edit_template(repo)
-    text = _review(repo)
+def test_a_template_edit_lists_each_file_it_changed_with_its_lines(template_edit: Path, compute_files: list[str]) -> None:
+    text = _review(template_edit)
     assert "No spec file changed.\n" not in text
     assert "No spec file changed; the generated files below changed by templates or ttlgen's code." in _section(text, SPEC_CHANGES)
     causes = _section(text, CAUSES)
     assert f"**templates** changed since `main`: `templates/{COMPUTE_TEMPLATE}`" in causes
     rows = _rows(causes)
-    assert sorted(rows) == _compute_files()
+    assert sorted(rows) == compute_files
     assert all(cells == ["+1 -0", f"`templates/{COMPUTE_TEMPLATE}`"] for cells in rows.values())
     assert "ttlgen's code and version" not in causes  # the tree at main is what this ttlgen wrote
 
 
-def test_compat_reports_the_files_a_template_changed_without_failing(repo: Path) -> None:
-    _edit_template(repo)
-    result = run_in(repo, "compat", "--against", "main", "--specs", "specs", "--templates", "templates", "--json")
+def test_compat_reports_the_files_a_template_changed_without_failing(template_edit: Path, compute_files: list[str]) -> None:
+    result = run_in(template_edit, "compat", "--against", "main", "--specs", "specs", "--templates", "templates", "--json")
     assert result.exit_code == 0
     (cause,) = json.loads(result.stdout)["other_causes"]["causes"]
     assert cause["cause"] == "templates" and cause["what"] == [f"templates/{COMPUTE_TEMPLATE}"]
-    assert [f["file"] for f in cause["files"]] == _compute_files()
+    assert [f["file"] for f in cause["files"]] == compute_files
     assert {(f["added"], f["removed"]) for f in cause["files"]} == {(1, 0)}
-    text = run_in(repo, "compat", "--against", "main", "--specs", "specs", "--templates", "templates").stdout
-    assert f"templates and ttlgen's code (not versioned: for review): {len(_compute_files())} generated files changed\n" in text
+    text = run_in(template_edit, "compat", "--against", "main", "--specs", "specs", "--templates", "templates").stdout
+    assert f"templates and ttlgen's code (not versioned: for review): {len(compute_files)} generated files changed\n" in text
     assert f"  [templates] templates/{COMPUTE_TEMPLATE}\n" in text
 
 
-def test_a_spec_edit_and_a_template_edit_are_each_charged_their_own_files(repo: Path) -> None:
+def test_a_spec_edit_and_a_template_edit_are_each_charged_their_own_files(repo: Path, compute_files: list[str]) -> None:
     apply(repo, [PRIORITY])
     _edit_template(repo)
     text = _review(repo)
@@ -122,7 +143,7 @@ def test_a_spec_edit_and_a_template_edit_are_each_charged_their_own_files(repo: 
     assert "`include/komorebi/abi/km_abi.h` +" in row
     assert "compute.cpp" not in specs  # the layout reaches no kernel
     rows = _rows(_section(text, CAUSES))
-    assert sorted(rows) == _compute_files()  # and the template reaches no header
+    assert sorted(rows) == compute_files  # and the template reaches no header
 
 
 def test_unchanged_templates_and_tree_add_no_cause(repo: Path) -> None:
@@ -131,10 +152,10 @@ def test_unchanged_templates_and_tree_add_no_cause(repo: Path) -> None:
     assert f"### {CAUSES}" not in text
 
 
-def test_a_tree_an_older_ttlgen_wrote_is_charged_to_the_generator(repo: Path) -> None:
+def test_a_tree_an_older_ttlgen_wrote_is_charged_to_the_generator(repo: Path, compute_files: list[str]) -> None:
     """main holds a tree as another ttlgen version wrote it: one line differs, and its
     MANIFEST names that version."""
-    kernel = _compute_files()[0]
+    kernel = compute_files[0]
     tree = repo / "generated"
     manifest = tree / "MANIFEST"
     manifest.write_text(re.sub(r"(?m)^generator ttlgen .*$", "generator ttlgen 0.0.1", manifest.read_text(encoding="utf-8")), encoding="utf-8")
@@ -185,10 +206,10 @@ def test_an_emitter_change_in_the_repository_is_charged_to_the_generator(base_re
     assert "### Spec changes and the generated lines they change\n\nNo spec file changed; " in done.stdout
 
 
-def test_templates_that_do_not_render_with_this_ttlgen_are_charged_with_the_code(repo: Path) -> None:
+def test_templates_that_do_not_render_with_this_ttlgen_are_charged_with_the_code(repo: Path, compute_files: list[str]) -> None:
     """main's template reads what this ttlgen's emitter no longer gives it (the two changed
     together), so the template's change cannot be told from the code's."""
-    kernel = _compute_files()[0]
+    kernel = compute_files[0]
     template = repo / "templates" / COMPUTE_TEMPLATE
     fixed = template.read_text(encoding="utf-8")
     template.write_text("{{ k.a_value_the_emitter_no_longer_passes }}\n" + fixed, encoding="utf-8")

@@ -13,16 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS, TEMPLATES, run_cli
-from ttlgen.emit._base import Templates
+from tests.conftest import SPECS, real_plan, run_cli
 from ttlgen.errors import KeyPath
 from ttlgen.model.kernels import Loop, walk_statements
-from ttlgen.model.project import Project, build_project
 from ttlgen.model.targets import ARCHITECTURE_KIND, NO_ARCHITECTURE, Target
-from ttlgen.pipeline import validate_specs
-from ttlgen.plan.project import ProjectPlan, plan_project
+from ttlgen.provenance import explain
 from ttlgen.provenance.explain import regions
-from ttlgen.provenance.files import trace_files
 from ttlgen.provenance.origins import FileProvenance
 from ttlgen.spec.document import SpecDocument
 
@@ -31,19 +27,20 @@ PY_TARGETS = "python/ttl_kernel_config/targets.py"
 
 
 class Traced:
-    def __init__(self) -> None:
-        self.documents = validate_specs(SPECS, by_source=True)
-        self.project: Project = build_project(self.documents)
-        self.plan: ProjectPlan = plan_project(self.project)
-        self.files = trace_files(self.project, self.plan, self.documents, Templates(TEMPLATES))
+    """The real specs' traced tree with the model and plan it was traced from."""
+
+    def __init__(self, traced: explain.Traced) -> None:
+        self.documents = traced.documents
+        self.project, self.plan = real_plan()
+        self.files = traced.files
 
     def architecture(self, target: Target) -> SpecDocument:
         return next(d for d in self.documents if d.kind == ARCHITECTURE_KIND and d.data["name"] == target.architecture)
 
 
 @pytest.fixture(scope="module")
-def traced() -> Traced:
-    return Traced()
+def traced(real_traced: explain.Traced) -> Traced:
+    return Traced(real_traced)
 
 
 def _composed(traced: Traced) -> list[Target]:

@@ -12,14 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS, TEMPLATES, run_cli
+from tests.conftest import SPECS, TEMPLATES, real_plan, real_project, run_cli
 from ttlgen.errors import KeyPath
 from ttlgen.model.kernels import Loop, walk_statements
-from ttlgen.model.project import build_project
 from ttlgen.model.targets import ARCHITECTURE_KIND, NO_ARCHITECTURE, Target
-from ttlgen.plan.project import plan_project
 from ttlgen.provenance import reverse
-from ttlgen.provenance.explain import Traced, traced_tree
+from ttlgen.provenance.explain import Traced
 from ttlgen.provenance.origins import node_path
 from ttlgen.spec.document import SpecDocument
 
@@ -33,10 +31,9 @@ def from_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def traced() -> Traced:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(REPO)
-        return traced_tree(Path("specs"), TEMPLATES)
+def traced(real_traced: Traced) -> Traced:
+    # The real specs as named from the repository's root (specs/...), as the tests name them.
+    return real_traced
 
 
 def _document(traced: Traced, kind: str, name: str) -> SpecDocument:
@@ -44,8 +41,7 @@ def _document(traced: Traced, kind: str, name: str) -> SpecDocument:
 
 
 def _target(traced: Traced) -> Target:
-    project = build_project(list(traced.documents))
-    return next(t for t in project.targets.targets if t.architecture != NO_ARCHITECTURE and t.rejected is None)
+    return next(t for t in real_project().targets.targets if t.architecture != NO_ARCHITECTURE and t.rejected is None)
 
 
 def _key_line(document: SpecDocument, path: KeyPath) -> int:
@@ -67,13 +63,12 @@ def test_an_architecture_fact_lists_the_lines_that_print_it(traced: Traced) -> N
     assert {cpp.lines[n - 1].strip() for n in _lines(found, cpp.path)} == {f"{target.dfb_capacity},"}
     python = traced.files["python/ttl_kernel_config/targets.py"]
     assert {python.lines[n - 1].strip() for n in _lines(found, python.path)} == {f"dfb_capacity={target.dfb_capacity},"}
-    users = [t for t in build_project(list(traced.documents)).targets.targets if t.architecture == target.architecture]
+    users = [t for t in real_project().targets.targets if t.architecture == target.architecture]
     assert len(_lines(found, cpp.path)) == len(users)
 
 
 def _kernel_loop(traced: Traced) -> tuple[str, Loop, SpecDocument]:
-    plan = plan_project(build_project(list(traced.documents)))
-    for lowered in plan.kernels:
+    for lowered in real_plan()[1].kernels:
         loops = [s for s in walk_statements(lowered.kernel.body) if isinstance(s, Loop)]
         if loops:
             document = next(d for d in traced.documents if d.display == loops[0].mark.file)
@@ -135,7 +130,7 @@ def test_a_comment_line_stands_for_the_node_it_documents(traced: Traced) -> None
     assert reverse.node_at(document, comment) == reverse.node_at(document, node_line)
 
 
-def test_explain_of_a_spec_line_prints_the_node_and_its_generated_lines(traced: Traced) -> None:
+def test_explain_of_a_spec_line_prints_the_node_and_its_generated_lines(traced: Traced, traced_once: None) -> None:
     target = _target(traced)
     architecture = _document(traced, ARCHITECTURE_KIND, target.architecture)
     line = _key_line(architecture, ("dfb_capacity",))
@@ -146,7 +141,7 @@ def test_explain_of_a_spec_line_prints_the_node_and_its_generated_lines(traced: 
     assert any(line.startswith("  generated/include/ttl_kernel_config/kernel_target_tables.hpp: ") for line in rest)
 
 
-def test_explain_of_a_spec_line_as_json(traced: Traced) -> None:
+def test_explain_of_a_spec_line_as_json(traced: Traced, traced_once: None) -> None:
     target = _target(traced)
     architecture = _document(traced, ARCHITECTURE_KIND, target.architecture)
     line = _key_line(architecture, ("dfb_capacity",))

@@ -30,7 +30,7 @@ import enum
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -191,11 +191,12 @@ def _package_changes(root: Path, revision: Revision) -> list[str] | None:
 
 def other_causes(
     old: Side, revision: Revision, specs_dir: Path, templates: Templates, out_dir: Path,
-    before: Lines | None = None, templates_of: Mapping[str, set[str]] | None = None,
+    before: Lines | None = None, templates_of: Callable[[Collection[str]], Mapping[str, set[str]]] | None = None,
 ) -> OtherCauses:
     """The generated files the templates and ttlgen changed since ``revision``. ``before``:
     the tree of the ref's specs with the work tree's templates (B), when already rendered;
-    ``templates_of``: the templates each of its files is rendered from (from provenance)."""
+    ``templates_of``: the templates each of the files given of it is rendered from (from
+    provenance, asked only of the files the templates changed)."""
     root = repository_root(specs_dir)
     ref = revision.ref
     notes: list[str] = []
@@ -273,8 +274,9 @@ def other_causes(
         changes = file_changes(with_old_templates, before)
         if templates_of is not None:
             wanted = {f"templates/{name}": shown for name, shown in zip(changed_templates, shown_templates, strict=True)}
+            rendered_from = templates_of([c.path for c in changes])
             changes = [
-                FileChange(c.path, c.added, c.removed, tuple(sorted(wanted[t] for t in templates_of.get(c.path, set()) if t in wanted)))
+                FileChange(c.path, c.added, c.removed, tuple(sorted(wanted[t] for t in rendered_from.get(c.path, set()) if t in wanted)))
                 for c in changes
             ]
         causes.append(Cause(CauseKind.TEMPLATES, tuple(shown_templates), tuple(changes)))

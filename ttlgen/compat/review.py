@@ -18,18 +18,18 @@ the comment.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
-from ttlgen.compat.causes import Cause, CauseKind, OtherCauses, other_causes
+from ttlgen.compat.causes import Cause, CauseKind, OtherCauses, lines_of, other_causes
 from ttlgen.compat.changes import Area, Change, Status
 from ttlgen.compat.line_charges import Effects, generated_effects
-from ttlgen.compat.sides import SpecPaths
+from ttlgen.compat.sides import Side, SpecPaths
 from ttlgen.compat.spec_entries import SpecEntry, changed_entries
 from ttlgen.compat.verdict import Report, compare, sides
 from ttlgen.emit._base import Templates
 from ttlgen.errors import SpecErrors
-from ttlgen.provenance.files import trace_files
+from ttlgen.provenance.files import Emitted, emitted, trace_files
 from ttlgen.provenance.origins import FileProvenance
 
 BUDGET = 60_000  # characters of the whole comment: GitHub's limit is 65,536
@@ -236,22 +236,37 @@ def _templates_of(files: dict[str, FileProvenance]) -> dict[str, set[str]]:
     return {path: {o.template.template for o in file.origins if o.template is not None} for path, file in files.items()}
 
 
+def _traced(side: Side, templates: Templates, made: dict[str, Emitted], paths: Collection[str]) -> dict[str, FileProvenance]:
+    """The provenance of ``paths``, files of the side's render ``made``: only their emitters
+    are traced (a traced render costs several times a plain one)."""
+    wanted = set(paths)
+    emitters = {made[path].emitter for path in wanted if path in made}
+    traced = trace_files(side.project, side.plan, side.documents, templates, emitters) if emitters else {}
+    return {path: file for path, file in traced.items() if path in wanted}
+
+
 def review(ref: str, specs_dir: Path, templates_dir: Path, out_dir: Path) -> str:
     templates = Templates(templates_dir)
     with sides(ref, specs_dir) as (old, new, revision):
         report = compare(old, new, revision)
         changed = changed_entries(old, new)
-        after = trace_files(new.project, new.plan, new.documents, templates)
+        now = emitted(new.project, new.plan, templates)
         try:
-            before: dict[str, FileProvenance] | None = trace_files(old.project, old.plan, old.documents, templates)
+            then: dict[str, Emitted] | None = emitted(old.project, old.plan, templates)
         except SpecErrors:
             raise
         except Exception:  # a template of the work tree reads what the ref's specs do not have
-            before = None
-        if before is not None:
-            lines = {path: file.lines for path, file in before.items()}
-            others = other_causes(old, revision, specs_dir, templates, out_dir, lines, _templates_of(before))
+            then = None
+        effects: Effects | None = None
+        if then is not None:
+            # Provenance is wanted of the files that differ (their lines are charged) and,
+            # at the ref, of those the templates changed (the templates are named).
+            differ = {path for path in then.keys() | now.keys() if then.get(path) != now.get(path)}
+            effects = generated_effects(_traced(old, templates, then, differ), _traced(new, templates, now, differ), changed.old, changed.new)
+            ref_lines = lines_of({path: file.data for path, file in then.items()})
+            others = other_causes(
+                old, revision, specs_dir, templates, out_dir, ref_lines, lambda paths: _templates_of(_traced(old, templates, then, paths))
+            )
         else:
             others = OtherCauses((), (f"the specs at `{ref}` do not render with the work tree's templates: generated lines are not charged",))
-    effects = generated_effects(before, after, changed.old, changed.new) if before is not None else None
     return review_markdown(new.paths.relocated(report), changed.entries, effects, new.paths, others)

@@ -10,5 +10,6 @@ from the kernel IR in Python rather than by a template; its lines are attributed
 IR (:mod:`ttlgen.provenance.kernel_lines`): a call to where the spelling spec spells it, a
 CB constant to its dataflow buffer, a loop to the kernel spec's loop. Whatever no spec
 value reaches is attributed to its template line. :mod:`ttlgen.provenance.files` runs the
-whole emit this way; :mod:`ttlgen.provenance.explain` prints it.
+emitters this way, only those whose files are to be explained;
+:mod:`ttlgen.provenance.explain` prints it.
 """

@@ -9,11 +9,12 @@ from pathlib import Path
 
 from ttlgen.emit._base import Templates
 from ttlgen.errors import KeyPath, UsageError, did_you_mean, format_key_path
-from ttlgen.model.project import build_project
+from ttlgen.model.project import Project, build_project
 from ttlgen.pipeline import validate_specs
-from ttlgen.plan.project import plan_project
-from ttlgen.provenance.files import trace_files
+from ttlgen.plan.project import ProjectPlan, plan_project
+from ttlgen.provenance.files import emitted, trace_files
 from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind, entry_path
+from ttlgen.provenance.reverse import node_at, spec_document
 from ttlgen.spec.document import SpecDocument
 
 HEADER_MODULE = "ttlgen/emit/_header.py"
@@ -52,26 +53,49 @@ class Explained:
 
 @dataclass(frozen=True)
 class Traced:
-    """The whole generated tree with the origin of every line, and the specs it is from."""
+    """Generated files with the origin of every line, and the specs they are from."""
 
-    files: dict[str, FileProvenance]
+    files: dict[str, FileProvenance]  # the whole tree, or the files explaining a target needs
     documents: tuple[SpecDocument, ...]
 
 
-def traced_tree(specs: Path, templates: Path) -> Traced:
+def traced_tree(specs: Path, templates: Path, target: Target | None = None) -> Traced:
+    """The generated tree with provenance; with ``target``, what explaining it needs."""
     documents = validate_specs(specs)
     project = build_project(documents)
     plan = plan_project(project)
-    return Traced(trace_files(project, plan, documents, Templates(templates)), tuple(documents))
+    tree = Templates(templates)
+    emitters = _emitters_for(target, documents, project, plan, tree) if target is not None else None
+    return Traced(trace_files(project, plan, documents, tree, emitters), tuple(documents))
+
+
+def _emitters_for(target: Target, documents: list[SpecDocument], project: Project, plan: ProjectPlan, templates: Templates) -> set[str] | None:
+    """The emitters to trace for ``target``: a generated file's own (a traced render costs
+    several times a plain one), every one (None) for a spec file. Bad input (no file of
+    either kind, a line past a spec file's end) is reported here, before any tracing."""
+    document = spec_document(target.given, documents, generated=True)
+    if document is not None:
+        if target.line is not None:
+            node_at(document, target.line)  # raises for a line past the end
+        return None
+    made = emitted(project, plan, templates)
+    if target.path not in made:
+        spec_document(target.given, documents, generated=False)  # raises for a spec file's name
+        raise _not_generated(target.path, made)
+    return {made[target.path].emitter}
+
+
+def _not_generated(path: str, paths: Iterable[str]) -> UsageError:
+    return UsageError(f"{path!r} is not a file the specs generate{did_you_mean(path, paths)}")
 
 
 def provenance_of(target: Target, specs: Path, out: Path, templates: Path, traced: Traced | None = None) -> Explained:
     """The file's provenance, and whether the file on disk is what ``build`` would write."""
-    traced = traced or traced_tree(specs, templates)
+    traced = traced or traced_tree(specs, templates, target)
     files = traced.files
     found = files.get(target.path)
     if found is None:
-        raise UsageError(f"{target.path!r} is not a file the specs generate{did_you_mean(target.path, files)}")
+        raise _not_generated(target.path, files)
     on_disk = out / target.path
     written = "\n".join(found.lines) + "\n"
     current = on_disk.is_file() and on_disk.read_bytes() == written.encode("utf-8")

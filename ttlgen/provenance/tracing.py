@@ -27,7 +27,7 @@ import jinja2.runtime
 from jinja2 import nodes
 
 from ttlgen.emit import _filters
-from ttlgen.emit._base import SETTINGS, EmitContext, GeneratedFile, Templates, bytecode_cache
+from ttlgen.emit._base import SETTINGS, EmitContext, Templates, bytecode_cache
 from ttlgen.emit._cpp_layout import Fact, SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import KeyPath, Mark
@@ -67,13 +67,10 @@ class ModelIndex:
         # the model, and the kernel-config emitter prints) stand for the model object of
         # their name.
         self.by_name: dict[str, list[object]] = {}
+        self._tables: list[tuple[object, ...]] = []  # every named tuple, outer ones first
         seen: set[int] = set()
         for root in roots:
             self._index(root, seen)
-        self._tables: list[tuple[object, ...]] = []
-        seen.clear()
-        for root in roots:
-            self._collect_records(root, seen)
         for record in self._tables:  # outer records first: their pairing is the more exact
             if id(record) not in self.owners:
                 owner = self._namesake(record)
@@ -101,21 +98,10 @@ class ModelIndex:
             for f in dataclasses.fields(value):
                 self._index(getattr(value, f.name), seen)
         elif isinstance(value, tuple):
-            for item in value:
-                self._index(item, seen)
-
-    def _collect_records(self, value: object, seen: set[int]) -> None:
-        if id(value) in seen:
-            return
-        seen.add(id(value))
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            for f in dataclasses.fields(value):
-                self._collect_records(getattr(value, f.name), seen)
-        elif isinstance(value, tuple):
             if hasattr(value, "_fields"):
                 self._tables.append(value)
             for item in value:
-                self._collect_records(item, seen)
+                self._index(item, seen)
 
     def _pair(self, record: tuple[object, ...], model: object) -> None:
         """A table record stands for ``model``; each of its fields for the model's field of
@@ -561,11 +547,10 @@ class _TracingEnvironment(jinja2.Environment):
 
 @dataclass(frozen=True)
 class TracingContext(EmitContext):
-    """An emit context whose renders and copies leave their line origins with the tracer,
-    and which keeps every file the render produces."""
+    """An emit context whose renders and copies leave their line origins with the tracer
+    (:func:`ttlgen.provenance.files.trace_files` runs the emitters with it)."""
 
     tracer: Tracer = field(compare=False, kw_only=True)
-    files: list[GeneratedFile] = field(default_factory=list, compare=False, kw_only=True)
 
     def render(self, template: str, **variables: Any) -> str:
         return self.tracer.render(template, variables)
@@ -574,6 +559,3 @@ class TracingContext(EmitContext):
         text = super().copy(template_path)
         self.tracer.copy(template_path, text)
         return text
-
-    def emitted(self, file: GeneratedFile) -> None:
-        self.files.append(file)
