@@ -25,18 +25,6 @@ from tests.tree_support import small_specs, write_built
 DEADLINE_S = 60
 
 
-@pytest.fixture
-def spec_tree(tmp_path: Path) -> Path:
-    """tmp_path/specs: the real specs without their kernels."""
-    return small_specs(tmp_path / "specs")
-
-
-@pytest.fixture
-def built(tmp_path: Path) -> Path:
-    """tmp_path/generated: the tree spec_tree builds."""
-    return write_built(tmp_path / "generated")
-
-
 @pytest.fixture(autouse=True)
 def deadline() -> Iterator[None]:
     def expire(signum: int, frame: object) -> None:
@@ -49,6 +37,18 @@ def deadline() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def spec_tree(tmp_path: Path) -> Path:
+    """tmp_path/specs: the real specs without their kernels."""
+    return small_specs(tmp_path / "specs")
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """tmp_path/generated: the tree spec_tree builds."""
+    return write_built(tmp_path / "generated")
 
 
 def dangling_link(path: Path) -> None:
