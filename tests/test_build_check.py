@@ -1,4 +1,7 @@
-"""`build`, `check`, `diff` and `validate`: what they write, what they report, and their exit codes."""
+"""`build`, `check`, `diff` and `validate`: what they write, what they report, and their exit codes.
+
+Where what the tree holds is not the point, the tests run on the real specs without their
+kernels and start from the tree those build (tests/tree_support.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +13,21 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATED, REPO, run_cli
+from tests.tree_support import small_specs, write_built
 from ttlgen import write
 from ttlgen.tree import existing_entries
+
+
+@pytest.fixture
+def spec_tree(tmp_path: Path) -> Path:
+    """tmp_path/specs: the real specs without their kernels."""
+    return small_specs(tmp_path / "specs")
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """tmp_path/generated: the tree spec_tree builds."""
+    return write_built(tmp_path / "generated")
 
 
 def first_spec_file(specs: Path) -> Path:
@@ -54,10 +70,10 @@ def test_nothing_under_tests_is_a_copy_of_a_generated_file() -> None:
     assert copies == []
 
 
-def test_build_into_an_empty_directory_then_check_is_clean(spec_copy: Path, tmp_path: Path) -> None:
+def test_build_into_an_empty_directory_then_check_is_clean(spec_tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert run_cli("build", "--specs", spec_copy, "--out", out).exit_code == 0
-    assert run_cli("check", "--specs", spec_copy, "--out", out).exit_code == 0
+    assert run_cli("build", "--specs", spec_tree, "--out", out).exit_code == 0
+    assert run_cli("check", "--specs", spec_tree, "--out", out).exit_code == 0
 
 
 def test_build_output_equals_the_committed_tree(spec_copy: Path, tmp_path: Path) -> None:
@@ -68,115 +84,115 @@ def test_build_output_equals_the_committed_tree(spec_copy: Path, tmp_path: Path)
     }
 
 
-def test_check_names_an_edited_generated_file(spec_copy: Path, generated_copy: Path) -> None:
-    edited = generated_copy / "MANIFEST"
+def test_check_names_an_edited_generated_file(spec_tree: Path, built: Path) -> None:
+    edited = built / "MANIFEST"
     edited.write_bytes(edited.read_bytes() + b"# hand edit\n")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
     assert f"stale: {edited}" in result.stderr
     assert "ttlgen build" in result.stderr
 
 
-def test_check_names_a_stray_file(spec_copy: Path, generated_copy: Path) -> None:
-    stray = generated_copy / "python" / "stray.py"
+def test_check_names_a_stray_file(spec_tree: Path, built: Path) -> None:
+    stray = built / "python" / "stray.py"
     stray.parent.mkdir(parents=True, exist_ok=True)
     stray.write_text("x = 1\n")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
     assert f"orphaned: {stray}" in result.stderr
 
 
-def test_check_names_a_missing_file(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "MANIFEST").unlink()
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+def test_check_names_a_missing_file(spec_tree: Path, built: Path) -> None:
+    (built / "MANIFEST").unlink()
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
-    assert f"missing: {generated_copy / 'MANIFEST'}" in result.stderr
+    assert f"missing: {built / 'MANIFEST'}" in result.stderr
 
 
-def test_check_json_lists_each_problem_by_category(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "stray.txt").write_text("x\n")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json")
+def test_check_json_lists_each_problem_by_category(spec_tree: Path, built: Path) -> None:
+    (built / "stray.txt").write_text("x\n")
+    result = run_cli("check", "--specs", spec_tree, "--out", built, "--json")
     assert result.exit_code == 1
     assert json.loads(result.stdout) == {
         "status": "stale", "stale": [], "missing": [], "orphaned": ["stray.txt"], "not_regular": []
     }
 
 
-def test_check_diff_prints_a_unified_diff_of_the_change(spec_copy: Path, generated_copy: Path) -> None:
-    manifest = generated_copy / "MANIFEST"
+def test_check_diff_prints_a_unified_diff_of_the_change(spec_tree: Path, built: Path) -> None:
+    manifest = built / "MANIFEST"
     manifest.write_text(manifest.read_text() + "extra line\n")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--diff")
+    result = run_cli("check", "--specs", spec_tree, "--out", built, "--diff")
     assert result.exit_code == 1
     assert "--- a/generated/MANIFEST" in result.stdout
     assert "-extra line" in result.stdout
 
 
-def test_diff_shows_what_build_would_do_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "stray.txt").write_text("old\n")
-    before = snapshot_tree(generated_copy)
-    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy)
+def test_diff_shows_what_build_would_do_and_writes_nothing(spec_tree: Path, built: Path) -> None:
+    (built / "stray.txt").write_text("old\n")
+    before = snapshot_tree(built)
+    result = run_cli("diff", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1, "a difference exits 1, as git diff --exit-code"
     assert "--- a/generated/stray.txt" in result.stdout
     assert "+++ /dev/null" in result.stdout
-    assert snapshot_tree(generated_copy) == before
+    assert snapshot_tree(built) == before
 
 
-def test_build_removes_files_no_spec_produces(spec_copy: Path, generated_copy: Path) -> None:
-    stray = generated_copy / "old" / "gone.h"
+def test_build_removes_files_no_spec_produces(spec_tree: Path, built: Path) -> None:
+    stray = built / "old" / "gone.h"
     stray.parent.mkdir()
     stray.write_text("// old\n")
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
     assert not stray.exists()
 
 
-def test_build_keeps_unchanged_files_untouched(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "stray.txt").write_text("forces a rewrite of the tree\n")
-    before = snapshot_tree(generated_copy)
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    after = snapshot_tree(generated_copy)
+def test_build_keeps_unchanged_files_untouched(spec_tree: Path, built: Path) -> None:
+    (built / "stray.txt").write_text("forces a rewrite of the tree\n")
+    before = snapshot_tree(built)
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
+    after = snapshot_tree(built)
     del before["stray.txt"]
     assert after == before  # same bytes and same mtimes
 
 
-def test_noop_build_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
-    before = snapshot_tree(generated_copy)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+def test_noop_build_writes_nothing(spec_tree: Path, built: Path) -> None:
+    before = snapshot_tree(built)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 0
     assert ", 0 written, 0 removed" in result.stdout
-    assert snapshot_tree(generated_copy) == before
+    assert snapshot_tree(built) == before
 
 
-def test_bad_spec_exits_2_with_a_located_error_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
-    spec = first_spec_file(spec_copy)
+def test_bad_spec_exits_2_with_a_located_error_and_writes_nothing(spec_tree: Path, built: Path) -> None:
+    spec = first_spec_file(spec_tree)
     text = spec.read_text()
     spec.write_text(text + "bogus_key: 1\n")
-    before = snapshot_tree(generated_copy)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    before = snapshot_tree(built)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 2
     line = text.count("\n") + 1
-    rel = spec.relative_to(spec_copy.parent).as_posix()
+    rel = spec.relative_to(spec_tree.parent).as_posix()
     assert f"{rel}:{line}:1: bogus_key: unknown key 'bogus_key'" in result.stderr
     assert "Traceback" not in result.stderr
-    assert snapshot_tree(generated_copy) == before
+    assert snapshot_tree(built) == before
 
 
-def test_duplicate_key_exits_2_and_writes_nothing(spec_copy: Path, generated_copy: Path) -> None:
-    spec = first_spec_file(spec_copy)
+def test_duplicate_key_exits_2_and_writes_nothing(spec_tree: Path, built: Path) -> None:
+    spec = first_spec_file(spec_tree)
     text = spec.read_text()
     spec_line = next(line for line in text.splitlines() if line.startswith("spec:"))
     spec.write_text(text + spec_line + "\n")
-    before = snapshot_tree(generated_copy)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    before = snapshot_tree(built)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 2
     assert "duplicate key 'spec' (first defined at line 2)" in result.stderr
-    assert snapshot_tree(generated_copy) == before
+    assert snapshot_tree(built) == before
 
 
 def test_build_interrupted_after_the_first_written_file_leaves_the_tree_unchanged(
-    spec_copy: Path, generated_copy: Path, monkeypatch: pytest.MonkeyPatch
+    spec_tree: Path, built: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (generated_copy / "MANIFEST").write_text("stale\n")  # so build has files to write
-    before = snapshot_tree(generated_copy)
+    (built / "MANIFEST").write_text("stale\n")  # so build has files to write
+    before = snapshot_tree(built)
     real_write = write.FS.write
     calls = []
 
@@ -188,37 +204,37 @@ def test_build_interrupted_after_the_first_written_file_leaves_the_tree_unchange
 
     monkeypatch.setattr(write.FS, "write", write_once_then_fail)
     with pytest.raises(write.OutputError, match="No space left on device"):
-        write.write_tree(generated_copy, {"MANIFEST": b"new\n", "a.txt": b"a\n", **{
+        write.write_tree(built, {"MANIFEST": b"new\n", "a.txt": b"a\n", **{
             k: v[0] for k, v in before.items() if k != "MANIFEST"}})
     assert calls, "the interruption must come after a file was written"
-    assert snapshot_tree(generated_copy) == before
-    assert not list(generated_copy.parent.glob(".generated.ttlgen-*"))
+    assert snapshot_tree(built) == before
+    assert not list(built.parent.glob(".generated.ttlgen-*"))
 
 
-def test_build_recovers_a_swap_interrupted_between_its_renames(spec_copy: Path, generated_copy: Path) -> None:
-    backup = generated_copy.parent / ".generated.ttlgen-old-12345"
-    os.rename(generated_copy, backup)
+def test_build_recovers_a_swap_interrupted_between_its_renames(spec_tree: Path, built: Path) -> None:
+    backup = built.parent / ".generated.ttlgen-old-12345"
+    os.rename(built, backup)
     # check puts the old tree back before it reads (the swap never finished).
-    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert run_cli("check", "--specs", spec_tree, "--out", built).exit_code == 0
     assert not backup.exists()
-    os.rename(generated_copy, backup)
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    os.rename(built, backup)
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
     assert not backup.exists()
-    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert run_cli("check", "--specs", spec_tree, "--out", built).exit_code == 0
 
 
-def test_validate_reports_valid_specs(spec_copy: Path) -> None:
-    result = run_cli("validate", "--specs", spec_copy, "--json")
+def test_validate_reports_valid_specs(spec_tree: Path) -> None:
+    result = run_cli("validate", "--specs", spec_tree, "--json")
     assert result.exit_code == 0
     payload = json.loads(result.stdout)
     assert payload["status"] == "ok"
-    assert len(payload["specs"]) == len(list(spec_copy.rglob("*.yaml"))) + len(list(spec_copy.rglob("*.toml")))
+    assert len(payload["specs"]) == len(list(spec_tree.rglob("*.yaml"))) + len(list(spec_tree.rglob("*.toml")))
 
 
-def test_errors_in_json_mode_are_structured_on_stdout(spec_copy: Path) -> None:
-    spec = first_spec_file(spec_copy)
+def test_errors_in_json_mode_are_structured_on_stdout(spec_tree: Path) -> None:
+    spec = first_spec_file(spec_tree)
     spec.write_text(spec.read_text() + "bogus_key: 1\n")
-    result = run_cli("validate", "--specs", spec_copy, "--json")
+    result = run_cli("validate", "--specs", spec_tree, "--json")
     assert result.exit_code == 2
     payload = json.loads(result.stdout)
     assert payload["status"] == "error"
@@ -237,44 +253,44 @@ def test_unknown_option_is_a_usage_error() -> None:
     assert run_cli("build", "--no-such-option").exit_code == 2
 
 
-def test_generated_tree_holds_no_stage_leftovers(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "stray.txt").write_text("x\n")
-    run_cli("build", "--specs", spec_copy, "--out", generated_copy)
-    leftovers = [p.name for p in generated_copy.parent.iterdir() if ".ttlgen-" in p.name]
+def test_generated_tree_holds_no_stage_leftovers(spec_tree: Path, built: Path) -> None:
+    (built / "stray.txt").write_text("x\n")
+    run_cli("build", "--specs", spec_tree, "--out", built)
+    leftovers = [p.name for p in built.parent.iterdir() if ".ttlgen-" in p.name]
     assert leftovers == []
-    shutil.rmtree(generated_copy)
+    shutil.rmtree(built)
 
 
-def test_check_after_a_build_catches_an_edited_file(spec_copy: Path, generated_copy: Path) -> None:
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    edited = generated_copy / "MANIFEST"
+def test_check_after_a_build_catches_an_edited_file(spec_tree: Path, built: Path) -> None:
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
+    edited = built / "MANIFEST"
     edited.write_bytes(edited.read_bytes() + b"# hand edit\n")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
     assert f"stale: {edited}" in result.stderr
 
 
-def test_check_notices_a_spec_edit(spec_copy: Path, generated_copy: Path) -> None:
-    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    spec = first_spec_file(spec_copy)
+def test_check_notices_a_spec_edit(spec_tree: Path, built: Path) -> None:
+    assert run_cli("check", "--specs", spec_tree, "--out", built).exit_code == 0
+    spec = first_spec_file(spec_tree)
     spec.write_text(spec.read_text() + "# a comment changes the input hash in MANIFEST\n")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
-    assert f"stale: {generated_copy / 'MANIFEST'}" in result.stderr
+    assert f"stale: {built / 'MANIFEST'}" in result.stderr
 
 
-def test_build_refuses_to_replace_a_directory_it_did_not_write(spec_copy: Path, tmp_path: Path) -> None:
+def test_build_refuses_to_replace_a_directory_it_did_not_write(spec_tree: Path, tmp_path: Path) -> None:
     precious = tmp_path / "elsewhere" / "notes.txt"
     precious.parent.mkdir()
     precious.write_text("mine\n")
-    result = run_cli("build", "--specs", spec_copy, "--out", precious.parent)
+    result = run_cli("build", "--specs", spec_tree, "--out", precious.parent)
     assert result.exit_code == 2
     assert "refusing to replace" in result.stderr
     assert precious.read_text() == "mine\n"
 
 
-def test_build_refuses_an_output_directory_holding_the_specs(spec_copy: Path) -> None:
-    result = run_cli("build", "--specs", spec_copy, "--out", spec_copy.parent)
+def test_build_refuses_an_output_directory_holding_the_specs(spec_tree: Path) -> None:
+    result = run_cli("build", "--specs", spec_tree, "--out", spec_tree.parent)
     assert result.exit_code == 2
     assert "contains the spec directory" in result.stderr
-    assert (spec_copy.parent / "specs").is_dir()
+    assert (spec_tree.parent / "specs").is_dir()

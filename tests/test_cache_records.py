@@ -9,33 +9,37 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import GENERATED, SPECS, run_cli
-from ttlgen.tree import existing_entries
+from tests.tree_support import small_specs, tree, write_built
+from ttlgen import cache
 
 
-def build(out: Path, cache: Path) -> None:
-    """A build in a process of its own, which starts with no compiled template in memory."""
-    env = {**os.environ, "TTLGEN_CACHE_DIR": str(cache)}
-    env.pop("TTLGEN_NO_CACHE", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)], capture_output=True, text=True, env=env
-    )
-    assert done.returncode == 0, done.stderr
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {path: (root / path).read_bytes() for path in existing_entries(root)}
+def build(specs: Path, out: Path, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build with its cache at ``root``, which starts with no compiled template in memory:
+    the templates compiled in memory are kept per cache root (ttlgen/emit/_base.py), and no
+    other build of this process used ``root``."""
+    monkeypatch.setenv("TTLGEN_CACHE_DIR", str(root))
+    monkeypatch.delenv("TTLGEN_NO_CACHE", raising=False)
+    done = run_cli("build", "--specs", specs, "--out", out)
+    assert done.exit_code == 0, done.stderr
 
 
 def records(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache root holding the records a build of the real specs makes (copy it to damage it)."""
+    root = tmp_path_factory.mktemp("recorded") / "cache"
+    with pytest.MonkeyPatch.context() as patch:
+        build(SPECS, root.parent / "out", root, patch)
+    return root
 
 
 def flip(path: Path, others: list[Path]) -> None:
@@ -65,22 +69,35 @@ DAMAGE: dict[str, Callable[[Path, list[Path]], None]] = {"flip": flip, "truncate
 
 
 @pytest.mark.parametrize("damage", DAMAGE)
-def test_a_damaged_template_record_never_reaches_the_tree(tmp_path: Path, damage: str) -> None:
+def test_a_damaged_template_record_never_reaches_the_tree(
+    recorded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
     root = tmp_path / "cache"
-    build(tmp_path / "out", root)
+    shutil.copytree(recorded, root)
     found = records(root)
     assert found, "the build recorded its compiled templates"
     for record in found:
         DAMAGE[damage](record, found)
-    shutil.rmtree(tmp_path / "out")
-    build(tmp_path / "out", root)
+    looked_up: set[Path] = set()
+    load = cache.load
+
+    def spy(target: Path) -> bytes | None:
+        looked_up.add(target)
+        return load(target)
+
+    monkeypatch.setattr(cache, "load", spy)
+    build(SPECS, tmp_path / "out", root, monkeypatch)
+    assert set(found) <= looked_up, "the build read every damaged record"
     assert tree(tmp_path / "out") == tree(GENERATED)
 
 
 def test_no_cache_writes_no_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the tree holds is not the point: the real specs without their kernels, and the
+    # tree they build (tests/tree_support.py).
+    specs, out = small_specs(tmp_path / "specs"), write_built(tmp_path / "generated")
     root = tmp_path / "cache"
     monkeypatch.setenv("TTLGEN_CACHE_DIR", str(root))
-    assert run_cli("check", "--specs", SPECS, "--out", GENERATED, "--no-cache").exit_code == 0
+    assert run_cli("check", "--specs", specs, "--out", out, "--no-cache").exit_code == 0
     monkeypatch.setenv("TTLGEN_NO_CACHE", "1")
-    assert run_cli("check", "--specs", SPECS, "--out", GENERATED).exit_code == 0
+    assert run_cli("check", "--specs", specs, "--out", out).exit_code == 0
     assert not os.path.exists(root) or not records(root)

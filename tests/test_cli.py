@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.tree_support import small_specs
 from ttlgen.cli import app
 
 COMMANDS = sorted(c.name or c.callback.__name__ for c in app.registered_commands if c.callback is not None)
@@ -55,20 +57,26 @@ def test_user_errors_print_no_traceback_in_a_real_process(tmp_path: Path) -> Non
 
 
 def _ttlgen(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ttlgen", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "ttlgen", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
 
 
 def test_the_console_entry_point_ends_with_the_commands_exit_code_and_its_whole_output(tmp_path: Path) -> None:
+    # The default --specs, read from the current directory: the real specs without their
+    # kernels (tests/tree_support.py), as what the tree holds is not the point.
+    small_specs(tmp_path / "specs")
     out = tmp_path / "out"
-    built = _ttlgen("build", "--out", out, "--json", cwd=REPO)
+    built = _ttlgen("build", "--out", out, "--json", cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["files"] == len([p for p in out.rglob("*") if p.is_file()])
     (out / "MANIFEST").write_text("stale\n")
-    stale = _ttlgen("check", "--out", out, cwd=REPO)
+    stale = _ttlgen("check", "--out", out, cwd=tmp_path)
     assert (stale.returncode, stale.stderr.splitlines()[0]) == (1, f"stale: {out / 'MANIFEST'}")
-    unknown = _ttlgen("no-such-command", cwd=REPO)
+    unknown = _ttlgen("no-such-command", cwd=tmp_path)
     assert unknown.returncode == 2 and "No such command" in unknown.stderr
-    helped = _ttlgen("--help", cwd=REPO)
+    helped = _ttlgen("--help", cwd=tmp_path)
     assert helped.returncode == 0 and all(command in helped.stdout for command in COMMANDS)
 
 
@@ -80,6 +88,9 @@ def test_the_console_entry_point_runs_the_exit_handlers(tmp_path: Path) -> None:
         "sys.argv = ['ttlgen', 'validate']\n"
         "main()\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    small_specs(tmp_path / "specs")
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.endswith("handler ran\n")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, REPO, SPECS, run_cli
+from tests.conftest import REPO, SPECS, run_cli
+from tests.tree_support import small_specs, write_built
 from ttlgen import cli
 from ttlgen.errors import ExitCode
 
@@ -18,9 +19,17 @@ KERNELS = REPO / "tests" / "fixtures" / "kernels"
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    """tmp_path/specs and tmp_path/generated: copies of the real ones (tests run in tmp_path)."""
+    """tmp_path/specs, the real specs without their kernels, and tmp_path/generated, the tree
+    they build (tests/tree_support.py; tests run in tmp_path): what the tree holds is not the point."""
+    write_built(tmp_path / "generated")
+    small_specs(tmp_path / "specs")
+    return tmp_path
+
+
+@pytest.fixture
+def whole_specs(tmp_path: Path) -> Path:
+    """tmp_path/specs: a copy of the real specs, kernels included."""
     shutil.copytree(SPECS, tmp_path / "specs")
-    shutil.copytree(GENERATED, tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
@@ -71,7 +80,7 @@ def test_a_usage_error_decides_nothing(command: list[str]) -> None:
     assert run_cli(*command).exit_code == ExitCode.BAD_INPUT
 
 
-def test_an_unknown_kernel_decides_nothing_and_suggests_the_closest(tree: Path) -> None:
+def test_an_unknown_kernel_decides_nothing_and_suggests_the_closest(whole_specs: Path) -> None:
     result = run_cli("run", "eltwise_ad_bf16")
     assert result.exit_code == ExitCode.BAD_INPUT
     assert "did you mean 'eltwise_add_bf16'?" in result.stderr

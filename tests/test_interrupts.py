@@ -1,8 +1,10 @@
 """Ctrl-C at any moment of a command ends it with exit 130 and one line, never a traceback,
 and never leaves a half-written tree.
 
-The default run interrupts a build at a few delays spread over its life (imports, load,
-plan, render, write); TTLGEN_STRESS_INTERRUPTS=N interrupts it at N delays instead.
+The default run interrupts a build of the real specs without their kernels (what the tree
+holds is not the point: tests/tree_support.py) at a few delays spread over its life (imports,
+load, plan, render, write); TTLGEN_LONG_TESTS=1 interrupts a build of the whole real specs
+at more, and TTLGEN_STRESS_INTERRUPTS=N at N delays.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, REPO, SPECS
-from ttlgen.tree import existing_entries
+from tests.conftest import LONG_TESTS, REPO, SPECS
+from tests.tree_support import small_specs, tree
 
-DELAYS = int(os.environ.get("TTLGEN_STRESS_INTERRUPTS", "8"))
+DELAYS = int(os.environ.get("TTLGEN_STRESS_INTERRUPTS", "8" if LONG_TESTS else "6"))
 # Before Python has run a line of ttlgen (its own start-up and the import machinery that
 # finds the package: 20-40 ms, more on a loaded machine or with no bytecode written yet) an
 # interrupt is Python's to report; the delays start once ttlgen's first module has run.
@@ -37,31 +39,28 @@ def startup_time(env: dict[str, str]) -> float:
     return max(times)
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    return {path: (root / path).read_bytes() for path in existing_entries(root)}
-
-
-def build_time(out: Path, env: dict[str, str]) -> float:
+def build_time(specs: Path, out: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)], env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "ttlgen", "build", "--specs", str(specs), "--out", str(out)], env=env, check=True, capture_output=True)
     return time.perf_counter() - start
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_an_interrupted_build_exits_130_with_one_line_and_leaves_a_whole_tree(tmp_path: Path) -> None:
-    out = tmp_path / "generated"
-    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
-    (out / "docs" / "komorebi-abi.md").write_text("stale\n")  # so every build writes
-    stale, fresh = tree(out), tree(GENERATED)
+    specs = SPECS if LONG_TESTS else small_specs(tmp_path / "specs")
     env = {**os.environ, "PYTHONPATH": str(REPO), "TTLGEN_CACHE_DIR": str(tmp_path / "cache")}
-    span = build_time(tmp_path / "probe", env) * 1.2
+    span = build_time(specs, tmp_path / "probe", env) * 1.2
+    out = tmp_path / "generated"
+    shutil.copytree(tmp_path / "probe", out)  # the tree the specs build
+    (out / "docs" / "komorebi-abi.md").write_text("stale\n")  # so every build writes
+    stale, fresh = tree(out), tree(tmp_path / "probe")
     first = max(FIRST_DELAY_S, startup_time(env))
     outcomes = set()
     for i in range(DELAYS):
         (out / "docs" / "komorebi-abi.md").write_text("stale\n")
         delay = first + (span - first) * i / max(DELAYS - 1, 1)
         child = subprocess.Popen(
-            [sys.executable, "-m", "ttlgen", "build", "--specs", str(SPECS), "--out", str(out)],
+            [sys.executable, "-m", "ttlgen", "build", "--specs", str(specs), "--out", str(out)],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         time.sleep(delay)
@@ -78,5 +77,5 @@ def test_an_interrupted_build_exits_130_with_one_line_and_leaves_a_whole_tree(tm
     assert 130 in outcomes, "no delay interrupted the build"
     leftovers = [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name]
     assert leftovers == [] or subprocess.run(
-        [sys.executable, "-m", "ttlgen", "check", "--specs", str(SPECS), "--out", str(out)], env=env, capture_output=True
+        [sys.executable, "-m", "ttlgen", "check", "--specs", str(specs), "--out", str(out)], env=env, capture_output=True
     ).returncode in (0, 1), "a leftover the next command could not clear"

@@ -1,6 +1,8 @@
 """The standing stress suite: builds killed at random moments, builds, checks and diffs of
 one tree racing each other, and inputs at the size limits. Small seeded sizes by default;
-TTLGEN_STRESS=N multiplies every campaign by N.
+TTLGEN_STRESS=N multiplies every campaign by N (TTLGEN_LONG_TESTS=1 by 2). The kills and
+races are about what the tree goes through, not what it holds: they build the real specs
+without their kernels (tests/tree_support.py).
 
 Related campaigns live beside their subject: kills at every file-system step in
 tests/test_write_faults.py, Ctrl-C in tests/test_interrupts.py, a spec saved during
@@ -12,7 +14,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,16 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, REPO, SPECS, run_cli
+from tests.conftest import LONG_TESTS, REPO, real_project, run_cli
+from tests.tree_support import forked_ttlgen, small_render, small_specs, tree, write_built
 from ttlgen.pipeline import plan
-from ttlgen.tree import existing_entries
 from ttlgen.write import recover
 
-SCALE = int(os.environ.get("TTLGEN_STRESS", "1"))
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {path: (root / path).read_bytes() for path in existing_entries(root)}
+SCALE = int(os.environ.get("TTLGEN_STRESS", "2" if LONG_TESTS else "1"))
 
 
 def ttlgen(*args: str | Path, env: dict[str, str]) -> subprocess.Popen[str]:
@@ -45,14 +42,14 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_a_build_killed_at_random_moments_leaves_the_old_or_the_new_tree(tmp_path: Path, env: dict[str, str]) -> None:
-    out = tmp_path / "generated"
-    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+    specs = small_specs(tmp_path / "specs")
+    out = write_built(tmp_path / "generated")
     fresh = tree(out)
     rng = random.Random(24)
-    for _ in range(6 * SCALE):
+    for _ in range(3 * SCALE):
         (out / "docs" / "komorebi-abi.md").write_text("stale\n")
         stale = tree(out)
-        child = ttlgen("build", "--specs", SPECS, "--out", out, env=env)
+        child = ttlgen("build", "--specs", specs, "--out", out, env=env)
         time.sleep(rng.uniform(0.05, 1.2))
         child.send_signal(signal.SIGKILL)
         child.wait()
@@ -61,20 +58,27 @@ def test_a_build_killed_at_random_moments_leaves_the_old_or_the_new_tree(tmp_pat
         assert [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name] == []
 
 
-def test_builds_checks_and_diffs_of_one_tree_racing_each_other_all_answer(tmp_path: Path, env: dict[str, str]) -> None:
-    out = tmp_path / "generated"
-    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
-    commands = [("build",), ("check",), ("diff",)] * (2 * SCALE)
+def test_builds_checks_and_diffs_of_one_tree_racing_each_other_all_answer(tmp_path: Path) -> None:
+    specs = small_specs(tmp_path / "specs")
+    out = write_built(tmp_path / "generated")
+    commands = ["build", "check", "diff"] * (2 * SCALE)
     random.Random(28).shuffle(commands)
     (out / "docs" / "komorebi-abi.md").write_text("stale\n")
-    children = [(command, ttlgen(*command, "--specs", SPECS, "--out", out, env=env)) for command in commands]
-    for command, child in children:
-        _, stderr = child.communicate(timeout=120)
+    # Processes of their own, forked from this one (tests/tree_support.py).
+    logs = [tmp_path / f"{number}-{command}.log" for number, command in enumerate(commands)]
+    children = [
+        forked_ttlgen(command, "--specs", specs, "--out", out, cwd=tmp_path, stderr=log)
+        for command, log in zip(commands, logs, strict=True)
+    ]
+    for command, child, log in zip(commands, children, logs, strict=True):
+        child.join(timeout=120)
+        stderr = log.read_text(encoding="utf-8")
+        log.unlink()
         # check and diff answer "no" (1) before the build swaps the tree in and "yes" after;
         # never a mixed tree, a traceback or a failure to read.
-        assert child.returncode in (0, 1) if command != ("build",) else child.returncode == 0, stderr
+        assert child.exitcode in (0, 1) if command != "build" else child.exitcode == 0, stderr
         assert "Traceback" not in stderr
-    assert tree(out) == tree(GENERATED)
+    assert tree(out) == small_render()
     assert [p.name for p in tmp_path.iterdir() if ".ttlgen-" in p.name] == []
 
 
@@ -127,10 +131,9 @@ def _plan_seconds(specs: Path, value: str) -> float:
     return time.process_time() - start
 
 
-def _binary_op(specs: Path) -> str:
-    from ttlgen.pipeline import load_project
-
-    project = load_project(specs)
+def _binary_op() -> str:
+    # The sized specs' ops are the real ones (only their kernels are gone).
+    project = real_project()
     # A plain elementwise binary: both operands routed by its strategy (tile_accumulate's
     # contribution, routed by its producer, cannot read x twice in two unpack modes).
     return next(
@@ -138,26 +141,27 @@ def _binary_op(specs: Path) -> str:
     )
 
 
-def _unary_op(specs: Path) -> str:
-    from ttlgen.pipeline import load_project
-
-    project = load_project(specs)
+def _unary_op() -> str:
+    project = real_project()
     return next(op.name for op in project.ops.ops if len(op.operands) == 1 and op.primitive.fixed == "ElementwiseUnary")
 
 
 def test_planning_grows_linearly_with_the_width_of_an_expression(sized_specs: Path) -> None:
-    op = _binary_op(sized_specs)
+    op = _binary_op()
+    tries = 3 if LONG_TESTS else 2
+    own = min(_plan_seconds(sized_specs, "x") for _ in range(3))
 
-    def cost(value: str) -> float:  # the best of three, less the specs' own planning
-        return min(_plan_seconds(sized_specs, value) for _ in range(3)) - min(_plan_seconds(sized_specs, "x") for _ in range(3))
+    def cost(value: str) -> float:  # the best of a few tries, less the specs' own planning
+        return min(_plan_seconds(sized_specs, value) for _ in range(tries)) - own
 
-    small, large = cost(_tree(512, op)), cost(_tree(2048, op))
+    leaves = 512 if LONG_TESTS else 256
+    small, large = cost(_tree(leaves, op)), cost(_tree(4 * leaves, op))
     # Four times the leaves: about four times the time (noise aside); sixteen would be quadratic.
     assert large < 10 * max(small, 0.05), (small, large)
 
 
 def test_a_deep_chain_of_unary_ops_plans_at_once(sized_specs: Path) -> None:
-    op = _unary_op(sized_specs)
+    op = _unary_op()
     value = "x"
     for _ in range(45):
         value = f"{{op: {op}, args: [{value}]}}"
@@ -168,7 +172,7 @@ def test_a_deep_chain_of_unary_ops_plans_at_once(sized_specs: Path) -> None:
 def test_a_value_of_more_tile_ops_than_the_limit_is_refused_at_the_value(sized_specs: Path) -> None:
     from ttlgen.model.kernels import OPS_PER_VALUE_LIMIT
 
-    op = _binary_op(sized_specs)
+    op = _binary_op()
     (sized_specs / "kernels" / "sized.yaml").write_text(_sized_kernel(_tree(OPS_PER_VALUE_LIMIT + 2, op)))
     start = time.process_time()
     result = run_cli("validate", "--specs", sized_specs)

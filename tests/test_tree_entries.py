@@ -1,7 +1,10 @@
 """What is in the output tree besides the regular files ttlgen writes: symbolic links (an
 editor's lock file `.#name` is a dangling one), FIFOs, sockets. ttlgen never opens them
 (a FIFO blocks its reader) and reports them as what they are, an orphan or a stale output
-that is not a regular file."""
+that is not a regular file.
+
+What the tree holds is not the point: the tests run on the real specs without their kernels
+and start from the tree those build (tests/tree_support.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
+from tests.tree_support import small_specs, write_built
 
 # A FIFO opened for reading blocks until a writer comes: a hang must fail the test instead.
 DEADLINE_S = 60
@@ -33,6 +37,18 @@ def deadline() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def spec_tree(tmp_path: Path) -> Path:
+    """tmp_path/specs: the real specs without their kernels."""
+    return small_specs(tmp_path / "specs")
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """tmp_path/generated: the tree spec_tree builds."""
+    return write_built(tmp_path / "generated")
 
 
 def dangling_link(path: Path) -> None:
@@ -80,69 +96,69 @@ def add_entry(generated: Path, kind: str) -> str:
 
 @pytest.mark.parametrize("kind", ENTRIES)
 def test_check_reports_an_entry_that_is_not_a_regular_file_as_an_orphan(
-    spec_copy: Path, generated_copy: Path, kind: str
+    spec_tree: Path, built: Path, kind: str
 ) -> None:
-    path = add_entry(generated_copy, kind)
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    path = add_entry(built, kind)
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
-    assert f"orphaned: {generated_copy / path} (not a regular file)\n" in result.stderr
+    assert f"orphaned: {built / path} (not a regular file)\n" in result.stderr
 
 
-def test_check_json_lists_what_is_not_a_regular_file(spec_copy: Path, generated_copy: Path) -> None:
-    path = add_entry(generated_copy, "fifo")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--json")
+def test_check_json_lists_what_is_not_a_regular_file(spec_tree: Path, built: Path) -> None:
+    path = add_entry(built, "fifo")
+    result = run_cli("check", "--specs", spec_tree, "--out", built, "--json")
     assert json.loads(result.stdout) == {
         "status": "stale", "stale": [], "missing": [], "orphaned": [path], "not_regular": [path]
     }
 
 
 def test_an_output_path_holding_a_link_is_stale_even_with_the_right_content(
-    spec_copy: Path, generated_copy: Path
+    spec_tree: Path, built: Path
 ) -> None:
-    doc = generated_copy / "docs" / "komorebi-abi.md"
-    doc.rename(generated_copy.parent / "copy.md")
-    doc.symlink_to(generated_copy.parent / "copy.md")
-    result = run_cli("check", "--specs", spec_copy, "--out", generated_copy)
+    doc = built / "docs" / "komorebi-abi.md"
+    doc.rename(built.parent / "copy.md")
+    doc.symlink_to(built.parent / "copy.md")
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
     assert f"stale: {doc} (not a regular file)\n" in result.stderr
 
 
 @pytest.mark.parametrize("kind", REPORTED)
 def test_diff_says_build_removes_an_entry_that_is_not_a_regular_file(
-    spec_copy: Path, generated_copy: Path, kind: str
+    spec_tree: Path, built: Path, kind: str
 ) -> None:
-    path = add_entry(generated_copy, kind)
-    result = run_cli("diff", "--specs", spec_copy, "--out", generated_copy)
+    path = add_entry(built, kind)
+    result = run_cli("diff", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 1
     assert result.stdout == f"not a regular file: a/generated/{path}; build removes it\n"
 
 
 @pytest.mark.parametrize("kind", REPORTED)
 def test_build_removes_an_entry_that_is_not_a_regular_file(
-    spec_copy: Path, generated_copy: Path, kind: str
+    spec_tree: Path, built: Path, kind: str
 ) -> None:
-    path = add_entry(generated_copy, kind)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    path = add_entry(built, kind)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 0, result.stderr
-    assert not os.path.lexists(generated_copy / path)
-    assert run_cli("check", "--specs", spec_copy, "--out", generated_copy, "--no-cache").exit_code == 0
+    assert not os.path.lexists(built / path)
+    assert run_cli("check", "--specs", spec_tree, "--out", built, "--no-cache").exit_code == 0
 
 
-def test_build_replaces_a_linked_output_with_a_regular_file(spec_copy: Path, generated_copy: Path) -> None:
-    doc = generated_copy / "docs" / "komorebi-abi.md"
-    target = generated_copy.parent / "elsewhere.md"
+def test_build_replaces_a_linked_output_with_a_regular_file(spec_tree: Path, built: Path) -> None:
+    doc = built / "docs" / "komorebi-abi.md"
+    target = built.parent / "elsewhere.md"
     target.write_text("the link's target\n", encoding="utf-8")
     doc.unlink()
     doc.symlink_to(target)
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
     assert not doc.is_symlink() and doc.is_file()
     assert target.read_text(encoding="utf-8") == "the link's target\n"
 
 
-def test_build_refuses_a_tree_whose_manifest_is_a_fifo(spec_copy: Path, generated_copy: Path) -> None:
-    manifest = generated_copy / "MANIFEST"
+def test_build_refuses_a_tree_whose_manifest_is_a_fifo(spec_tree: Path, built: Path) -> None:
+    manifest = built / "MANIFEST"
     manifest.unlink()
     os.mkfifo(manifest)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 2
     assert "has no ttlgen MANIFEST" in result.stderr

@@ -1,6 +1,9 @@
 """A build stopped at any step, racing another build, or refused by the disk never leaves a
 broken tree: the output path holds the old tree or the new one, and the next command
-finishes the job."""
+finishes the job.
+
+What the tree holds is not the point: the commands run on the real specs without their
+kernels and start from the tree those build (tests/tree_support.py)."""
 
 from __future__ import annotations
 
@@ -12,19 +15,32 @@ import resource
 import shutil
 import signal
 import stat
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import GENERATED, REPO, run_cli
+from tests.conftest import GENERATED, SPECS, run_cli
+from tests.tree_support import forked_ttlgen, small_render, small_specs, write_built
 from ttlgen import write
 from ttlgen.tree import existing_entries
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
+
+
+@pytest.fixture
+def spec_tree(tmp_path: Path) -> Path:
+    """tmp_path/specs: the real specs without their kernels."""
+    return small_specs(tmp_path / "specs")
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """tmp_path/generated: the tree spec_tree builds."""
+    return write_built(tmp_path / "generated")
+
 
 STEPS = ("mkdir", "write", "link", "copy", "chmod", "rename", "exchange", "unlink", "remove_tree")
 
@@ -161,7 +177,8 @@ def test_two_builds_of_one_tree_run_one_after_the_other(tmp_path: Path, monkeypa
     def slow_build() -> None:
         with write.tree_lock(out):
             os.write(ready_write, b"x")
-            time.sleep(0.5)  # hold the lock while the second build starts
+            # Hold the lock until the second build says it waits for it.
+            wait_for(lambda: log.exists() and "another ttlgen" in log.read_text(encoding="utf-8"), "the second build waits")
             write.recover(out)
             write.write_tree(out, files)
 
@@ -189,39 +206,40 @@ def test_two_builds_of_one_tree_run_one_after_the_other(tmp_path: Path, monkeypa
     "code", [errno.EROFS, errno.ENOSPC, errno.EACCES], ids=["read-only", "full", "no-permission"]
 )
 def test_a_refused_write_exits_2_with_one_line_and_keeps_the_old_tree(
-    spec_copy: Path, generated_copy: Path, monkeypatch: pytest.MonkeyPatch, code: int
+    spec_tree: Path, built: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
-    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")
-    before = tree(generated_copy)
+    (built / "docs" / "komorebi-abi.md").write_text("stale\n")
+    before = tree(built)
 
     def refuse(path: Path, content: bytes) -> None:
         raise OSError(code, os.strerror(code), str(path))
 
     monkeypatch.setattr(write.FS, "write", refuse)
-    result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 2
     (line,) = result.stderr.splitlines()
     assert line.startswith("ttlgen: cannot write ") and os.strerror(code) in line
-    assert str(generated_copy.parent) in line
-    assert tree(generated_copy) == before
+    assert str(built.parent) in line
+    assert tree(built) == before
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
-def test_a_read_only_output_directory_exits_2_and_keeps_the_old_tree(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")
-    before = tree(generated_copy)
-    parent = generated_copy.parent
+def test_a_read_only_output_directory_exits_2_and_keeps_the_old_tree(spec_tree: Path, built: Path) -> None:
+    (built / "docs" / "komorebi-abi.md").write_text("stale\n")
+    before = tree(built)
+    parent = built.parent
     parent.chmod(0o555)
     try:
-        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+        result = run_cli("build", "--specs", spec_tree, "--out", built)
     finally:
         parent.chmod(0o755)
     assert result.exit_code == 2
     assert "Permission denied" in result.stderr and "Traceback" not in result.stderr
-    assert tree(generated_copy) == before
+    assert tree(built) == before
 
 
-# A kernel of the real specs, for the commands that take one.
+# A kernel of the real specs, for the commands that take one: those run on the real specs
+# whole (the small tree has no kernel), the others on the small tree.
 KERNEL = "eltwise_add_bf16"
 CACHED_COMMANDS = {
     "build": ["build", "--out", "generated"],
@@ -237,15 +255,17 @@ CACHED_COMMANDS = {
     "command", [pytest.param(c, marks=[pytest.mark.device] if c == "run" else []) for c in CACHED_COMMANDS]
 )
 def test_an_unusable_cache_directory_only_costs_speed(
-    spec_copy: Path, generated_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+    spec_tree: Path, built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
+    arguments = CACHED_COMMANDS[command]
+    specs = SPECS if KERNEL in arguments else spec_tree  # read only: nothing is written beside the specs
     not_a_directory = tmp_path / "cache-is-a-file"
     not_a_directory.write_text("x")
     monkeypatch.setenv("TTLGEN_CACHE_DIR", str(not_a_directory))
     # The emulator's compile cache stays the run's: rebuilding the emulator's runtime costs
     # ten seconds, and that an unusable compile cache falls back to a directory of the
     # process is tests/device/test_build_and_hardware.py's.
-    result = run_cli(*CACHED_COMMANDS[command], "--specs", spec_copy)
+    result = run_cli(*arguments, "--specs", specs)
     assert result.exit_code == 0, result.stderr
     assert not_a_directory.read_text() == "x"
 
@@ -268,10 +288,10 @@ def umask(mask: int) -> Iterator[None]:
 
 
 def test_a_build_that_fails_at_the_swap_leaves_the_old_tree_modes_unchanged(
-    spec_copy: Path, generated_copy: Path, monkeypatch: pytest.MonkeyPatch
+    spec_tree: Path, built: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")  # one rewritten file, the rest kept
-    before, modes_before = tree(generated_copy), modes(generated_copy)
+    (built / "docs" / "komorebi-abi.md").write_text("stale\n")  # one rewritten file, the rest kept
+    before, modes_before = tree(built), modes(built)
 
     def refuse(*paths: Path) -> bool:
         raise OSError(errno.EIO, os.strerror(errno.EIO), str(paths[0]))
@@ -279,35 +299,33 @@ def test_a_build_that_fails_at_the_swap_leaves_the_old_tree_modes_unchanged(
     monkeypatch.setattr(write.FS, "exchange", refuse)
     monkeypatch.setattr(write.FS, "rename", refuse)
     with umask(0o077):  # the new tree's modes differ from the old one's
-        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+        result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 2
     assert "the previous tree is unchanged" in result.stderr
-    assert tree(generated_copy) == before
-    assert modes(generated_copy) == modes_before
+    assert tree(built) == before
+    assert modes(built) == modes_before
 
 
 def test_a_build_under_another_umask_gives_every_file_its_mode_though_no_content_changed(
-    spec_copy: Path, generated_copy: Path
+    spec_tree: Path, built: Path
 ) -> None:
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    before = {p: (generated_copy / p).stat().st_mtime_ns for p in existing_entries(generated_copy)}
+    before = {p: (built / p).stat().st_mtime_ns for p in existing_entries(built)}
     with umask(0o077):
-        result = run_cli("build", "--specs", spec_copy, "--out", generated_copy)
+        result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 0, result.stderr
     assert "0 written, 0 removed" in result.stdout
-    files = set(existing_entries(generated_copy))
-    assert {mode for path, mode in modes(generated_copy).items() if path in files} == {0o600}
-    assert {mode for path, mode in modes(generated_copy).items() if path not in files} == {0o700}
-    assert {p: (generated_copy / p).stat().st_mtime_ns for p in existing_entries(generated_copy)} == before
+    files = set(existing_entries(built))
+    assert {mode for path, mode in modes(built).items() if path in files} == {0o600}
+    assert {mode for path, mode in modes(built).items() if path not in files} == {0o700}
+    assert {p: (built / p).stat().st_mtime_ns for p in existing_entries(built)} == before
 
 
-def test_a_rebuild_under_the_same_umask_keeps_each_unchanged_file_itself(spec_copy: Path, generated_copy: Path) -> None:
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+def test_a_rebuild_under_the_same_umask_keeps_each_unchanged_file_itself(spec_tree: Path, built: Path) -> None:
     rewritten = "docs/komorebi-abi.md"
-    (generated_copy / rewritten).write_text("stale\n")
-    inodes = {p: (generated_copy / p).stat().st_ino for p in existing_entries(generated_copy) if p != rewritten}
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    assert {p: (generated_copy / p).stat().st_ino for p in existing_entries(generated_copy) if p != rewritten} == inodes
+    (built / rewritten).write_text("stale\n")
+    inodes = {p: (built / p).stat().st_ino for p in existing_entries(built) if p != rewritten}
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
+    assert {p: (built / p).stat().st_ino for p in existing_entries(built) if p != rewritten} == inodes
 
 
 def stage_leftovers(*directories: Path) -> list[str]:
@@ -315,45 +333,38 @@ def stage_leftovers(*directories: Path) -> list[str]:
 
 
 def test_a_build_through_a_symlinked_out_replaces_the_tree_where_it_points(
-    spec_copy: Path, generated_copy: Path, tmp_path: Path
+    spec_tree: Path, built: Path, tmp_path: Path
 ) -> None:
-    expected = tree(generated_copy)
+    expected = tree(built)
     real = tmp_path / "elsewhere" / "generated"
     real.parent.mkdir()
-    generated_copy.rename(real)
+    built.rename(real)
     (real / "docs" / "komorebi-abi.md").write_text("stale\n")
     link = tmp_path / "generated"
     link.symlink_to(real, target_is_directory=True)
     for _ in range(2):  # the second build must not trip over anything the first left
-        result = run_cli("build", "--specs", spec_copy, "--out", link)
+        result = run_cli("build", "--specs", spec_tree, "--out", link)
         assert result.exit_code == 0, result.stderr
         assert os.readlink(link) == str(real)
         assert tree(real) == expected
         assert stage_leftovers(tmp_path, real.parent) == []
-    assert run_cli("check", "--specs", spec_copy, "--out", link, "--no-cache").exit_code == 0
+    assert run_cli("check", "--specs", spec_tree, "--out", link, "--no-cache").exit_code == 0
 
 
-def test_recovery_removes_a_leftover_link_without_following_it(generated_copy: Path, tmp_path: Path) -> None:
-    before = tree(generated_copy)
+def test_recovery_removes_a_leftover_link_without_following_it(built: Path, tmp_path: Path) -> None:
+    before = tree(built)
     leftover = tmp_path / ".generated.ttlgen-stage-12345"
-    leftover.symlink_to(generated_copy, target_is_directory=True)
-    write.recover(generated_copy)
+    leftover.symlink_to(built, target_is_directory=True)
+    write.recover(built)
     assert not os.path.lexists(leftover)
-    assert tree(generated_copy) == before
+    assert tree(built) == before
 
 
-def ttlgen(*args: str | Path, cwd: Path, stderr: Path) -> subprocess.Popen[bytes]:
-    """A real ``ttlgen`` process (the CLI with its own locks, not a call into write.py)."""
-    with open(stderr, "wb") as errors:
-        return subprocess.Popen(
-            [sys.executable, "-m", "ttlgen", *map(str, args)],
-            cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-        )
-
-
-def finish(process: subprocess.Popen[bytes], stderr: Path) -> str:
-    assert process.wait(timeout=300) == 0, stderr.read_text(encoding="utf-8")
+def finish(process: BaseProcess, stderr: Path) -> str:
+    process.join(timeout=300)
+    if process.exitcode is None:
+        process.kill()
+    assert process.exitcode == 0, stderr.read_text(encoding="utf-8")
     return stderr.read_text(encoding="utf-8")
 
 
@@ -364,28 +375,42 @@ def wait_for(condition: Callable[[], bool], what: str, timeout_s: float = 300) -
         time.sleep(0.05)
 
 
-def test_two_cli_builds_of_one_tree_wait_for_each_other(spec_copy: Path, generated_copy: Path, tmp_path: Path) -> None:
-    expected = tree(generated_copy)
-    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")  # so both have something to write
+def test_two_cli_builds_of_one_tree_wait_for_each_other(spec_tree: Path, built: Path, tmp_path: Path) -> None:
+    expected = tree(built)
+    (built / "docs" / "komorebi-abi.md").write_text("stale\n")  # so both have something to write
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    # Real ttlgen processes (the CLI with its own locks, not a call into write.py), forked
+    # before the lock below is taken (a child would share it) and started once it is.
+    go_read, go_write = os.pipe()
+
+    def wait_for_go() -> None:  # in a child; it starts at a byte, or when this test gives up
+        os.close(go_write)
+        os.read(go_read, 1)
+
+    builds = [
+        forked_ttlgen("build", "--specs", "specs", "--out", "generated", cwd=tmp_path, stderr=log, first=wait_for_go)
+        for log in logs
+    ]
     # Hold the tree's lock (README: an advisory lock on the directory that holds the tree)
     # until both builds are waiting for it, so they meet whatever the machine's speed.
     holder = os.open(tmp_path, os.O_RDONLY)
     fcntl.flock(holder, fcntl.LOCK_EX)
     try:
-        builds = [ttlgen("build", "--specs", "specs", "--out", "generated", cwd=tmp_path, stderr=log) for log in logs]
+        os.write(go_write, b"go")
 
         def both_wait() -> bool:
             for build, log in zip(builds, logs, strict=True):
-                assert build.poll() is None, f"a build did not wait for the lock: {log.read_text(encoding='utf-8')}"
+                assert build.is_alive(), f"a build did not wait for the lock: {log.read_text(encoding='utf-8')}"
             return all("waiting" in log.read_text(encoding="utf-8") for log in logs)
 
         wait_for(both_wait, "both builds wait")
     finally:
         os.close(holder)
+        os.close(go_read)
+        os.close(go_write)
     for build, log in zip(builds, logs, strict=True):
         assert finish(build, log) == "ttlgen: another ttlgen is using generated; waiting for it to finish\n"
-    assert tree(generated_copy) == expected
+    assert tree(built) == expected
     assert stage_leftovers(tmp_path) == []
 
 
@@ -412,53 +437,56 @@ def limit_file_size() -> None:
 
 
 def test_a_write_the_system_refuses_exits_2_with_one_line_and_keeps_the_old_tree(
-    spec_copy: Path, generated_copy: Path, tmp_path: Path
+    spec_tree: Path, built: Path, tmp_path: Path
 ) -> None:
-    doc = generated_copy / "docs" / "komorebi-abi.md"
-    assert len(GENERATED.joinpath("docs", "komorebi-abi.md").read_bytes()) > 4096, "the rewrite must pass the limit"
+    doc = built / "docs" / "komorebi-abi.md"
+    assert len(small_render()["docs/komorebi-abi.md"]) > 4096, "the rewrite must pass the limit"
     doc.write_text("stale\n")
-    before, modes_before = tree(generated_copy), modes(generated_copy)
+    before, modes_before = tree(built), modes(built)
     # An empty cache on the same "full" disk: every cache write is refused too. The
-    # messages go to a pipe, which the limit does not cover.
-    environment = {**os.environ, "PYTHONPATH": str(REPO), "TTLGEN_CACHE_DIR": str(tmp_path / "cache")}
-    build = subprocess.run(
-        [sys.executable, "-m", "ttlgen", "build", "--specs", "specs", "--out", "generated"],
-        cwd=tmp_path, env=environment, preexec_fn=limit_file_size, capture_output=True, text=True, timeout=300,
+    # messages are one line, which the limit does not stop.
+    log = tmp_path / "build.log"
+    build = forked_ttlgen(
+        "build", "--specs", "specs", "--out", "generated",
+        cwd=tmp_path, stderr=log, env={"TTLGEN_CACHE_DIR": str(tmp_path / "cache")}, first=limit_file_size,
     )
-    assert build.returncode == 2, build.stderr
-    (line,) = build.stderr.splitlines()
+    build.join(timeout=300)
+    stderr = log.read_text(encoding="utf-8")
+    log.unlink()
+    assert build.exitcode == 2, stderr
+    (line,) = stderr.splitlines()
     assert line.startswith("ttlgen: cannot write ") and line.endswith(f"{os.strerror(errno.EFBIG)}; the previous tree is unchanged")
-    assert tree(generated_copy) == before
-    assert modes(generated_copy) == modes_before
+    assert tree(built) == before
+    assert modes(built) == modes_before
     assert stage_leftovers(tmp_path) == []
 
 
-def test_rebuilt_files_get_the_same_mode_whichever_changed(spec_copy: Path, generated_copy: Path) -> None:
-    (generated_copy / "docs" / "komorebi-abi.md").write_text("stale\n")  # one rewritten file, the rest kept
+def test_rebuilt_files_get_the_same_mode_whichever_changed(spec_tree: Path, built: Path) -> None:
+    (built / "docs" / "komorebi-abi.md").write_text("stale\n")  # one rewritten file, the rest kept
     previous = os.umask(0o077)
     try:
-        assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
+        assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
     finally:
         os.umask(previous)
-    modes = {stat.S_IMODE((generated_copy / p).stat().st_mode) for p in existing_entries(generated_copy)}
-    directories = {stat.S_IMODE(d.stat().st_mode) for d in [generated_copy, *generated_copy.rglob("*")] if d.is_dir()}
+    modes = {stat.S_IMODE((built / p).stat().st_mode) for p in existing_entries(built)}
+    directories = {stat.S_IMODE(d.stat().st_mode) for d in [built, *built.rglob("*")] if d.is_dir()}
     assert modes == {0o600}
     assert directories == {0o700}
 
 
-def test_sources_are_named_by_the_spec_directory(spec_copy: Path, generated_copy: Path) -> None:
-    assert run_cli("build", "--specs", spec_copy, "--out", generated_copy).exit_code == 0
-    other = spec_copy.parent / "other"
-    shutil.copytree(spec_copy, other)
+def test_sources_are_named_by_the_spec_directory(spec_tree: Path, built: Path) -> None:
+    assert run_cli("check", "--specs", spec_tree, "--out", built).exit_code == 0
+    other = spec_tree.parent / "other"
+    shutil.copytree(spec_tree, other)
     # Headers name their sources by the spec directory, so the tree differs.
-    result = run_cli("check", "--specs", other, "--out", generated_copy)
+    result = run_cli("check", "--specs", other, "--out", built)
     assert result.exit_code == 1
 
 
 def test_specs_dot_inside_the_spec_directory_names_sources_by_the_directory(
-    spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spec_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(spec_copy)
+    monkeypatch.chdir(spec_tree)
     out = tmp_path / "out"
     assert run_cli("build", "--specs", ".", "--out", out).exit_code == 0
     header = (out / "include" / "komorebi" / "abi" / "km_abi.h").read_text(encoding="utf-8")
