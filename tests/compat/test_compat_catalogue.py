@@ -25,6 +25,7 @@ import pytest
 from compat_support import Edit, apply, assert_positions, git, located, make_repo
 
 from tests.conftest import real_project
+from tests.parse_once import spec_files_parsed_once
 from ttlgen.compat.git_specs import Revision
 from ttlgen.compat.sides import Side, SpecPaths
 from ttlgen.compat.verdict import compare, sides
@@ -653,6 +654,14 @@ CASES: list[Case] = [
 ]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def parsed_once() -> Iterator[None]:
+    """A case edits one or two spec files of a copy: the others are parsed once for the
+    module (tests/parse_once.py), not again for each case's side."""
+    with spec_files_parsed_once():
+        yield
+
+
 @pytest.fixture(scope="module")
 def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_repo(tmp_path_factory.mktemp("compat"))
@@ -682,11 +691,14 @@ def compare_sides(repo: Path, base: tuple[Side, Revision] | None) -> Iterator[tu
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_compat_classifies_the_edit(case: Case, base_repo: Path, base_side: tuple[Side, Revision], tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    shutil.copytree(base_repo, repo)
     if case.base:
+        shutil.copytree(base_repo, repo)
         apply(repo, case.base)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "the base of the case")
+    else:
+        # Only the working tree: its side at main is the module's, read from base_repo.
+        shutil.copytree(base_repo / "specs", repo / "specs")
     apply(repo, case.edits)
     # The comparison `ttlgen compat --json` prints (tests/compat/test_compat_reports.py runs
     # the command), made in-process so the side at main is loaded once for the module.
@@ -706,7 +718,7 @@ def test_compat_classifies_the_edit(case: Case, base_repo: Path, base_side: tupl
         identifiers = _identifiers(old), _identifiers(new)
     assert found == sorted(expected), report
     assert code == case.exit_code, report
-    assert_positions(repo, report)
+    assert_positions(repo, report, at_ref=None if case.base else base_repo)
     assert_vanished_names_are_reported(*identifiers, changes)
 
 
