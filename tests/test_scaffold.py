@@ -4,18 +4,29 @@ the tree builds, with the new entries in the generated output."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import run_cli
+from tests.conftest import real_project, run_cli
+from tests.parse_once import spec_files_parsed_once
 from tests.spec_patch import apply_edits
 from tests.user_ops import BINARIES, UNARIES, UserOp
 from ttlgen.model.project import Project
 from ttlgen.pipeline import load_project
 
 PLACEHOLDER = re.compile(r"^(\s*)([a-z_]+):  # to fill in: .*$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parsed_once() -> Iterator[None]:
+    """Every command reads a copy of the real specs with a file or two changed: the others
+    are parsed once for the module (tests/parse_once.py). The copy a test starts from is the
+    real specs, so what the test reads of it before a command changes it is the real model."""
+    with spec_files_parsed_once():
+        yield
 
 
 def fill_in(path: Path, values: dict[str, str]) -> None:
@@ -49,7 +60,7 @@ def test_a_new_architecture_names_each_fact_to_state_and_builds_once_they_are_st
 
 @pytest.mark.device
 def test_a_new_kernel_runs_on_the_emulator_once_its_summary_is_stated(spec_copy: Path, tmp_path: Path) -> None:
-    model = next(k for k in load_project(spec_copy).kernels.kernels)
+    model = next(k for k in real_project().kernels.kernels)
     result = run_cli("new", "kernel", "my_kernel", "--like", model.name, "--specs", spec_copy)
     assert result.exit_code == 0, result.stderr
     (file,) = written(result.stdout)
@@ -70,7 +81,7 @@ def test_a_name_that_is_no_identifier_is_refused_and_nothing_is_written(spec_cop
 
 
 def test_an_existing_name_is_refused(spec_copy: Path) -> None:
-    existing = next(k for k in load_project(spec_copy).kernels.kernels).name
+    existing = next(k for k in real_project().kernels.kernels).name
     result = run_cli("new", "kernel", existing, "--specs", spec_copy)
     assert result.exit_code == 2
     assert f"there is already a kernel named {existing!r}" in result.stderr
@@ -94,7 +105,7 @@ def _family_names(specs: Path, name: str) -> list[str]:
 
 @pytest.mark.parametrize("kind", ["unary", "binary"])
 def test_a_new_op_goes_to_its_family_spelling_and_emulation_and_validate_names_each_call_to_state(spec_copy: Path, kind: str) -> None:
-    project = load_project(spec_copy)
+    project = real_project()
     result = run_cli("new", "op", "tile_user_op", "--kind", kind, "--specs", spec_copy)
     assert result.exit_code == 0, result.stderr
     family, _ = _family_names(spec_copy, "tile_user_op")
@@ -113,7 +124,7 @@ def test_a_new_op_goes_to_its_family_spelling_and_emulation_and_validate_names_e
 
 def test_a_new_op_is_refused_when_its_name_is_taken_or_its_kind_unknown(spec_copy: Path) -> None:
     before = {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()}
-    existing = load_project(spec_copy).ops.ops[0].name
+    existing = real_project().ops.ops[0].name
     taken = run_cli("new", "op", existing, "--specs", spec_copy)
     assert taken.exit_code == 2 and f"there is already an op named {existing!r}" in taken.stderr
     unknown = run_cli("new", "op", "tile_user_op", "--kind", "unray", "--specs", spec_copy)
@@ -180,7 +191,7 @@ def _fill_calls(specs: Path, calls: dict[tuple[str, str], str]) -> None:
 
 @pytest.mark.device
 def test_a_unary_and_a_binary_op_go_from_the_scaffold_to_a_passing_emulator_run(spec_copy: Path, tmp_path: Path) -> None:
-    project = load_project(spec_copy)
+    project = real_project()
     math = {f.name for f in project.math.functions}
     added = []
     for kind, candidate in (("unary", _unbound(UNARIES, project)), ("binary", _unbound(BINARIES, project))):

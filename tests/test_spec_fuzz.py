@@ -3,9 +3,10 @@ a changed tree after a failed build, a hang, or generated code that does not com
 import (the mutator and the judge: tests/spec_fuzz.py).
 
 The default run is CHUNKS x TRIALS_PER_CHUNK trials with fixed seeds, so a failure
-reproduces: ``python -c "from tests.spec_fuzz import run_trials; print(run_trials([SEED])[0].describe())"``.
-TTLGEN_FUZZ_TRIALS=10000 (and optionally TTLGEN_FUZZ_SEED, TTLGEN_FUZZ_JOBS) runs a long
-campaign instead, in worker processes; `python -m tests.spec_fuzz --help` runs one alone.
+reproduces: ``python -c "from tests.spec_fuzz import run_trials; print(run_trials([SEED])[0].describe())"``;
+TTLGEN_LONG_TESTS=1 runs more chunks of them. TTLGEN_FUZZ_TRIALS=10000 (and optionally
+TTLGEN_FUZZ_SEED, TTLGEN_FUZZ_JOBS) runs a long campaign instead, in worker processes;
+`python -m tests.spec_fuzz --help` runs one alone.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import warnings
 
 import pytest
 
+from tests.conftest import LONG_TESTS
 from tests.spec_fuzz import Outcome, Trial, run_campaign, run_trials, table
 
-# Seeds 0..3 and 4..7 in two chunks: each has trials that are rejected and trials that build (the
-# assertion below; among them a spec rewritten as TOML, whose build recompiles every kernel),
-# at a fraction of a campaign's cost; TTLGEN_FUZZ_TRIALS runs the long one.
-CHUNKS = 2
+# Seeds 0..3, and with TTLGEN_LONG_TESTS=1 also 4..7 in a second chunk: each chunk has trials
+# that are rejected and trials that build (the assertion below), at a fraction of a
+# campaign's cost (the second holds a spec rewritten as TOML, whose build recompiles every
+# kernel: most of the cost of both); TTLGEN_FUZZ_TRIALS runs the long one.
+CHUNKS = 2 if LONG_TESTS else 1
 TRIALS_PER_CHUNK = 4
 # Where a chunk that lacks a rejected or a built trial takes further seeds from.
 SPARE_SEEDS = 1_000_000

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import LONG_TESTS
 from tests.spec_fuzz import Mutator
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import load_specs
@@ -25,7 +26,8 @@ SPECS = load_specs(REPO / "specs")
 # Edits the judge below can take as data (nest_deeply leaves a marker for the text writer).
 EDITS = ("delete key", "change type", "hostile text", "misspell key", "misspell name",
          "edge number", "duplicate item", "swap values", "empty container")
-TRIALS_PER_FILE = 24
+# Seeded by the file's name: the default run is the first of the trials TTLGEN_LONG_TESTS=1 runs.
+TRIALS_PER_FILE = 24 if LONG_TESTS else 8
 
 
 def _with_data(document: SpecDocument, data: Any) -> SpecDocument:

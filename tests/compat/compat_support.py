@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.conftest import SPECS, CliResult, run_cli
 from ttlgen.errors import KeyPath
-from ttlgen.spec.load import load_file
+from ttlgen.spec import load
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "ttlgen tests",
@@ -86,9 +86,10 @@ def located(location: object) -> str | None:
     return f"{file} {location['path']}" if location["path"] else file
 
 
-def assert_positions(repo: Path, report: dict[str, object], ref: str = "main") -> None:
+def assert_positions(repo: Path, report: dict[str, object], ref: str = "main", at_ref: Path | None = None) -> None:
     """Every location of ``report`` is where its key path is in that side's file: the
-    committed one at ``ref`` before, the working tree's after."""
+    committed one at ``ref`` before (``at_ref``: a directory holding the tree as it is at
+    ``ref``, read instead of asking git), the working tree's after."""
     changes = report["changes"]
     assert isinstance(changes, list)
     scratch = repo.parent / "at-ref"
@@ -97,14 +98,17 @@ def assert_positions(repo: Path, report: dict[str, object], ref: str = "main") -
             at = change[side]
             if at is None or not at["line"]:
                 continue
-            if side == "before":
+            if side == "before" and at_ref is not None:
+                path = at_ref / at["file"]
+            elif side == "before":
                 text = git(repo, "show", f"{ref}:{at['file']}")
                 path = scratch / at["file"]
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             else:
                 path = repo / at["file"]
-            document = load_file(path, at["file"])
+            # Looked up at call time, so a test parsing each file once (tests/parse_once.py) does here too.
+            document = load.load_file(path, at["file"])
             wanted = key_path(at["path"] or "")
             assert wanted in document.positions.values, f"{change['subject']}: {side} {at['path']} is no node of {at['file']}"
             assert document.positions.value(wanted) == (at["line"], at["column"]), f"{change['subject']}: {side} {at}"

@@ -9,6 +9,13 @@ not have it), and its line and column are checked against that side's file. A wr
 code fails too (1 exactly when a breaking change is not covered by a major bump of the
 layout's ABI version). Every generated name a case makes vanish must come with a breaking
 finding about the thing it named.
+
+An edit of capability inputs only (ops, targets, spellings, kernels) and an edit of
+layouts and programs only share a working tree (:func:`side_by_side`): compat compares
+layouts and programs from their own documents and plans from the others', and takes exit
+codes from the layouts' versions alone, so the report of the two is the report of each
+together; each case is held to its own findings, and to its exit code through the status
+of its own changes.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import contextlib
 import json
 import re
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +33,7 @@ import pytest
 from compat_support import Edit, apply, assert_positions, git, located, make_repo
 
 from tests.conftest import real_project
+from tests.parse_once import spec_files_parsed_once
 from ttlgen.compat.git_specs import Revision
 from ttlgen.compat.sides import Side, SpecPaths
 from ttlgen.compat.verdict import compare, sides
@@ -653,6 +662,39 @@ CASES: list[Case] = [
 ]
 
 
+ABI_FILES = ("abi/", "programs/")  # the layouts' and programs' spec files
+
+
+def _abi_only(case: Case) -> bool:
+    return all(file.startswith(ABI_FILES) for file, _, _ in case.edits)
+
+
+def _capabilities_only(case: Case) -> bool:
+    return not any(file.startswith(ABI_FILES) for file, _, _ in case.edits)
+
+
+def side_by_side(cases: list[Case]) -> list[tuple[Case, ...]]:
+    """The cases by the working tree each is compared in: an edit of capability inputs only
+    beside one of layouts and programs only (neither reads what the other changes), every
+    other case alone; a case with a base commit of its own is always alone."""
+    abi = [c for c in cases if not c.base and _abi_only(c)]
+    capabilities = [c for c in cases if not c.base and _capabilities_only(c)]
+    pairs = list(zip(abi, capabilities, strict=False))
+    paired = {c.id for pair in pairs for c in pair}
+    return [*pairs, *((c,) for c in cases if c.id not in paired)]
+
+
+TREES = side_by_side(CASES)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parsed_once() -> Iterator[None]:
+    """A case edits one or two spec files of a copy: the others are parsed once for the
+    module (tests/parse_once.py), not again for each case's side."""
+    with spec_files_parsed_once():
+        yield
+
+
 @pytest.fixture(scope="module")
 def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_repo(tmp_path_factory.mktemp("compat"))
@@ -679,35 +721,59 @@ def compare_sides(repo: Path, base: tuple[Side, Revision] | None) -> Iterator[tu
             yield base[0], Side.load(Path("specs"), "in the working tree", paths), base[1]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_compat_classifies_the_edit(case: Case, base_repo: Path, base_side: tuple[Side, Revision], tmp_path: Path) -> None:
+@pytest.mark.parametrize("cases", TREES, ids=["+".join(c.id for c in cases) for cases in TREES])
+def test_compat_classifies_the_edit(cases: tuple[Case, ...], base_repo: Path, base_side: tuple[Side, Revision], tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    shutil.copytree(base_repo, repo)
-    if case.base:
-        apply(repo, case.base)
+    base = [edit for case in cases for edit in case.base]  # a case with one is alone
+    if base:
+        shutil.copytree(base_repo, repo)
+        apply(repo, base)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "the base of the case")
-    apply(repo, case.edits)
+    else:
+        # Only the working tree: its side at main is the module's, read from base_repo.
+        shutil.copytree(base_repo / "specs", repo / "specs")
+    for case in cases:
+        apply(repo, case.edits)
     # The comparison `ttlgen compat --json` prints (tests/compat/test_compat_reports.py runs
     # the command), made in-process so the side at main is loaded once for the module.
-    with compare_sides(repo, None if case.base else base_side) as (old, new, revision):
+    with compare_sides(repo, None if base else base_side) as (old, new, revision):
         judged = new.paths.relocated(compare(old, new, revision))
         report = json.loads(json.dumps(judged.to_json()))
         code = judged.exit_code
         changes = report["changes"]
         assert isinstance(changes, list)
-        found = sorted((c["category"], c["kind"], c["subject"], located(c["before"]), located(c["after"])) for c in changes)
-        expected = case.findings
+        found = sorted(_finding(c) for c in changes)
+        expected = {case.id: list(case.findings) for case in cases}
         # The two sides as the models see them, for what the report must say about them.
-        if any(category == "capabilities" for category, *_ in case.findings) or case.flips:
-            flipped = flipped_kernels(old.plan, new.plan)
-            assert set(case.flips) <= {name for name, _ in flipped}, f"{case.id} no longer changes the plan of {case.flips}"
-            expected = expected + [("capabilities", "kernel-plan", f"kernel {name!r}", at, at) for name, at in flipped]
+        for case in cases:
+            if any(category == "capabilities" for category, *_ in case.findings) or case.flips:
+                flipped = flipped_kernels(old.plan, new.plan)
+                assert set(case.flips) <= {name for name, _ in flipped}, f"{case.id} no longer changes the plan of {case.flips}"
+                expected[case.id] += [("capabilities", "kernel-plan", f"kernel {name!r}", at, at) for name, at in flipped]
         identifiers = _identifiers(old), _identifiers(new)
-    assert found == sorted(expected), report
-    assert code == case.exit_code, report
-    assert_positions(repo, report)
+    every = [finding for findings in expected.values() for finding in findings]
+    assert found == sorted(every), _unexpected(found, expected, report)
+    # A case's exit code: 1 exactly when one of its changes is breaking (Report.exit_code).
+    for case in cases:
+        own = [c for c in changes if _finding(c) in expected[case.id]]
+        assert int(any(c["status"] == "breaking" for c in own)) == case.exit_code, (case.id, own)
+    assert code == max(case.exit_code for case in cases), report
+    assert_positions(repo, report, at_ref=None if base else base_repo)
     assert_vanished_names_are_reported(*identifiers, changes)
+
+
+def _finding(change: dict[str, object]) -> Finding:
+    return (str(change["category"]), str(change["kind"]), str(change["subject"]), located(change["before"]), located(change["after"]))
+
+
+def _unexpected(found: list[Finding], expected: dict[str, list[Finding]], report: object) -> str:
+    """What differs, each finding missing under the case that expects it."""
+    every = Counter(finding for findings in expected.values() for finding in findings)
+    missing, extra = every - Counter(found), Counter(found) - every
+    lines = [f"{case}: missing {finding}" for case, findings in expected.items() for finding in findings if missing[finding]]
+    lines += [f"reported, expected by no case: {finding}" for finding in extra.elements()]
+    return "\n".join([*lines, json.dumps(report, indent=1)])
 
 
 def flipped_kernels(before: ProjectPlan, after: ProjectPlan) -> list[tuple[str, str]]:

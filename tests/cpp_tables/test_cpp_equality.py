@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,16 +32,23 @@ def _queries(records: list[dict[str, object]]) -> Counter[object]:
     return Counter(r["query"] for r in records)
 
 
-def test_table_header_answers_every_query_as_the_resolver_library_does(tmp_path: Path) -> None:
-    cpp = cpp_table_answers(GENERATED, tmp_path)
+@pytest.fixture(scope="module")
+def committed_answers(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The answers of the committed tree's table dump program, compiled and run once for
+    the tests that only read them."""
+    return cpp_table_answers(GENERATED, tmp_path_factory.mktemp("tables-dump"))
+
+
+def test_table_header_answers_every_query_as_the_resolver_library_does(committed_answers: list[dict[str, Any]]) -> None:
+    cpp = committed_answers
     python = library_table_answers(SPECS)
     assert canonical(cpp) == canonical(python), differences(cpp, python)
 
 
-def test_equality_domain_is_every_target_primitive_element_route_and_kind(tmp_path: Path) -> None:
+def test_equality_domain_is_every_target_primitive_element_route_and_kind(committed_answers: list[dict[str, Any]]) -> None:
     t = tables().tables
     compilable, primitives, elements = len(t.targets), len(t.primitives), len(t.elements)
-    cpp = cpp_table_answers(GENERATED, tmp_path)
+    cpp = committed_answers
     counts = _queries(cpp)
     assert counts["dest_width"] == compilable * primitives * elements
     assert counts["dfb_unpack"] == compilable * primitives * elements * 3  # none, dfb, dst
@@ -83,7 +91,7 @@ print(json.dumps({name: (dict(value) if hasattr(value, "items") else value) for 
 """
 
 
-def test_runtime_constants_replace_tt_langs_copies_and_match_the_cpp_tables(tmp_path: Path) -> None:
+def test_runtime_constants_replace_tt_langs_copies_and_match_the_cpp_tables(committed_answers: list[dict[str, Any]]) -> None:
     run = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", CONSTANTS, str(GENERATED / "python")], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     constants = json.loads(run.stdout)
@@ -93,7 +101,7 @@ def test_runtime_constants_replace_tt_langs_copies_and_match_the_cpp_tables(tmp_
     assert constants["NUM_CIRCULAR_BUFFERS"]["ComputeConfigDescriptor"] == 64
     assert constants["SUPPORTED_MATH_FIDELITIES"] == ["LoFi", "HiFi2", "HiFi3", "HiFi4"]
     # The same values as the C++ tables.
-    cpp = cpp_table_answers(GENERATED, tmp_path)
+    cpp = committed_answers
     defaults = {r["architecture"]: r["target"] for r in cpp if r["query"] == "default_target"}
     runtime_names = {r["architecture"]: r["runtime_name"].lower() for r in cpp if r["query"] == "architecture"}
     rejected = {r["target"] for r in cpp if r["query"] == "target" and r["rejection"] is not None}
@@ -115,8 +123,8 @@ def test_runtime_constants_replace_tt_langs_copies_and_match_the_cpp_tables(tmp_
 TARGET_INFO_DFB_CAPACITY = {"none": 32, "wormhole_b0": 32, "blackhole": 64, "quasar": 32}
 
 
-def test_both_languages_give_each_architecture_target_infos_dfb_capacity(tmp_path: Path) -> None:
-    cpp = {r["architecture"]: r["dfb_capacity"] for r in cpp_table_answers(GENERATED, tmp_path) if r["query"] == "default_target"}
+def test_both_languages_give_each_architecture_target_infos_dfb_capacity(committed_answers: list[dict[str, Any]]) -> None:
+    cpp = {r["architecture"]: r["dfb_capacity"] for r in committed_answers if r["query"] == "default_target"}
     python = {arch: catalog().dfb_capacity(None if arch == "none" else arch) for arch in cpp}
     assert cpp == python
     # Upstream's architectures have upstream's capacities; one added by spec has its own.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import GENERATED, TEMPLATES, real_project, run_cli
+from tests.conftest import GENERATED, SPECS, TEMPLATES, real_project, run_cli
 from tests.cpp_tables.support import (
     canonical,
     check_syntax,
@@ -50,17 +50,23 @@ def _build(specs: Path, out: Path) -> None:
     assert result.exit_code == 0, result.stderr
 
 
+# The tables header, which includes the standard library only (tests/cpp_tables/test_cpp_quality.py).
+TABLES = "include/ttl_kernel_config/kernel_target_tables.hpp"
+
+
 def _build_unchecked(specs: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Build with the goldens unchecked, as a tree that went stale behind the specs would be."""
+    """The tables header of a build with the goldens unchecked, as a tree that went stale
+    behind the specs would hold it (the compile reads nothing else of the tree)."""
     from ttlgen.plan import goldens
 
     monkeypatch.setattr(goldens, "check", lambda *args: None)
     from ttlgen.emit._base import EmitContext, Templates
     from ttlgen.pipeline import plan, render
-    from ttlgen.write import write_tree
 
     project, planned = plan(specs)
-    write_tree(out, render(project, planned, EmitContext(Templates(TEMPLATES))))
+    header = out / TABLES
+    header.parent.mkdir(parents=True)
+    header.write_bytes(render(project, planned, EmitContext(Templates(TEMPLATES)))[TABLES])
 
 
 def _golden_errors(specs: Path) -> list[str]:
@@ -74,10 +80,10 @@ def _changed(before: list[dict[str, object]], after: list[dict[str, object]]) ->
 
 
 def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path: Path) -> None:
-    original = tmp_path / "original"
-    _build(spec_copy, original)
-    cpp_before = cpp_table_answers(original, tmp_path)
-    python_before = library_table_answers(spec_copy)
+    # Before the edit: the committed tree, which is what a build of the real specs writes
+    # (tests/test_build_check.py: test_committed_generated_tree_is_up_to_date).
+    cpp_before = cpp_table_answers(GENERATED, tmp_path)
+    python_before = library_table_answers(SPECS)
 
     guarded = _guarded(spec_copy)
     _edit(spec_copy / "targets" / "gen1_llk.yaml", RULE, MUTATED_RULE)
@@ -114,7 +120,7 @@ def test_a_relation_edit_that_breaks_a_golden_fails_validate_at_each_golden(spec
 
 def test_a_relation_edit_that_breaks_a_golden_fails_to_compile(spec_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "include_tables.cpp"
-    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
+    source.write_text(f'#include "{TABLES.removeprefix("include/")}"\n', encoding="utf-8")
     # Without linking, the return code is the header's: the specs as they are compile.
     unchanged = check_syntax(source, [GENERATED / "include"])
     assert unchanged.returncode == 0, unchanged.stderr
@@ -164,7 +170,7 @@ def test_an_edit_of_a_pinned_warning_text_fails_to_compile(spec_copy: Path, tmp_
     out = tmp_path / "generated"
     _build_unchecked(spec_copy, out, monkeypatch)
     source = tmp_path / "include_tables.cpp"
-    source.write_text('#include "ttl_kernel_config/kernel_target_tables.hpp"\n', encoding="utf-8")
+    source.write_text(f'#include "{TABLES.removeprefix("include/")}"\n', encoding="utf-8")
     result = check_syntax(source, [out / "include"])
     assert result.returncode == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "static assertion failed" in line]

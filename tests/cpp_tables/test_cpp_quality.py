@@ -14,7 +14,6 @@ import pytest
 
 from tests.conftest import GENERATED, REPO, real_plan, run_cli
 from tests.cpp_tables.support import (
-    DRIVER,
     HERE,
     STANDARDS,
     canonical,
@@ -36,10 +35,16 @@ def _clang_format() -> str:
     return found
 
 
-@pytest.mark.parametrize("std", STANDARDS)
-@pytest.mark.parametrize("source", ["header", "dump", "adapter"])
+# The adapter driver in every standard, and the dump program in C++17 (cpp_table_answers'
+# standard), are compiled with these warnings as errors by
+# tests/cpp_tables/test_cpp_equality.py, which then runs them
+# (test_adapter_answers_every_query_as_the_resolver_does, and its committed_answers): the
+# same compiles are not repeated here.
+@pytest.mark.parametrize(
+    ("source", "std"), [*(("header", std) for std in STANDARDS), *(("dump", std) for std in STANDARDS if std != "c++17")]
+)
 def test_generated_cpp_compiles_warning_free(source: str, std: str, tmp_path: Path) -> None:
-    program = {"header": tmp_path / "tu.cpp", "dump": GENERATED / DUMP, "adapter": DRIVER}[source]
+    program = {"header": tmp_path / "tu.cpp", "dump": GENERATED / DUMP}[source]
     if source == "header":
         program.write_text(f'#include "{HEADER.relative_to("include").as_posix()}"\nint main() {{ return 0; }}\n')
     result = compile_cpp(program, tmp_path / "program", [HERE, GENERATED / "include"], std)

@@ -203,7 +203,8 @@ class Settled:
     accepted: tuple[str, ...]  # fields whose hostile text builds
     rejected: dict[str, Diagnostic]  # field -> the located error that rejected it
     by_schema: frozenset[str]  # the rejected fields a schema rejected (the others, the model)
-    built: tuple[Project, ProjectPlan]  # with the text in every accepted field
+    # With the text in every accepted field; None when none is: the documents as given.
+    built: tuple[Project, ProjectPlan] | None
 
 
 class Unattributed(AssertionError):
@@ -212,12 +213,13 @@ class Unattributed(AssertionError):
 
 def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]], text: Texts) -> Settled:
     """Put ``text`` into every site of ``candidates``; drop each field the build rejects
-    until the rest builds. Rejections must be located (a spec file, a line, a column)."""
+    until the rest builds (or none is left). Rejections must be located (a spec file, a
+    line, a column)."""
     active = dict(candidates)
     rejected: dict[str, Diagnostic] = {}
     by_schema: set[str] = set()
     files = {d.mark().file for d in documents}
-    while True:
+    while active:
         copies, where = mutated(documents, [s for sites in active.values() for s in sites], text)
         outcome = _planned(copies)
         if outcome.built is not None:
@@ -233,6 +235,8 @@ def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]],
             del active[field]
             if outcome.by_schema:
                 by_schema.add(field)
+    # Every field rejected the text: what builds is the documents unchanged.
+    return Settled((), rejected, frozenset(by_schema), None)
 
 
 def _blame(
@@ -243,17 +247,21 @@ def _blame(
     the same among the fields of its document; among all fields. Errors the first rules
     leave may follow from what they found, so the next round sees them again."""
     documents = {d.mark().file: i for i, d in enumerate(copies)}
-
-    def at(site: Site, path: KeyPath) -> bool:
-        # An error about a key names its entry or, from the schema, the whole mapping.
-        return where[site] == path or (site.key and where[site][:-1] == path)
+    # The fields with a site at each node, by document and path (a schema error comes for
+    # each of thousands of sites): an error about a key names its entry or, from the
+    # schema, the whole mapping.
+    at_node: dict[tuple[int, KeyPath], set[str]] = {}
+    for f, sites in active.items():
+        for s in sites:
+            at_node.setdefault((s.document, where[s]), set()).add(f)
+            if s.key:
+                at_node.setdefault((s.document, where[s][:-1]), set()).add(f)
 
     def under(error: Diagnostic, exact: bool) -> frozenset[str]:
         index, path = documents[error.mark.file], error.mark.path
-        return frozenset(
-            f for f, sites in active.items() for s in sites
-            if s.document == index and (at(s, path) if exact else where[s][: len(path)] == path)
-        )
+        if exact:
+            return frozenset(at_node.get((index, path), ()))
+        return frozenset(f for f, sites in active.items() for s in sites if s.document == index and where[s][: len(path)] == path)
 
     def of_document(error: Diagnostic) -> frozenset[str]:
         index = documents[error.mark.file]
@@ -328,11 +336,13 @@ def hostile_build(candidates: dict[str, list[Site]], text: Texts) -> HostileBuil
     baseline, not the real tree, is what the hostile outputs must have the shape of."""
     documents = list(real_documents())
     settled = settle(documents, candidates, text)
+    if settled.built is None:
+        return HostileBuild(settled, {}, {})  # no field took the text: the real specs, unchanged
     outputs = generate(*settled.built)
     # A name that takes the text (a newline after it) may not take words: it stays as it is.
     plain = settle(documents, {f: candidates[f] for f in settled.accepted}, appended(PLAIN))
-    baseline = generate(*plain.built)
     real = real_outputs()
+    baseline = generate(*plain.built) if plain.built is not None else real
     assert set(outputs) == set(real) == set(baseline), "hostile text changed which files are generated"
     changed = {p: b for p, b in outputs.items() if b != real[p]}
     return HostileBuild(settled, changed, {p: baseline[p] for p in changed})

@@ -60,15 +60,28 @@ def _representatives(paths: list[str]) -> list[str]:
     return sorted(chosen.values())
 
 
+def _written(build: hostile.HostileBuild, root: Path) -> Path:
+    """The generated tree with the build's outputs, under ``root``: written once for the
+    checks that read it (none writes into it)."""
+    tree = root / "tree"
+    if not tree.exists():
+        hostile.write_tree(build.outputs, tree)
+    return tree
+
+
 def _compile_errors(build: hostile.HostileBuild, root: Path) -> list[str]:
-    tree = hostile.write_tree(build.outputs, root / "tree")
     paths = _representatives(build.changed(syntax.C_SUFFIXES))
+    if not paths:  # the text changed no C or C++ file
+        return []
+    tree = _written(build, root)
     return [e for i, p in enumerate(paths) for e in syntax.compile_errors(tree, p, root / f"unit{i}")]
 
 
 def _import_errors(build: hostile.HostileBuild, root: Path) -> list[str]:
-    tree = hostile.write_tree(build.outputs, root / "tree")
     packages = sorted({Path(p).parts[1] for p in build.changed((".py",))})
+    if not packages:  # the text changed no Python file
+        return []
+    tree = _written(build, root)
     errors = []
     for package in packages:
         # Every module, with the standard library only (-I) and no bytecode left behind.
@@ -133,12 +146,18 @@ def test_no_output_holds_a_hidden_character(full: hostile.HostileBuild) -> None:
     assert _hidden_characters(full) == []
 
 
-def test_c_and_cpp_outputs_compile_warning_free(full: hostile.HostileBuild, tmp_path: Path) -> None:
-    assert _compile_errors(full, tmp_path) == []
+@pytest.fixture(scope="module")
+def full_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the full build's tree is written once, for the compile and the import checks."""
+    return tmp_path_factory.mktemp("full")
 
 
-def test_python_outputs_import(full: hostile.HostileBuild, tmp_path: Path) -> None:
-    assert _import_errors(full, tmp_path) == []
+def test_c_and_cpp_outputs_compile_warning_free(full: hostile.HostileBuild, full_root: Path) -> None:
+    assert _compile_errors(full, full_root) == []
+
+
+def test_python_outputs_import(full: hostile.HostileBuild, full_root: Path) -> None:
+    assert _import_errors(full, full_root) == []
 
 
 def test_hostile_mapping_keys_are_located_errors_or_kept_out_of_code() -> None:

@@ -5,15 +5,27 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import yaml
 
-from tests.conftest import GENERATED, run_cli
+from tests.conftest import GENERATED, SPECS, run_cli
 from tests.injection import syntax
+from tests.parse_once import spec_files_parsed_once
 from ttlgen.emit._text import hidden
 
 LAYOUT = Path("abi") / "komorebi.yaml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parsed_once() -> Iterator[None]:
+    """Each build reads a copy of the real specs with one file changed: the others are
+    parsed once for the module (tests/parse_once.py)."""
+    with spec_files_parsed_once():
+        yield
 
 
 def set_text(specs: Path, relative: Path, path: tuple[str | int, ...], text: str) -> None:
@@ -42,6 +54,34 @@ def build(specs: Path, out: Path) -> Path:
     return out
 
 
+# Reports that put their text in different places share a build (a module's, read only),
+# each still asserting what its own text does: a line break in a constant's doc with the
+# hostile file name of a kernel spec (km_layout.hpp names the layout's spec alone), and a
+# pipe in a constant's doc with quotes in an enumeration's doc.
+LINE_BREAK = "line one\nint injected_line = 2;"
+FILE_NAME = "unary ??= \u202e --> \\\nint injected_symbol; \\\n.yaml"
+PIPE = "a | b | c\nd"
+QUOTES = 'a """ b \\N{BULLET} c \\ "'
+
+
+@pytest.fixture(scope="module")
+def line_break_and_file_name(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("line-break-and-file-name")
+    specs = shutil.copytree(SPECS, root / "specs")
+    set_text(specs, LAYOUT, ("constants", 1, "doc"), LINE_BREAK)
+    (specs / "kernels" / "unary.yaml").rename(specs / "kernels" / FILE_NAME)
+    return build(specs, root / "out")
+
+
+@pytest.fixture(scope="module")
+def pipe_and_quotes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("pipe-and-quotes")
+    specs = shutil.copytree(SPECS, root / "specs")
+    set_text(specs, LAYOUT, ("constants", 1, "doc"), PIPE)
+    set_text(specs, LAYOUT, ("enums", "handler", "doc"), QUOTES)
+    return build(specs, root / "out")
+
+
 def test_doc_with_a_comment_terminator_stays_inside_the_c_comment_of_km_abi_h(spec_copy: Path, tmp_path: Path) -> None:
     injected = "ends the comment */ int injected_symbol = 1; /* reopen"
     set_text(spec_copy, LAYOUT, ("constants", 1, "doc"), injected)
@@ -52,19 +92,16 @@ def test_doc_with_a_comment_terminator_stays_inside_the_c_comment_of_km_abi_h(sp
     assert syntax.compile_errors(out, "include/komorebi/abi/km_abi.h", tmp_path / "unit") == []
 
 
-def test_doc_with_a_newline_stays_inside_the_line_comment_of_km_layout_hpp(spec_copy: Path, tmp_path: Path) -> None:
-    set_text(spec_copy, LAYOUT, ("constants", 1, "doc"), "line one\nint injected_line = 2;")
-    out = build(spec_copy, tmp_path / "out")
+def test_doc_with_a_newline_stays_inside_the_line_comment_of_km_layout_hpp(line_break_and_file_name: Path, tmp_path: Path) -> None:
+    out = line_break_and_file_name
     header = (out / "include/komorebi/device/km_layout.hpp").read_text(encoding="utf-8")
     assert "// line one\n// int injected_line = 2;\n" in header
     assert "injected_line" not in syntax.c_tokens(header)
     assert syntax.compile_errors(out, "include/komorebi/device/km_layout.hpp", tmp_path / "unit") == []
 
 
-def test_pipe_in_a_doc_keeps_the_columns_of_its_markdown_table(spec_copy: Path, tmp_path: Path) -> None:
-    set_text(spec_copy, LAYOUT, ("constants", 1, "doc"), "a | b | c\nd")
-    out = build(spec_copy, tmp_path / "out")
-    lines = (out / "docs/komorebi-abi.md").read_text(encoding="utf-8").split("\n")
+def test_pipe_in_a_doc_keeps_the_columns_of_its_markdown_table(pipe_and_quotes: Path) -> None:
+    lines = (pipe_and_quotes / "docs/komorebi-abi.md").read_text(encoding="utf-8").split("\n")
     row = next(line for line in lines if "a \\| b \\| c d" in line)
     header = lines[lines.index("| Name | Value | C | C++ | Meaning |")]
     assert len(syntax.table_cells(row)) == len(syntax.table_cells(header)) == 5
@@ -80,20 +117,15 @@ def test_backslash_ending_a_doc_line_does_not_join_the_next_line_to_the_comment(
     assert syntax.c_tokens(header) == syntax.c_tokens(real)
 
 
-def test_docstring_with_triple_quotes_and_backslashes_reads_back_as_written(spec_copy: Path, tmp_path: Path) -> None:
-    text = 'a """ b \\N{BULLET} c \\ "'
-    set_text(spec_copy, LAYOUT, ("enums", "handler", "doc"), text)
-    out = build(spec_copy, tmp_path / "out")
-    module = ast.parse((out / "python/komorebi_abi/layout.py").read_text(encoding="utf-8"))
+def test_docstring_with_triple_quotes_and_backslashes_reads_back_as_written(pipe_and_quotes: Path) -> None:
+    module = ast.parse((pipe_and_quotes / "python/komorebi_abi/layout.py").read_text(encoding="utf-8"))
     docstrings = [ast.get_docstring(node, clean=False) for node in ast.walk(module) if isinstance(node, ast.ClassDef)]
-    assert text in docstrings
+    assert QUOTES in docstrings
 
 
-def test_hostile_spec_file_name_stays_inside_headers_and_json(spec_copy: Path, tmp_path: Path) -> None:
+def test_hostile_spec_file_name_stays_inside_headers_and_json(line_break_and_file_name: Path, tmp_path: Path) -> None:
     # A file name holds anything but "/" and NUL: line breaks, a backslash before one, controls.
-    name = "unary ??= \u202e --> \\\nint injected_symbol; \\\n.yaml"
-    (spec_copy / "kernels" / "unary.yaml").rename(spec_copy / "kernels" / name)
-    out = build(spec_copy, tmp_path / "out")
+    out = line_break_and_file_name
     for kernel in ("unary_chain_bf16", "unary_chain_f32"):
         program = (out / "kernels" / kernel / "program.json").read_text(encoding="utf-8")
         assert "injected_symbol" in json.loads(program)["$comment"]

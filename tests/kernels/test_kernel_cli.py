@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kernel_helpers import SPECS
 
-from tests.conftest import run_cli
+from tests.conftest import CliResult, run_cli
+from tests.parse_once import spec_files_parsed_once
 
 pytestmark = pytest.mark.device
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parsed_once() -> Iterator[None]:
+    """Every command reads the same spec files: they are parsed once (tests/parse_once.py)."""
+    with spec_files_parsed_once():
+        yield
 
 
 def test_run_passes_and_reports_metrics() -> None:
@@ -50,8 +59,20 @@ def test_run_unknown_kernel_is_bad_input() -> None:
     assert "unknown kernel 'no_such_kernel'" in result.stderr
 
 
-def test_accuracy_json_rows() -> None:
-    result = run_cli("accuracy", "--k", "1,4", "--block", "2", "--json", "--specs", SPECS)
+@pytest.fixture(scope="module")
+def accuracy_json() -> CliResult:
+    """`accuracy --json` over K 1 and 4, for the tests that only read what it printed."""
+    return run_cli("accuracy", "--k", "1,4", "--block", "2", "--json", "--specs", SPECS)
+
+
+@pytest.fixture(scope="module")
+def hardware_json() -> CliResult:
+    """The same with --hardware."""
+    return run_cli("accuracy", "--k", "1,4", "--block", "2", "--hardware", "--json", "--specs", SPECS)
+
+
+def test_accuracy_json_rows(accuracy_json: CliResult) -> None:
+    result = accuracy_json
     assert result.exit_code == 0, result.stderr
     rows = json.loads(result.stdout)["rows"]
     assert [(r["method"], r["k"], r["block"]) for r in rows] == [
@@ -103,19 +124,19 @@ def test_accuracy_limits_are_checked_before_the_specs_are_read(tmp_path: Path) -
     ]
 
 
-def test_accuracy_shows_progress_on_stderr_but_not_with_json() -> None:
+def test_accuracy_shows_progress_on_stderr_but_not_with_json(accuracy_json: CliResult) -> None:
     text = run_cli("accuracy", "--k", "1", "--block", "2", "--specs", SPECS)
     assert text.exit_code == 0
     assert "ttlgen accuracy: row 3/3: fp32_dest K=1 block=2" in text.stderr
-    quiet = run_cli("accuracy", "--k", "1", "--block", "2", "--json", "--specs", SPECS)
+    quiet = accuracy_json
     assert quiet.exit_code == 0 and quiet.stderr == ""
     asked = run_cli("accuracy", "--k", "1", "--block", "2", "--json", "--progress", "--specs", SPECS)
     assert "row 1/3" in asked.stderr
     json.loads(asked.stdout)
 
 
-def test_accuracy_hardware_json_carries_hardware_rows_and_ratios() -> None:
-    result = run_cli("accuracy", "--k", "1,4", "--block", "2", "--hardware", "--json", "--specs", SPECS)
+def test_accuracy_hardware_json_carries_hardware_rows_and_ratios(hardware_json: CliResult) -> None:
+    result = hardware_json
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert "tt-lang" in data["hardware"]["source"]
@@ -128,8 +149,8 @@ def test_accuracy_hardware_json_carries_hardware_rows_and_ratios() -> None:
     assert by_key[("dst_roundtrip", 1)]["hardware"] is None and by_key[("fp32_dest", 4)]["ratio"] is None
 
 
-def test_accuracy_hardware_json_keeps_the_types_of_the_measurement_conditions() -> None:
-    result = run_cli("accuracy", "--k", "1", "--block", "2", "--hardware", "--json", "--specs", SPECS)
+def test_accuracy_hardware_json_keeps_the_types_of_the_measurement_conditions(hardware_json: CliResult) -> None:
+    result = hardware_json
     assert result.exit_code == 0, result.stderr
     conditions = json.loads(result.stdout)["hardware"]["conditions"]
     assert conditions["fp32_dest_acc_en"] is False and conditions["math_fidelity"] == "HiFi4"

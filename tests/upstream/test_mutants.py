@@ -171,7 +171,13 @@ def _both_reject(kernel: KernelDir, target: Target, mutation: str) -> None:
     assert re.search(rf"{source}:\d+:\d+: error: ", emulated.stderr), emulated.stderr
 
 
-@pytest.mark.parametrize("mutation", sorted(MUTANTS))
+# Made for every scoped enumeration the kernels pass by the last test of this file, whose
+# first enumeration is the one this test would pick (the first call of the first kernel that
+# passes one): the same mutants, compiled the same way.
+EVERY_ENUMERATION = ("bare_scoped_enumerator", "enumerator_of_another_enumeration")
+
+
+@pytest.mark.parametrize("mutation", sorted(set(MUTANTS) - set(EVERY_ENUMERATION)))
 def test_a_mutant_the_real_headers_reject_is_rejected_by_the_emulators_headers(tmp_path: Path, mutation: str) -> None:
     kernel, target = _first_mutant(tmp_path, MUTANTS[mutation])
     _both_reject(kernel, target, mutation)
