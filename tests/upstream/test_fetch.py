@@ -5,7 +5,6 @@ sources extracted whole or not at all, a complete extraction reused, and every f
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,7 +15,6 @@ from upstream_helpers import project, unavailable
 
 from tests.conftest import SPECS, run_cli
 from ttlgen.model.tt_metal_api import Release
-from ttlgen.release_headers import extraction_dir
 from ttlgen.upstream import fetch, headers
 from ttlgen.upstream.fetch import DownloadFailed
 
@@ -54,16 +52,6 @@ def private_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "upstream-cache"
     monkeypatch.setenv(fetch.CACHE_ENV, str(root))
     return root
-
-
-def _with_tree(root: Path, release: Release) -> None:
-    """Seed a private cache with a complete extraction of ``release``, a copy of the user's:
-    its tests are about what a fetch does with the tree it finds, not about extracting one
-    first (test_a_killed_extraction_leaves_nothing_that_looks_complete extracts one whole)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(fetch.CACHE_ENV, USER_CACHE)
-        tree = _fetched(release)
-    shutil.copytree(tree.parent, extraction_dir(root, release.sha256))
 
 
 def _with_wheel(root: Path, release: Release) -> None:
@@ -118,7 +106,6 @@ def test_a_killed_extraction_leaves_nothing_that_looks_complete(private_root: Pa
 import os, signal, zipfile
 from ttlgen.errors import Mark
 from ttlgen.model.tt_metal_api import Release
-from ttlgen.release_headers import extraction_dir
 from ttlgen.upstream import fetch
 read, count = zipfile.ZipFile.read, [0]
 def killing_read(self, *args, **kwargs):
@@ -145,9 +132,7 @@ fetch.fetch(Release({release.package!r}, {release.version!r}, {release.wheel!r},
 def test_a_partial_or_damaged_tree_is_a_miss(private_root: Path) -> None:
     release = _releases()[0]
     _with_wheel(private_root, release)
-    _with_tree(private_root, release)
     root = fetch.fetch(release)
-    assert root == extraction_dir(private_root, release.sha256) / "ttnn"  # the copy, taken as complete
     entry = root / "tt_metal" / "hw" / "firmware" / "src" / "tt-1xx" / "trisck.cc"
     original = entry.read_bytes()
 
