@@ -1,9 +1,10 @@
 """``ttlgen review``: what a pull request changes, summarised in Markdown for a PR comment.
 
 The compat verdict and its changes; each changed spec entry with the generated files and
-lines it changes (both trees are emitted with provenance, with the working tree's
-templates, and each added or removed generated line is charged to the changed spec entry
-its sources are in: :mod:`ttlgen.compat.spec_entries`, :mod:`ttlgen.compat.line_charges`);
+lines it changes (both trees are emitted with the working tree's templates, the files
+that differ with provenance, and each added or removed generated line is charged to the
+changed spec entry its sources are in: :mod:`ttlgen.compat.spec_entries`,
+:mod:`ttlgen.compat.line_charges`);
 the generated files the templates and ttlgen's own code and version changed, each with its
 line counts (:mod:`ttlgen.compat.causes`), so a changed tree is never summarised as "no
 spec file changed"; the kernels whose plans moved, before and after, with the cause; and
