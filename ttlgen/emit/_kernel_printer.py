@@ -45,14 +45,14 @@ class PrintedProgram:
 
 def expression(expr: Expr, context: int = _LOOSEST, right: bool = False) -> str:
     """``expr`` in C++; parenthesised if it binds looser than its ``context`` allows."""
+    if isinstance(expr, ir.Var):  # the commonest, then numbers
+        return expr.name
     if isinstance(expr, ir.Const):
         return str(expr.value)
     if isinstance(expr, ir.Bits):
         return f"0x{expr.value:08X}"
     if isinstance(expr, ir.Float):
         return float_literal(expr.value)
-    if isinstance(expr, ir.Var):
-        return expr.name
     if isinstance(expr, ir.Symbol):
         return expr.text
     if isinstance(expr, ir.CallValue):

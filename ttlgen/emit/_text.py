@@ -106,8 +106,8 @@ def c_comment(text: str, continuation: str = "// ", width: int | None = None) ->
     never inside a word)."""
     pieces: list[str] = []
     for line in c_comment_text(text):
-        if width is None:
-            pieces.append(line)
+        if width is None or (len(line) <= width and line.strip() == line != ""):
+            pieces.append(line)  # a line that fits, with no blank to drop at either end, wraps to itself
         else:
             pieces.extend(textwrap.wrap(line, width, expand_tabs=False, replace_whitespace=False, break_long_words=False) or [""])
     ends = [c_comment_end(piece) for piece in pieces]

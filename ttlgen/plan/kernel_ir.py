@@ -127,18 +127,24 @@ class Define:
     value: Expr
 
 
+def is_const(expr: Expr, number: int) -> bool:
+    """Whether ``expr`` is the integer literal ``number`` (``expr == Const(number)``,
+    without building a Const to compare with)."""
+    return isinstance(expr, Const) and expr.value == number
+
+
 def add(lhs: Expr, rhs: Expr) -> Expr:
     """``lhs + rhs``, with additions of zero folded away."""
-    if lhs == Const(0):
+    if is_const(lhs, 0):
         return rhs
-    if rhs == Const(0):
+    if is_const(rhs, 0):
         return lhs
     return Binary(BinaryOp.ADD, lhs, rhs)
 
 
 def mul(lhs: Expr, factor: int) -> Expr:
     """``lhs * factor``, with multiplications by zero and one folded away."""
-    if lhs == Const(0) or factor == 0:
+    if is_const(lhs, 0) or factor == 0:
         return Const(0)
     return lhs if factor == 1 else Binary(BinaryOp.MUL, lhs, Const(factor))
 
@@ -543,7 +549,7 @@ def simplify(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
     for stmt in body:
         if isinstance(stmt, For):
             inner = simplify(stmt.body)
-            if stmt.generated and stmt.count == Const(1) and not uses(inner, stmt.var):
+            if stmt.generated and is_const(stmt.count, 1) and not uses(inner, stmt.var):
                 out.extend(inner)
                 changed = True
                 continue
