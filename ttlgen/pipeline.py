@@ -45,7 +45,7 @@ def plan(specs_dir: Path) -> tuple[Project, ProjectPlan]:
 
 def render(project: Project, planned: ProjectPlan, ctx: EmitContext) -> dict[str, bytes]:
     """Every generated file, path -> the bytes `build` writes, sorted by path; MANIFEST
-    records what produced them. Each file goes to ``ctx.emitted`` as it is rendered."""
+    records what produced them."""
     # The renderer (Jinja and every emitter) is imported here, not with the module:
     # `ttlgen validate` plans without it.
     from ttlgen.emit._header import finalize
@@ -60,7 +60,6 @@ def render(project: Project, planned: ProjectPlan, ctx: EmitContext) -> dict[str
                 other = made_by.get(file.path, "provenance (reserved)")
                 raise RuntimeError(f"emitters {other!r} and {name!r} both produce {file.path!r}")
             made_by[file.path] = name
-            ctx.emitted(file)
             files[file.path] = finalize(file)
     files[MANIFEST] = manifest(project, ctx, files)
     return dict(sorted(files.items()))

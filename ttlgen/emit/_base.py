@@ -156,7 +156,3 @@ class EmitContext:
     def copy(self, template_path: str) -> str:
         """A static file under templates/, copied verbatim (logic shared by every spec)."""
         return self.templates.text(template_path)
-
-    def emitted(self, file: GeneratedFile) -> None:
-        """Called with each file the render produces (`ttlgen.pipeline.render`); a tracing
-        context records them."""
