@@ -127,6 +127,9 @@ def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt
             for s in effects(call):
                 touching_state.setdefault(s, []).append(Touching(order, call, index if call is stmt else None))
             order += 1
+    # The states every call touching them sets alike: all equal to the first (equality is
+    # transitive, so one pass per state decides it).
+    uniform = {s: all(t.call is calls[0].call or t.call == calls[0].call for t in calls) for s, calls in touching_state.items()}
     before: list[ir.Stmt] = []
     after: list[ir.Stmt] = []
     removed: set[int] = set()
@@ -137,8 +140,8 @@ def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt
         state = effects(call)
         if not state or not _invariant(call, bound):
             continue
-        if all(t.call is call or t.call == call for s in state for t in touching_state[s]):
-            # Every call touching its state is this one: each top-level copy goes.
+        if all(uniform[s] for s in state):
+            # Every call touching its state is this one (it is one of them): each top-level copy goes.
             before.append(call)
             removed.update(t.index for s in state for t in touching_state[s] if t.index is not None)
             continue
