@@ -205,3 +205,19 @@ def generated_copy(tmp_path: Path) -> Path:
     target = tmp_path / "generated"
     shutil.copytree(GENERATED, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
+
+
+@pytest.fixture
+def spec_tree(tmp_path: Path) -> Path:
+    """tmp_path/specs: the real specs without their kernels (tests/tree_support.py)."""
+    from tests.tree_support import small_specs
+
+    return small_specs(tmp_path / "specs")
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """tmp_path/generated: the tree spec_tree builds."""
+    from tests.tree_support import write_built
+
+    return write_built(tmp_path / "generated")

@@ -13,21 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATED, REPO, run_cli
-from tests.tree_support import small_specs, write_built
 from ttlgen import write
 from ttlgen.tree import existing_entries
-
-
-@pytest.fixture
-def spec_tree(tmp_path: Path) -> Path:
-    """tmp_path/specs: the real specs without their kernels."""
-    return small_specs(tmp_path / "specs")
-
-
-@pytest.fixture
-def built(tmp_path: Path) -> Path:
-    """tmp_path/generated: the tree spec_tree builds."""
-    return write_built(tmp_path / "generated")
 
 
 def first_spec_file(specs: Path) -> Path:

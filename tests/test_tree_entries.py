@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
-from tests.tree_support import small_specs, write_built
 
 # A FIFO opened for reading blocks until a writer comes: a hang must fail the test instead.
 DEADLINE_S = 60
@@ -37,18 +36,6 @@ def deadline() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def spec_tree(tmp_path: Path) -> Path:
-    """tmp_path/specs: the real specs without their kernels."""
-    return small_specs(tmp_path / "specs")
-
-
-@pytest.fixture
-def built(tmp_path: Path) -> Path:
-    """tmp_path/generated: the tree spec_tree builds."""
-    return write_built(tmp_path / "generated")
 
 
 def dangling_link(path: Path) -> None:

@@ -23,23 +23,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GENERATED, SPECS, run_cli
-from tests.tree_support import forked_ttlgen, small_render, small_specs, write_built
+from tests.tree_support import forked_ttlgen, small_render
 from ttlgen import write
 from ttlgen.tree import existing_entries
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
-
-
-@pytest.fixture
-def spec_tree(tmp_path: Path) -> Path:
-    """tmp_path/specs: the real specs without their kernels."""
-    return small_specs(tmp_path / "specs")
-
-
-@pytest.fixture
-def built(tmp_path: Path) -> Path:
-    """tmp_path/generated: the tree spec_tree builds."""
-    return write_built(tmp_path / "generated")
 
 
 STEPS = ("mkdir", "write", "link", "copy", "chmod", "rename", "exchange", "unlink", "remove_tree")
