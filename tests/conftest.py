@@ -8,6 +8,7 @@ import gc
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -167,6 +168,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     17-20 s). Objects made after this point are collected as usual."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def spec_texts_parsed_once() -> Iterator[None]:
+    """Within a test module, each spec text is parsed once (tests/parse_once.py)."""
+    from tests.parse_once import spec_texts_parsed_once as parsed_once
+
+    with parsed_once():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -1,47 +1,45 @@
-"""Each spec file's bytes parsed once while a module runs, for tests that run many commands
-over copies of the same specs.
+"""Each spec text parsed once while a test module runs.
 
-A command reads every spec file it is given; a test that edits one file of a copy and runs
-a command, many times over, has the others parsed again each time, and parsing is most of
-what such a command costs (PyYAML composing every node). Within :func:`spec_files_parsed_once`
-``ttlgen.spec.load.load_file`` returns the document it made before for the same bytes
-under the same names, and parses anything else as it always does, errors included: the
-command reads the same documents either way (frozen records, whose data nothing downstream
-changes). The documents are dropped when the context ends, so a module's copies do not
-stay alive (and be traversed by every garbage collection) for the rest of the run. A test
-of loading itself, or of a file read while it changes, does not use it.
+Most tests run commands over the real specs or over copies with a file or two changed, and
+parsing every file again (PyYAML composing every node) was a fifth of the suite's CPU.
+Within :func:`spec_texts_parsed_once` ``ttlgen.spec.load.parse_text`` returns what it
+returned before for the same text, file name and suffix, the whole of its input, and parses
+anything else as it always does, errors included (an error is raised again, never kept).
+Callers share the data and positions it returns, which is safe because nothing downstream
+changes them (tests/test_pipeline_purity.py). What a command reads, checks and reports
+around the parse (the file's bytes, size, encoding, kind and digest) runs every time.
+
+tests/conftest.py turns it on for every test module; the memo ends with the module, so no
+module's copies stay alive (and get walked by every garbage collection) for the rest of the
+run. A module whose tests change how parsing itself works (a patched parser, a parse that
+must fail twice) turns it off by defining its own fixture ``spec_texts_parsed_once`` that
+yields without it.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ttlgen.spec import load
-from ttlgen.spec.document import SpecDocument
-from ttlgen.spec.files import display_path
+from ttlgen.spec.document import Positions
 
 
 @contextlib.contextmanager
-def spec_files_parsed_once() -> Iterator[None]:
-    # (bytes, source name, name shown, suffix) -> the document load_file made of them.
-    parsed: dict[tuple[bytes, str, str, str], SpecDocument] = {}
-    load_file = load.load_file
+def spec_texts_parsed_once() -> Iterator[None]:
+    parsed: dict[tuple[str, str, str], tuple[Any, Positions]] = {}
+    parse_text = load.parse_text
 
-    def load_file_once(path: Path, source: str, display: str | None = None) -> SpecDocument:
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            return load_file(path, source, display)  # says why, as a located error
-        key = (raw, source, display if display is not None else display_path(path), path.suffix)
+    def parse_text_once(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
+        key = (text, file, suffix)
         found = parsed.get(key)
         if found is None:
-            found = parsed[key] = load_file(path, source, display)
+            found = parsed[key] = parse_text(text, file, suffix)
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(load, "load_file", load_file_once)
+        patch.setattr(load, "parse_text", parse_text_once)
         yield

@@ -4,29 +4,18 @@ the tree builds, with the new entries in the generated output."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import real_project, run_cli
-from tests.parse_once import spec_files_parsed_once
 from tests.spec_patch import apply_edits
 from tests.user_ops import BINARIES, UNARIES, UserOp
 from ttlgen.model.project import Project
 from ttlgen.pipeline import load_project
 
 PLACEHOLDER = re.compile(r"^(\s*)([a-z_]+):  # to fill in: .*$", re.MULTILINE)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """Every command reads a copy of the real specs with a file or two changed: the others
-    are parsed once for the module (tests/parse_once.py). The copy a test starts from is the
-    real specs, so what the test reads of it before a command changes it is the real model."""
-    with spec_files_parsed_once():
-        yield
 
 
 def fill_in(path: Path, values: dict[str, str]) -> None:

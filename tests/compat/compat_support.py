@@ -107,7 +107,6 @@ def assert_positions(repo: Path, report: dict[str, object], ref: str = "main", a
                 path.write_text(text, encoding="utf-8")
             else:
                 path = repo / at["file"]
-            # Looked up at call time, so a test parsing each file once (tests/parse_once.py) does here too.
             document = load.load_file(path, at["file"])
             wanted = key_path(at["path"] or "")
             assert wanted in document.positions.values, f"{change['subject']}: {side} {at['path']} is no node of {at['file']}"

@@ -33,7 +33,6 @@ import pytest
 from compat_support import Edit, apply, assert_positions, git, located, make_repo
 
 from tests.conftest import real_project
-from tests.parse_once import spec_files_parsed_once
 from ttlgen.compat.git_specs import Revision
 from ttlgen.compat.sides import Side, SpecPaths
 from ttlgen.compat.verdict import compare, sides
@@ -685,14 +684,6 @@ def side_by_side(cases: list[Case]) -> list[tuple[Case, ...]]:
 
 
 TREES = side_by_side(CASES)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """A case edits one or two spec files of a copy: the others are parsed once for the
-    module (tests/parse_once.py), not again for each case's side."""
-    with spec_files_parsed_once():
-        yield
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,6 @@ from compat_support import apply, compat_json, git, make_repo, run_in
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, POLICY_KERNEL, PRIORITY, RELATIONS
 
 from tests.conftest import run_cli
-from tests.parse_once import spec_files_parsed_once
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """Each command reads both sides of copies of one repository: the spec files are parsed
-    once for the module (tests/parse_once.py), not again by every command."""
-    with spec_files_parsed_once():
-        yield
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,9 @@ import yaml
 
 from tests.conftest import GENERATED, SPECS, run_cli
 from tests.injection import syntax
-from tests.parse_once import spec_files_parsed_once
 from ttlgen.emit._text import hidden
 
 LAYOUT = Path("abi") / "komorebi.yaml"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """Each build reads a copy of the real specs with one file changed: the others are
-    parsed once for the module (tests/parse_once.py)."""
-    with spec_files_parsed_once():
-        yield
 
 
 def set_text(specs: Path, relative: Path, path: tuple[str | int, ...], text: str) -> None:

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kernel_helpers import SPECS
 
 from tests.conftest import CliResult, run_cli
-from tests.parse_once import spec_files_parsed_once
 
 pytestmark = pytest.mark.device
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """Every command reads the same spec files: they are parsed once (tests/parse_once.py)."""
-    with spec_files_parsed_once():
-        yield
 
 
 def test_run_passes_and_reports_metrics() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,6 @@ import pytest
 import yaml
 
 from tests.conftest import SPECS, run_cli
-from tests.parse_once import spec_files_parsed_once
 from tests.resolver.kit import tables_of
 from ttlgen import resolver as engine
 
@@ -144,14 +142,6 @@ def _write(path: Path, data: dict[str, Any]) -> Path:
     except yaml.YAMLError:
         path.write_text("ops: []\n", encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """Every command over a tree reads the same spec files: they are parsed once
-    (tests/parse_once.py); each description, a command's own input, is read anew."""
-    with spec_files_parsed_once():
-        yield
 
 
 @pytest.mark.parametrize("tree", range(TREES))

@@ -12,14 +12,13 @@ import re
 import resource
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from upstream_helpers import project, release_api
 
 from tests.conftest import SPECS, run_cli
-from tests.parse_once import spec_files_parsed_once
 from ttlgen.model.tt_metal_api import ApiLevel
 from ttlgen.upstream.api_check import Disagreement, check_level
 from ttlgen.upstream.project import LevelSpec, load_levels
@@ -27,14 +26,6 @@ from ttlgen.upstream.project import LevelSpec, load_levels
 # The comparison of both levels, headers parsed, within a few seconds of CPU (measured:
 # about 1.2 s per level, nearly all of it libclang's parse and the walk of its cursors).
 CPU_BUDGET_S = 15.0
-
-
-@pytest.fixture(scope="module", autouse=True)
-def parsed_once() -> Iterator[None]:
-    """The checks and imports read a level from a copy of the specs with one file changed:
-    the others are parsed once for the module (tests/parse_once.py)."""
-    with spec_files_parsed_once():
-        yield
 
 
 def _cpu() -> float:
