@@ -113,9 +113,11 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _python_env(repo: Path) -> dict[str, str]:
-    """ttlgen from the clone; its bytecode kept outside the clone (the recipe's steps see the
-    tree a checkout gives) and shared by every step, as an installed package's is."""
-    return {"PYTHONPATH": str(repo), "PYTHONPYCACHEPREFIX": str(repo.parent / "pycache")}
+    """ttlgen from the clone, which no step writes bytecode into (the steps see the tree a
+    checkout gives). Not a bytecode prefix directory instead: Python then looks for every
+    module's bytecode there, the installed packages' too, and compiles pytest and its
+    plugins, Jinja and PyYAML again in every step."""
+    return {"PYTHONPATH": str(repo), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def _ttlgen(repo: Path, *args: str) -> None:
