@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import typer.testing
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from typer.testing import CliRunner
 
@@ -139,6 +140,12 @@ def project() -> Project:
 def plan() -> ProjectPlan:
     """The plan of the real specs (see real_plan)."""
     return real_plan()[1]
+
+
+# typer's CliRunner makes the click command of the app anew for every invocation (about
+# 10 ms of signature inspection, most of an in-process `validate`); the app does not
+# change while tests run, so it is made once.
+typer.testing._get_command = functools.cache(typer.testing._get_command)  # type: ignore[attr-defined]
 
 
 def run_cli(*args: str | Path) -> CliResult:
