@@ -9,7 +9,10 @@ emulation spec's ``math:``), each followed by a ``float`` parameter per op attri
 names (``float fill(float value)``). A function with an approximate form is a template,
 ``template <bool approximate = false> float f(float x)``, whose argument selects the form.
 Every intermediate is a ``float``: numbers are fp32 literals and the functions of the
-language are the ``float`` overloads of ``<cmath>``. The header needs only ``<cmath>``.
+language are the compiler's ``float`` built-ins (``__builtin_expf``), which are what
+libstdc++'s ``float`` overloads of ``<cmath>`` (``std::exp(float)``) call: the same
+function, so the same result. The header includes nothing: ``<cmath>`` (in C++17, with its
+special functions) took three quarters of the compile of every compute kernel.
 
 The same AST is what ``ttlgen run``'s float64 reference interprets (``ttlgen/run.py``).
 """
@@ -35,35 +38,36 @@ COLUMNS = 100
 INDENT = "    "
 # The template parameter of a function with an approximate form.
 APPROXIMATE = "approximate"
-# Helpers of the language that <cmath> has no float function for.
+# Helpers of the language that the compiler has no float built-in for.
 DETAIL = math_spec.HELPER_NAMESPACES[1]
 
-#: Each function of the language as C++ spells its fp32 form: a function of <cmath> (its
-#: float overload), or of the header's ``detail`` namespace. ``where``, ``signbit`` and the
-#: comparisons are conditional expressions instead (:func:`expression`).
+#: Each function of the language as C++ spells its fp32 form: a float built-in of the
+#: compiler (GCC's and Clang's), or a function of the header's ``detail`` namespace.
+#: ``where``, ``signbit`` and the comparisons are conditional expressions instead
+#: (:func:`expression`).
 CPP_FUNCTIONS: dict[str, str] = {
-    "abs": "std::fabs",
-    "acos": "std::acos",
-    "asin": "std::asin",
-    "atan": "std::atan",
-    "ceil": "std::ceil",
-    "cos": "std::cos",
-    "erf": "std::erf",
-    "exp": "std::exp",
-    "exp2": "std::exp2",
-    "expm1": "std::expm1",
-    "floor": "std::floor",
-    "log": "std::log",
-    "log1p": "std::log1p",
-    "max": "std::fmax",
-    "min": "std::fmin",
-    "pow": "std::pow",
+    "abs": "__builtin_fabsf",
+    "acos": "__builtin_acosf",
+    "asin": "__builtin_asinf",
+    "atan": "__builtin_atanf",
+    "ceil": "__builtin_ceilf",
+    "cos": "__builtin_cosf",
+    "erf": "__builtin_erff",
+    "exp": "__builtin_expf",
+    "exp2": "__builtin_exp2f",
+    "expm1": "__builtin_expm1f",
+    "floor": "__builtin_floorf",
+    "log": "__builtin_logf",
+    "log1p": "__builtin_log1pf",
+    "max": "__builtin_fmaxf",
+    "min": "__builtin_fminf",
+    "pow": "__builtin_powf",
     "sign": f"{DETAIL}::sign",
-    "sin": "std::sin",
-    "sqrt": "std::sqrt",
-    "tan": "std::tan",
-    "tanh": "std::tanh",
-    "trunc": "std::trunc",
+    "sin": "__builtin_sinf",
+    "sqrt": "__builtin_sqrtf",
+    "tan": "__builtin_tanf",
+    "tanh": "__builtin_tanhf",
+    "trunc": "__builtin_truncf",
 }
 CONDITIONALS = frozenset(["where", "signbit"])
 
@@ -125,7 +129,7 @@ def _condition(expr: Expr) -> str:
     if isinstance(expr, Compare):
         return f"{expression(expr.left, 1)} {expr.op.value} {expression(expr.right, 1)}"
     if isinstance(expr, Call) and expr.function == "signbit":
-        return f"std::signbit({expression(expr.args[0])})"
+        return f"__builtin_signbit({expression(expr.args[0])})"
     return f"{expression(expr, 1)} != 0.0f"
 
 
@@ -166,7 +170,7 @@ def function_lines(function: MathFunction) -> list[str]:
 
 
 def header_text(math: MathModel, emulation: Emulation) -> str:
-    lines = ["#pragma once", "#include <cmath>", "", f"namespace {emulation.namespace}::math {{", "", *_DETAIL_LINES, ""]
+    lines = ["#pragma once", "", f"namespace {emulation.namespace}::math {{", "", *_DETAIL_LINES, ""]
     for arity, table in emulation.math_tables:
         functions = math.of_arity(arity)
         lines += [f"namespace {table} {{", ""]

@@ -11,7 +11,7 @@ A function may also state the form the SFPU computes in approximate mode
 
 Both implementations are driven from the expression parsed here into a typed, frozen
 AST: the emulator's header (``emit/emulator_math.py``: every intermediate in fp32, the
-``float`` overloads of ``<cmath>``) and the float64 NumPy reference of ``ttlgen run``
+compiler's ``float`` built-ins, which ``<cmath>``'s float overloads call) and the float64 NumPy reference of ``ttlgen run``
 (``run.py``, which interprets the AST). The parser is Python's own (``ast``), restricted
 to an allow-list of node types: anything outside the language is a located error naming
 the offending token and listing what is valid.
@@ -44,8 +44,9 @@ DEFAULT_FILE = "specs/ops/math.yaml"
 MAX_EXPRESSION = 1000
 MAX_DEPTH = 40
 
-# Namespaces the emulator's math header refers to from inside its tables: no function may
-# take their names (``std::exp``, ``detail::sign`` would name the function instead).
+# Namespaces code inside the emulator's math tables names: no function may take their names
+# (``detail::sign`` would name the function instead, and so would ``std::...`` in any code
+# the header gains there).
 HELPER_NAMESPACES = ("std", "detail")
 
 NULLARY_OPERANDS: tuple[str, ...] = ()
@@ -152,7 +153,7 @@ class Builtin:
 
 
 #: The language's functions. Each backend implements every one (the emulator's header
-#: with the fp32 overload of <cmath>, the reference with NumPy in float64); a test holds
+#: with the compiler's fp32 built-ins, the reference with NumPy in float64); a test holds
 #: both to this list.
 BUILTINS: tuple[Builtin, ...] = (
     Builtin("abs", 1, "|a|"),

@@ -4,7 +4,6 @@
 //   specs/tt_metal/emulation.yaml
 
 #pragma once
-#include <cmath>
 
 namespace ttlemu::math {
 
@@ -28,57 +27,57 @@ namespace sfpu_unary {
 
 // abs(x) = abs(x)
 inline float abs(float x) {
-    return std::fabs(x);
+    return __builtin_fabsf(x);
 }
 
 // acos(x) = acos(x)
 inline float acos(float x) {
-    return std::acos(x);
+    return __builtin_acosf(x);
 }
 
 // asin(x) = asin(x)
 inline float asin(float x) {
-    return std::asin(x);
+    return __builtin_asinf(x);
 }
 
 // atan(x) = atan(x)
 inline float atan(float x) {
-    return std::atan(x);
+    return __builtin_atanf(x);
 }
 
 // ceil(x) = ceil(x)
 inline float ceil(float x) {
-    return std::ceil(x);
+    return __builtin_ceilf(x);
 }
 
 // cos(x) = cos(x)
 inline float cos(float x) {
-    return std::cos(x);
+    return __builtin_cosf(x);
 }
 
 // exp(x) = exp(x)
 inline float exp(float x) {
-    return std::exp(x);
+    return __builtin_expf(x);
 }
 
 // exp2(x) = exp2(x)
 inline float exp2(float x) {
-    return std::exp2(x);
+    return __builtin_exp2f(x);
 }
 
 // expm1(x) = expm1(x)
 inline float expm1(float x) {
-    return std::expm1(x);
+    return __builtin_expm1f(x);
 }
 
 // floor(x) = floor(x)
 inline float floor(float x) {
-    return std::floor(x);
+    return __builtin_floorf(x);
 }
 
 // frac(x) = x - trunc(x)
 inline float frac(float x) {
-    return x - std::trunc(x);
+    return x - __builtin_truncf(x);
 }
 
 // gelu(x) = 0.5 * x * (1 + erf(x / sqrt(2)))
@@ -87,26 +86,26 @@ template <bool approximate = false>
 inline float gelu(float x) {
     if constexpr (approximate) {
         // clang-format off
-        return 0.5f * x + (std::fabs(x) < 0.5f ? 0.1928f * std::fabs(x) - 0.00010443f : (std::fabs(x) < 1.0f ? 0.4939f * std::fabs(x) - 0.1604f : (std::fabs(x) < 1.5f ? 0.6188f * std::fabs(x) - 0.2796f : (std::fabs(x) < 2.0f ? 0.6099f * std::fabs(x) - 0.2635f : (std::fabs(x) < 3.0f ? 0.5402f * std::fabs(x) - 0.1194f : 0.5f * std::fabs(x))))));
+        return 0.5f * x + (__builtin_fabsf(x) < 0.5f ? 0.1928f * __builtin_fabsf(x) - 0.00010443f : (__builtin_fabsf(x) < 1.0f ? 0.4939f * __builtin_fabsf(x) - 0.1604f : (__builtin_fabsf(x) < 1.5f ? 0.6188f * __builtin_fabsf(x) - 0.2796f : (__builtin_fabsf(x) < 2.0f ? 0.6099f * __builtin_fabsf(x) - 0.2635f : (__builtin_fabsf(x) < 3.0f ? 0.5402f * __builtin_fabsf(x) - 0.1194f : 0.5f * __builtin_fabsf(x))))));
         // clang-format on
     } else {
-        return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+        return 0.5f * x * (1.0f + __builtin_erff(x / __builtin_sqrtf(2.0f)));
     }
 }
 
 // gelu_tanh(x) = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
 inline float gelu_tanh(float x) {
-    return 0.5f * x * (1.0f + std::tanh(0.7978846f * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * (1.0f + __builtin_tanhf(0.7978846f * (x + 0.044715f * x * x * x)));
 }
 
 // hardsigmoid(x) = max(0, min(1, x / 6 + 0.5))
 inline float hardsigmoid(float x) {
-    return std::fmax(0.0f, std::fmin(1.0f, x / 6.0f + 0.5f));
+    return __builtin_fmaxf(0.0f, __builtin_fminf(1.0f, x / 6.0f + 0.5f));
 }
 
 // log(x) = log(x)
 inline float log(float x) {
-    return std::log(x);
+    return __builtin_logf(x);
 }
 
 // negative(x) = -x
@@ -121,52 +120,52 @@ inline float recip(float x) {
 
 // relu(x) = max(x, 0)
 inline float relu(float x) {
-    return std::fmax(x, 0.0f);
+    return __builtin_fmaxf(x, 0.0f);
 }
 
 // rsqrt(x) = 1 / sqrt(x)
 inline float rsqrt(float x) {
-    return 1.0f / std::sqrt(x);
+    return 1.0f / __builtin_sqrtf(x);
 }
 
 // sigmoid(x) = 1 / (1 + exp(-x))
 inline float sigmoid(float x) {
-    return 1.0f / (1.0f + std::exp(-x));
+    return 1.0f / (1.0f + __builtin_expf(-x));
 }
 
 // sign(x) = where(x == 0, 0, where(signbit(x), -1, 1))
 inline float sign(float x) {
-    return (x == 0.0f ? 0.0f : (std::signbit(x) ? -1.0f : 1.0f));
+    return (x == 0.0f ? 0.0f : (__builtin_signbit(x) ? -1.0f : 1.0f));
 }
 
 // signbit(x) = signbit(x)
 inline float signbit(float x) {
-    return (std::signbit(x) ? 1.0f : 0.0f);
+    return (__builtin_signbit(x) ? 1.0f : 0.0f);
 }
 
 // silu(x) = x / (1 + exp(-x))
 inline float silu(float x) {
-    return x / (1.0f + std::exp(-x));
+    return x / (1.0f + __builtin_expf(-x));
 }
 
 // sin(x) = sin(x)
 inline float sin(float x) {
-    return std::sin(x);
+    return __builtin_sinf(x);
 }
 
 // softplus(x) = where(x > 20, x, log1p(exp(x)))
 inline float softplus(float x) {
-    return (x > 2.0e1f ? x : std::log1p(std::exp(x)));
+    return (x > 2.0e1f ? x : __builtin_log1pf(__builtin_expf(x)));
 }
 
 // softsign(x) = x * (1 / (1 + abs(x)))
 inline float softsign(float x) {
-    return x * (1.0f / (1.0f + std::fabs(x)));
+    return x * (1.0f / (1.0f + __builtin_fabsf(x)));
 }
 
 // sqrt(x) = sqrt(x)
 inline float sqrt(float x) {
-    return std::sqrt(x);
+    return __builtin_sqrtf(x);
 }
 
 // square(x) = x * x
@@ -176,17 +175,17 @@ inline float square(float x) {
 
 // tan(x) = tan(x)
 inline float tan(float x) {
-    return std::tan(x);
+    return __builtin_tanf(x);
 }
 
 // tanh(x) = tanh(x)
 inline float tanh(float x) {
-    return std::tanh(x);
+    return __builtin_tanhf(x);
 }
 
 // trunc(x) = trunc(x)
 inline float trunc(float x) {
-    return std::trunc(x);
+    return __builtin_truncf(x);
 }
 
 // typecast(x) = x
@@ -211,12 +210,12 @@ inline float div(float x, float y) {
 
 // max(x, y) = max(x, y)
 inline float max(float x, float y) {
-    return std::fmax(x, y);
+    return __builtin_fmaxf(x, y);
 }
 
 // min(x, y) = min(x, y)
 inline float min(float x, float y) {
-    return std::fmin(x, y);
+    return __builtin_fminf(x, y);
 }
 
 // mul(x, y) = x * y
@@ -227,7 +226,7 @@ inline float mul(float x, float y) {
 
 // pow(x, y) = pow(x, y)
 inline float pow(float x, float y) {
-    return std::pow(x, y);
+    return __builtin_powf(x, y);
 }
 
 // rsub(x, y) = y - x
