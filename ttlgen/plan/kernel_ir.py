@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import Mark
-from ttlgen.model.call_forms import ArgKind, CallForm, Literal, TypeForm
+from ttlgen.model.call_forms import ArgKind, CallForm, FormArg, Literal, TypeForm
 from ttlgen.model.tt_metal_api import EntryPoint, State
 
 # ------------------------------------------------------------------------ expressions
@@ -262,18 +262,21 @@ def bind(
     """The call ``form`` spells, its placeholders replaced by ``values`` (by key); a member
     call of ``receiver`` (of API type ``member_of``), or a constructor with ``member_of``;
     ``format_needs`` as :class:`Call` states them."""
-    bound: list[tuple[Arg, ...]] = []
-    for group in (form.template_args, form.args):
-        args = []
-        for arg in group:
-            if isinstance(arg, Literal):
-                args.append(_literal(arg))
-            elif arg.key in values:
-                args.append(Arg(arg.kind, values[arg.key]))
-            else:
-                raise UnboundPlaceholder(form, arg.key, list(values))
-        bound.append(tuple(args))
-    return Call(step, form.function, bound[0], bound[1], form.mark, receiver, member_of, form.deprecated_ok, format_needs)
+    template_args = _arguments(form, form.template_args, values) if form.template_args else ()
+    args = _arguments(form, form.args, values)
+    return Call(step, form.function, template_args, args, form.mark, receiver, member_of, form.deprecated_ok, format_needs)
+
+
+def _arguments(form: CallForm, group: Sequence[FormArg], values: Mapping[str, Expr]) -> tuple[Arg, ...]:
+    args = []
+    for arg in group:
+        if isinstance(arg, Literal):
+            args.append(_literal(arg))
+        elif arg.key in values:
+            args.append(Arg(arg.kind, values[arg.key]))
+        else:
+            raise UnboundPlaceholder(form, arg.key, list(values))
+    return tuple(args)
 
 
 def helper(name: str, *args: tuple[ArgKind, Expr]) -> Call:
