@@ -6,6 +6,7 @@ here are target-independent; target support is in :mod:`ttlgen.model.targets`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -249,8 +250,9 @@ class OpsModel:
     vocabulary: Vocabulary
     ops: tuple[OpSemantics, ...]  # sorted by name
 
-    @property
+    @functools.cached_property
     def sources(self) -> tuple[str, ...]:
+        # Read once: every lowered kernel lists them among its sources.
         return tuple(sorted({self.vocabulary.source, *(op.source for op in self.ops)}))
 
 

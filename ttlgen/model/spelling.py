@@ -320,7 +320,12 @@ class SpellingModel:
     approximate: frozenset[tuple[str, str]] = frozenset()
 
     def math_of(self, op: str) -> Computation | None:
-        return dict(self.computes).get(op)
+        return self._computes_by_op.get(op)
+
+    @cached_property
+    def _computes_by_op(self) -> dict[str, Computation]:
+        # Every lowered kernel asks it of each of its ops.
+        return dict(self.computes)
 
     def selects_approximate(self, level: str, op: str) -> bool:
         return (level, op) in self.approximate
