@@ -246,8 +246,6 @@ def _indented(value: Any, indent: int) -> str:
 
 
 def _laid_out(value: Any, step: str, indent: str) -> str:
-    if isinstance(value, str):
-        return _string(value)
     if isinstance(value, dict):
         if not value:
             return "{}"
@@ -263,6 +261,14 @@ def _laid_out(value: Any, step: str, indent: str) -> str:
             return "[]"
         inner = indent + step
         return "[\n" + ",\n".join([inner + _laid_out(item, step, inner) for item in value]) + "\n" + indent + "]"
+    return json_scalar(value)
+
+
+def json_scalar(value: Any) -> str:
+    """A value that is no list or mapping as ``json.dumps(value, ensure_ascii=False)`` writes
+    it; strings, None, booleans and integers without the encoder's per-call set-up."""
+    if isinstance(value, str):
+        return _string(value)
     if value is None or isinstance(value, bool):
         return "null" if value is None else "true" if value else "false"
     if type(value) is int:

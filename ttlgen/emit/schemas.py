@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit._text import json_scalar
 from ttlgen.model import math_spec, spelling, targets
 from ttlgen.model.kernels import Kernel
 from ttlgen.model.project import Project
@@ -215,14 +216,7 @@ def _dumps(value: Any) -> str:
     return _layout(value, "", {})[1]
 
 
-# json.dumps(value, ensure_ascii=False) of a string and of another scalar, without the set-up
-# json.dumps repeats for every value.
-_string = json.encoder.encode_basestring
-_encode = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _scalar(value: Any) -> str:
-    return _string(value) if isinstance(value, str) else _encode(value)
+_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), without its per-call set-up
 
 
 def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]]) -> tuple[str, str]:
@@ -232,7 +226,7 @@ def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]
     definition share what is the same for every kernel) is laid out once at an indent
     (``done``, by identity: every node is alive while the schema is written)."""
     if not isinstance(value, dict | list) or not value:
-        flat = _scalar(value)
+        flat = json_scalar(value)
         return flat, flat
     key = (id(value), indent)
     if key in done:
