@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 import math
 import re
 import struct
@@ -263,7 +264,15 @@ class MathModel:
     display: str | None = None  # the spec's path as messages show it
 
     def function(self, name: str) -> MathFunction | None:
-        return next((f for f in self.functions if f.name == name), None)
+        return self._by_name.get(name)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, MathFunction]:
+        # Each emulator binding, and each header that may include the math, asks for its function.
+        found: dict[str, MathFunction] = {}
+        for function in self.functions:
+            found.setdefault(function.name, function)
+        return found
 
     def computation(self, name: str) -> Computation | None:
         """What ``computes: <name>`` names: a function of the spec or a runtime primitive."""
