@@ -23,7 +23,6 @@ tree does not have yet is checked with the generic definitions.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -216,9 +215,6 @@ def _dumps(value: Any) -> str:
     return _layout(value, "", {})[1]
 
 
-_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), without its per-call set-up
-
-
 def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]]) -> tuple[str, str]:
     """``value`` as one-line JSON (``json.dumps``'s separators) and as laid out at ``indent``.
     Each node's one-line form is built from its children's, so every value is serialised
@@ -233,7 +229,7 @@ def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]
         return done[key]
     inner = indent + "  "
     if isinstance(value, dict):
-        keys = [_string(k) + ": " for k in value]
+        keys = [json_scalar(k) + ": " for k in value]
         children = [_layout(v, inner, done) for v in value.values()]
         flat = "{" + ", ".join([k + f for k, (f, _) in zip(keys, children, strict=True)]) + "}"
         laid = flat

@@ -377,20 +377,14 @@ class ApiLevel:
     # A compute kernel's calls are asked what they configure and load over and over (in its
     # loops, by each pass): most are of functions that do neither, which these tell without
     # binding a call to its form.
-    def configuring_functions(self, kernel: KernelKind) -> frozenset[str]:
-        """The functions for ``kernel`` with a form that configures some state."""
-        return self._configuring[kernel]
-
-    def loading_functions(self, kernel: KernelKind) -> frozenset[str]:
-        """The functions for ``kernel`` with a form that loads a data format (``formats``)."""
-        return self._loading[kernel]
-
     @functools.cached_property
-    def _configuring(self) -> dict[KernelKind, frozenset[str]]:
+    def configuring_functions(self) -> dict[KernelKind, frozenset[str]]:
+        """Per kind of kernel, the functions with a form that configures some state."""
         return {kernel: frozenset(f.name for f in self.all_forms() if f.kernel is kernel and f.configures) for kernel in KernelKind}
 
     @functools.cached_property
-    def _loading(self) -> dict[KernelKind, frozenset[str]]:
+    def loading_functions(self) -> dict[KernelKind, frozenset[str]]:
+        """Per kind of kernel, the functions with a form that loads a data format (``formats``)."""
         return {kernel: frozenset(f.name for f in self.all_forms() if f.kernel is kernel and f.formats) for kernel in KernelKind}
 
     def type(self, name: str) -> TypeDecl | None:

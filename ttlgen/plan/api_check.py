@@ -58,7 +58,7 @@ def form_of(level: ApiLevel, call: ir.Call, kernel: KernelKind) -> FunctionForm 
 def effects(level: ApiLevel, kernel: KernelKind) -> Effects:
     """What each call of a program at ``level`` configures (for the hoisting pass)."""
 
-    configuring = level.configuring_functions(kernel)
+    configuring = level.configuring_functions[kernel]
 
     def of(call: ir.Call) -> frozenset[State]:
         if call.function not in configuring:
@@ -73,7 +73,7 @@ def format_loads(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], dic
     """The CB each data-format register a call at ``level`` loads is loaded from, by the
     API spec's ``formats`` of the form it binds to (None: a computed source order)."""
 
-    loading = level.loading_functions(kernel)
+    loading = level.loading_functions[kernel]
 
     def of(call: ir.Call) -> dict[State, ir.Expr | None]:
         if call.function not in loading:
