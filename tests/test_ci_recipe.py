@@ -173,6 +173,10 @@ def run_recipe(work: Path) -> Run:
     gh.write_text(STAND_IN_GH, encoding="utf-8")
     gh.chmod(0o755)
     comment = work.parent / "comment.md"
+    # The test step's pytest keeps its temporary directories here: in the default root it
+    # would also delete the oldest of the user's own runs there, as pytest does on exit.
+    temp_root = work.parent / "pytest-temp"
+    temp_root.mkdir(exist_ok=True)
     env = {
         **os.environ,
         # The stand-in gh, then this interpreter's scripts (ttlgen, pytest), as an
@@ -182,6 +186,7 @@ def run_recipe(work: Path) -> Run:
         "GITHUB_BASE_REF": "main",
         "GH_COMMENT": str(comment),
         "GH_CALLS": str(work.parent / "gh-calls.txt"),
+        "PYTEST_DEBUG_TEMPROOT": str(temp_root),
     }
     results: list[tuple[str, int | None, str]] = []
     failed = False

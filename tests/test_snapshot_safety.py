@@ -53,6 +53,10 @@ def run_pytest(root: Path, *args: str, fail_beta: bool = False) -> subprocess.Co
     # Only the plugins the sample uses: syrupy, and the guard its conftest loads. Importing
     # every installed one (hypothesis alone takes a second) would cost most of each run.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    # Its temporary directories stay in the sample's own root: in the default one, pytest
+    # would also delete the oldest of the user's own runs on exit.
+    (root.parent / "pytest-temp").mkdir(exist_ok=True)
+    env["PYTEST_DEBUG_TEMPROOT"] = str(root.parent / "pytest-temp")
     if fail_beta:
         env["SAMPLE_FAIL_BETA"] = "1"
     return subprocess.run(
