@@ -170,8 +170,7 @@ class DiagnosticSink:
     strategies are unknown) names the entities it ``breaks``; a check that relies on an
     entity names it in ``after``. When the entity is broken the check's error is not shown
     but counted against the error that broke it ("n more errors follow from this one"),
-    whichever order the checks ran in. Checks that cannot run at all on a broken entity
-    ask :meth:`is_broken` first.
+    whichever order the checks ran in.
     """
 
     _recorded: list[_Recorded] = field(default_factory=list)
@@ -197,9 +196,6 @@ class DiagnosticSink:
         self._recorded.append(_Recorded(diagnostic, after, breaks))
         for entity in breaks:
             self._broken.setdefault(entity, index)
-
-    def is_broken(self, entity: Entity) -> bool:
-        return entity in self._broken
 
     @property
     def count(self) -> int:

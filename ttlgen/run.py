@@ -136,14 +136,6 @@ def _fit(x: F64, like: F64) -> F64:
     return np.tile(x, (like.shape[0] // x.shape[0], like.shape[1] // x.shape[1]))
 
 
-def _binary(fn: Callable[[F64, F64], F64]) -> Callable[..., F64]:
-    def apply(a: F64, b: F64) -> F64:
-        big = a if a.size >= b.size else b
-        return fn(_fit(a, big), _fit(b, big))
-
-    return apply
-
-
 def _elementwise(fn: Callable[..., F64]) -> Callable[..., F64]:
     def apply(*args: F64, attrs: Mapping[str, str]) -> F64:
         return fn(*args)

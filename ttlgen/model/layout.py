@@ -400,10 +400,6 @@ class Layout:
     def word_bytes(self) -> int:
         return self.word_bits // 8
 
-    @property
-    def word_max(self) -> int:
-        return (1 << self.word_bits) - 1
-
     def enum(self, name: str) -> Enum:
         return next(e for e in self.enums if e.name == name)
 

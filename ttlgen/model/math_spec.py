@@ -186,10 +186,6 @@ BUILTIN_NAMES = tuple(b.name for b in BUILTINS)
 _BUILTINS = {b.name: b for b in BUILTINS}
 
 
-def builtin(name: str) -> Builtin:
-    return _BUILTINS[name]
-
-
 # ------------------------------------------------------------------ runtime primitives
 
 

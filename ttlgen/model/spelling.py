@@ -341,10 +341,6 @@ class SpellingModel:
         level where its release has no function for the op says so (``absent``)."""
         return bool(self.levels) and self.levels[0].spelling(op, strategy) is not None
 
-    @property
-    def spelled_ops(self) -> frozenset[str]:
-        return frozenset(s.op for lv in self.levels for s in lv.spellings)
-
     def forms(self) -> Iterator[CallForm]:
         """Every call form of every level."""
         for level in self.levels:

@@ -65,7 +65,3 @@ def find_kind(name: str, version: str) -> SpecKind | None:
 
 def versions_of(name: str) -> list[str]:
     return [k.version for k in spec_kinds() if k.name == name]
-
-
-def kind_names() -> list[str]:
-    return sorted({k.name for k in spec_kinds()})
