@@ -3,7 +3,9 @@ command's answer is "no", 2 nothing was decided (bad input, usage or environment
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,3 +108,22 @@ def test_a_bug_exits_3_with_its_traceback_not_1(
     stderr = capsys.readouterr().err
     assert "Traceback" in stderr and "RuntimeError: an emitter bug" in stderr
     assert "internal error: this is a bug in ttlgen" in stderr
+
+
+@pytest.mark.parametrize("buffered", [False, True], ids=["written-at-once", "flushed-at-exit"])
+def test_output_whose_reader_went_away_exits_141_and_says_nothing(buffered: bool) -> None:
+    # As a shell reports a tool SIGPIPE ended (`ttlgen explain ... | head -1`); never 1,
+    # which would read as the command's "no". Buffered, the output first fails at exit.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ttlgen", "validate", "--specs", str(SPECS)],
+            stdout=write, stderr=subprocess.PIPE, env=env, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr.decode()) == (ExitCode.READER_GONE, "")

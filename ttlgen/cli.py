@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TextIO
 
 import typer
 
@@ -419,6 +420,7 @@ def explain(
 
 def main() -> None:
     """The console entry point (in-process callers run ``app``)."""
+    stdout = sys.stdout
     try:
         app()
     except KeyboardInterrupt:
@@ -426,6 +428,8 @@ def main() -> None:
     except SystemExit:
         if interrupt.requested():  # typer ends an interrupted command with a silent exit 130
             interrupted()
+        if _reader_gone(stdout):
+            raise SystemExit(ExitCode.READER_GONE) from None
         raise
     except Exception:
         if interrupt.requested():  # an interrupt some code re-raised as another exception
@@ -437,6 +441,23 @@ def main() -> None:
         traceback.print_exc()
         sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
         raise SystemExit(ExitCode.INTERNAL) from None
+
+
+def _reader_gone(stdout: TextIO) -> bool:
+    """Whether the reader of the output (or of the errors) went away before the command ended.
+
+    Python ignores SIGPIPE, so a write to a closed pipe raises instead of ending the
+    process; typer's click turns that into a silent exit 1, which would read as the
+    command's "no", and puts a wrapper that ignores the pipe's errors in place of
+    ``sys.stdout``. Output still buffered fails at the last flush instead, which Python
+    would report on exit (exit 120); it goes to /dev/null."""
+    replaced = sys.stdout is not stdout
+    try:
+        stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+        return True
+    return replaced
 
 
 def interrupted() -> NoReturn:

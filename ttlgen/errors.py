@@ -18,6 +18,7 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2  # bad specs, arguments or environment: nothing was decided
     INTERNAL = 3  # a bug in ttlgen (the traceback is printed), never mistaken for a "no"
     INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+    READER_GONE = 141  # the reader of its output went away (a closed pipe), as a shell reports SIGPIPE
 
 
 PathPart = str | int
