@@ -127,3 +127,14 @@ def test_output_whose_reader_went_away_exits_141_and_says_nothing(buffered: bool
     finally:
         os.close(write)
     assert (done.returncode, done.stderr.decode()) == (ExitCode.READER_GONE, "")
+
+
+@pytest.mark.parametrize("stream", ["1", "2"], ids=["stdout", "stderr"])
+def test_a_closed_standard_stream_decides_nothing(stream: str) -> None:
+    done = subprocess.run(
+        ["bash", "-c", f'exec "$0" -m ttlgen validate --specs "$1" {stream}>&-', sys.executable, str(SPECS)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == ExitCode.BAD_INPUT
+    assert done.stdout == ""
+    assert done.stderr == ("ttlgen: standard output is closed; send it somewhere, e.g. >/dev/null\n" if stream == "1" else "")
