@@ -3,6 +3,7 @@ command's answer is "no", 2 nothing was decided (bad input, usage or environment
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -138,3 +139,19 @@ def test_a_closed_standard_stream_decides_nothing(stream: str) -> None:
     assert done.returncode == ExitCode.BAD_INPUT
     assert done.stdout == ""
     assert done.stderr == ("ttlgen: standard output is closed; send it somewhere, e.g. >/dev/null\n" if stream == "1" else "")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full, a device every write to fails")
+@pytest.mark.parametrize("buffered", [False, True], ids=["written-at-once", "flushed-at-exit"])
+def test_output_a_full_disk_refuses_decides_nothing_and_says_why_in_one_line(buffered: bool) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ttlgen", "validate", "--specs", str(SPECS)],
+            stdout=full, stderr=subprocess.PIPE, env=env, check=False,
+        )  # fmt: skip
+    assert (done.returncode, done.stderr.decode()) == (
+        ExitCode.BAD_INPUT, f"ttlgen: cannot write standard output: {os.strerror(errno.ENOSPC)}\n"
+    )  # fmt: skip

@@ -9,6 +9,7 @@ Python traceback.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import sys
@@ -420,7 +421,7 @@ def explain(
 
 def main() -> None:
     """The console entry point (in-process callers run ``app``)."""
-    stdout = sys.stdout
+    stdout = _checked_stdout()
     try:
         app()
     except KeyboardInterrupt:
@@ -428,9 +429,14 @@ def main() -> None:
     except SystemExit:
         if interrupt.requested():  # typer ends an interrupted command with a silent exit 130
             interrupted()
-        if _reader_gone(stdout):
-            raise SystemExit(ExitCode.READER_GONE) from None
+        failed = _output_failure(stdout)
+        if failed is not None:
+            raise SystemExit(failed) from None
         raise
+    except StandardOutputError as exc:
+        _discard(stdout)
+        sys.stderr.write(f"ttlgen: {exc}\n")
+        raise SystemExit(ExitCode.BAD_INPUT) from None
     except Exception:
         if interrupt.requested():  # an interrupt some code re-raised as another exception
             interrupted()
@@ -443,21 +449,74 @@ def main() -> None:
         raise SystemExit(ExitCode.INTERNAL) from None
 
 
-def _reader_gone(stdout: TextIO) -> bool:
-    """Whether the reader of the output (or of the errors) went away before the command ended.
+class StandardOutputError(Exception):
+    """Standard output refused the command's output for a reason other than a closed pipe
+    (a full disk, an I/O error): the environment's fault, so exit 2, not an internal error."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(f"cannot write standard output: {error.strerror or error}")
+
+
+class _CheckedText(io.TextIOWrapper):
+    """Standard output whose failed writes say so: a closed pipe as BrokenPipeError (typer's
+    click handles it, then `_output_failure`), any other refusal as StandardOutputError."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StandardOutputError(exc) from None
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StandardOutputError(exc) from None
+
+
+def _checked_stdout() -> TextIO:
+    """The process's standard output as a `_CheckedText` (left as it is when something else,
+    such as a test's capture, stands in for it)."""
+    if sys.stdout is not sys.__stdout__ or not isinstance(sys.stdout, io.TextIOWrapper):
+        return sys.stdout
+    plain = sys.stdout
+    plain.flush()
+    sys.stdout = _CheckedText(
+        plain.buffer, encoding=plain.encoding, errors=plain.errors,
+        line_buffering=plain.line_buffering, write_through=plain.write_through,
+    )  # fmt: skip
+    return sys.stdout
+
+
+def _discard(stdout: TextIO) -> None:
+    """Send what is still buffered for ``stdout`` to /dev/null, so Python's last flush on
+    exit does not fail again (and report it with exit 120)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+
+
+def _output_failure(stdout: TextIO) -> ExitCode | None:
+    """The exit code a failure of the output itself decides, once the command has ended.
 
     Python ignores SIGPIPE, so a write to a closed pipe raises instead of ending the
     process; typer's click turns that into a silent exit 1, which would read as the
     command's "no", and puts a wrapper that ignores the pipe's errors in place of
-    ``sys.stdout``. Output still buffered fails at the last flush instead, which Python
-    would report on exit (exit 120); it goes to /dev/null."""
+    ``sys.stdout``: the reader went away (141). Output still buffered fails at the last
+    flush instead: a closed pipe is 141 again, any other refusal exit 2 with one line."""
     replaced = sys.stdout is not stdout
     try:
         stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
-        return True
-    return replaced
+        _discard(stdout)
+        return ExitCode.READER_GONE
+    except StandardOutputError as exc:
+        _discard(stdout)
+        sys.stderr.write(f"ttlgen: {exc}\n")
+        return ExitCode.BAD_INPUT
+    return ExitCode.READER_GONE if replaced else None
 
 
 def interrupted() -> NoReturn:
