@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from device_helpers import FIXTURES, Runner
 
 from ttlgen.device import (
     api_headers,
+    build,
     build_executable,
     build_runtime,
     cache_dir,
@@ -152,6 +154,31 @@ def test_same_helper_name_in_reader_and_writer_links(run: Runner) -> None:
     x = to_bf16(np.random.default_rng(8).standard_normal((32, 64)))  # exact through SrcA
     out = run("same_helper_names", {"x": x}).outputs["out"]
     np.testing.assert_array_equal(out, x)
+
+
+@pytest.fixture
+def toolchain_without_gold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The compiler as a toolchain without the gold linker gives it (newer binutils build
+    none): every link that asks for gold fails, everything else is the real compiler."""
+    compiler = tmp_path / "g++"
+    compiler.write_text(
+        "#!/bin/sh\n"
+        'for arg in "$@"; do [ "$arg" = -fuse-ld=gold ] && { echo "collect2: fatal error: cannot find ld" >&2; exit 1; }; done\n'
+        f'exec {shutil.which(build.CXX)} "$@"\n',
+        encoding="utf-8",
+    )
+    compiler.chmod(0o755)
+    monkeypatch.setattr(build, "CXX", str(compiler))
+    build._linker.cache_clear()
+    yield
+    build._linker.cache_clear()
+
+
+@pytest.mark.device
+@pytest.mark.usefixtures("program_cache", "toolchain_without_gold")  # a program linked anew
+def test_a_toolchain_without_gold_links_programs_that_run(run: Runner) -> None:
+    x = to_bf16(np.random.default_rng(8).standard_normal((32, 64)))
+    np.testing.assert_array_equal(run("same_helper_names", {"x": x}).outputs["out"], x)
 
 
 @pytest.mark.device
