@@ -434,9 +434,7 @@ def main() -> None:
             raise SystemExit(failed) from None
         raise
     except StandardOutputError as exc:
-        _discard(stdout)
-        sys.stderr.write(f"ttlgen: {exc}\n")
-        raise SystemExit(ExitCode.BAD_INPUT) from None
+        raise SystemExit(_refused(stdout, exc)) from None
     except Exception:
         if interrupt.requested():  # an interrupt some code re-raised as another exception
             interrupted()
@@ -462,20 +460,22 @@ class _CheckedText(io.TextIOWrapper):
     click handles it, then `_output_failure`), any other refusal as StandardOutputError."""
 
     def write(self, text: str) -> int:
-        try:
+        with _refusals():
             return super().write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise StandardOutputError(exc) from None
 
     def flush(self) -> None:
-        try:
+        with _refusals():
             super().flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise StandardOutputError(exc) from None
+
+
+@contextlib.contextmanager
+def _refusals() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StandardOutputError(exc) from None
 
 
 def _checked_stdout() -> TextIO:
@@ -498,6 +498,12 @@ def _discard(stdout: TextIO) -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
 
 
+def _refused(stdout: TextIO, error: StandardOutputError) -> ExitCode:
+    _discard(stdout)
+    sys.stderr.write(f"ttlgen: {error}\n")
+    return ExitCode.BAD_INPUT
+
+
 def _output_failure(stdout: TextIO) -> ExitCode | None:
     """The exit code a failure of the output itself decides, once the command has ended.
 
@@ -513,9 +519,7 @@ def _output_failure(stdout: TextIO) -> ExitCode | None:
         _discard(stdout)
         return ExitCode.READER_GONE
     except StandardOutputError as exc:
-        _discard(stdout)
-        sys.stderr.write(f"ttlgen: {exc}\n")
-        return ExitCode.BAD_INPUT
+        return _refused(stdout, exc)
     return ExitCode.READER_GONE if replaced else None
 
 

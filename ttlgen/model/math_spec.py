@@ -11,8 +11,8 @@ A function may also state the form the SFPU computes in approximate mode
 
 Both implementations are driven from the expression parsed here into a typed, frozen
 AST: the emulator's header (``emit/emulator_math.py``: every intermediate in fp32, the
-compiler's ``float`` built-ins, which ``<cmath>``'s float overloads call) and the float64 NumPy reference of ``ttlgen run``
-(``run.py``, which interprets the AST). The parser is Python's own (``ast``), restricted
+compiler's ``float`` built-ins, which ``<cmath>``'s float overloads call) and the float64
+NumPy reference of ``ttlgen run`` (``run.py``, which interprets the AST). The parser is Python's own (``ast``), restricted
 to an allow-list of node types: anything outside the language is a located error naming
 the offending token and listing what is valid.
 
@@ -264,11 +264,9 @@ class MathModel:
 
     @functools.cached_property
     def _by_name(self) -> dict[str, MathFunction]:
-        # Each emulator binding, and each header that may include the math, asks for its function.
-        found: dict[str, MathFunction] = {}
-        for function in self.functions:
-            found.setdefault(function.name, function)
-        return found
+        # Each emulator binding, and each header that may include the math, asks for its
+        # function. Built from the last to the first, so the first of a name wins.
+        return {function.name: function for function in reversed(self.functions)}
 
     def computation(self, name: str) -> Computation | None:
         """What ``computes: <name>`` names: a function of the spec or a runtime primitive."""
