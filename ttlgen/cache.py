@@ -10,9 +10,12 @@ turns every cache off; `TTLGEN_CACHE_DIR` moves them all.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import hashlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,6 +42,32 @@ def upstream_dir() -> Path:
     """Where the pinned releases' wheels and extracted headers are kept."""
     explicit = os.environ.get(UPSTREAM_ENV)
     return Path(explicit) if explicit else cache_root() / "upstream"
+
+
+def usable_dir(path: Path, scratch_prefix: str) -> Path:
+    """``path`` when caching is on and it can be written; otherwise a temporary directory of
+    this process (named ``scratch_prefix``...), deleted when it ends: a cache only ever
+    costs or saves time."""
+    return path if enabled() and _writable(path) else _scratch_dir(scratch_prefix)
+
+
+@functools.cache
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        descriptor, probe = tempfile.mkstemp(dir=path)
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError:
+        return False
+    return True
+
+
+@functools.cache
+def _scratch_dir(prefix: str) -> Path:
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def write_atomically(target: Path, data: bytes) -> None:

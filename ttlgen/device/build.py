@@ -17,12 +17,10 @@ is missing or disagrees (damaged, truncated, half-written) is a miss and built a
 
 from __future__ import annotations
 
-import atexit
 import functools
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -90,30 +88,8 @@ def cache_dir() -> Path:
     this process builds in a temporary directory of its own instead: the cache only ever
     costs or saves time.
     """
-    if not cache.enabled():
-        return _scratch_dir()
     explicit = os.environ.get("TTLGEN_DEVICE_CACHE")
-    path = Path(explicit) if explicit else cache.cache_root() / "device"
-    return path if _writable(path) else _scratch_dir()
-
-
-@functools.cache
-def _writable(path: Path) -> bool:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        descriptor, probe = tempfile.mkstemp(dir=path)
-        os.close(descriptor)
-        os.unlink(probe)
-    except OSError:
-        return False
-    return True
-
-
-@functools.lru_cache(maxsize=1)
-def _scratch_dir() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="ttlgen-device-"))
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
-    return path
+    return cache.usable_dir(Path(explicit) if explicit else cache.cache_root() / "device", "ttlgen-device-")
 
 
 @functools.cache

@@ -19,10 +19,8 @@ disagrees with its files is a miss and is extracted again.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import fcntl
-import functools
 import hashlib
 import json
 import os
@@ -82,29 +80,7 @@ def upstream_root() -> Path:
     """Where wheels, extracted trees and the ttnn venvs are kept (see the module docstring).
     With caching off (``TTLGEN_NO_CACHE=1``) or an unwritable root, a temporary directory
     of this process, deleted when it ends."""
-    if not cache.enabled():
-        return _scratch_dir()
-    path = cache.upstream_dir()
-    return path if _writable(path) else _scratch_dir()
-
-
-@functools.cache
-def _writable(path: Path) -> bool:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        descriptor, probe = tempfile.mkstemp(dir=path)
-        os.close(descriptor)
-        os.unlink(probe)
-    except OSError:
-        return False
-    return True
-
-
-@functools.lru_cache(maxsize=1)
-def _scratch_dir() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="ttlgen-upstream-"))
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
-    return path
+    return cache.usable_dir(cache.upstream_dir(), "ttlgen-upstream-")
 
 
 def wanted(name: str) -> bool:
