@@ -30,6 +30,8 @@ _API = Path("ttnn", "tt_metal", "hw", "inc")
 def extraction_dir(upstream: Path, sha256: str) -> Path:
     """Where the headers of the release whose wheel has ``sha256`` are extracted."""
     return upstream / "headers" / sha256
+
+
 _HEADER_SUFFIXES = (".h", ".hpp")
 
 
