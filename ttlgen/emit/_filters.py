@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from ttlgen.emit import _text
@@ -13,25 +13,10 @@ def hexlit(value: int, width: int = 0) -> str:
 
 
 def pyrepr(value: Any) -> str:
-    """A Python literal for plain data, with sets and dict keys in sorted order."""
+    """A Python literal for a scalar (templates print containers element by element)."""
     if isinstance(value, bool) or value is None or isinstance(value, int | float | str):
         return repr(value)
-    if isinstance(value, tuple):
-        inner = ", ".join(pyrepr(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(pyrepr(v) for v in value) + "]"
-    if isinstance(value, frozenset | set):
-        if not value:
-            return "frozenset()"
-        return "frozenset({" + ", ".join(pyrepr(v) for v in sorted(value)) + "})"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no deterministic literal for {type(value).__name__}")
-
-
-def sort_by(items: Iterable[Any], attribute: str) -> list[Any]:
-    return sorted(items, key=lambda item: getattr(item, attribute))
+    raise TypeError(f"no literal filter for {type(value).__name__}")
 
 
 # No filter derives an identifier: templates print the names the model and plan derive
@@ -39,7 +24,6 @@ def sort_by(items: Iterable[Any], attribute: str) -> list[Any]:
 FILTERS: dict[str, Callable[..., Any]] = {
     "hexlit": hexlit,
     "pyrepr": pyrepr,
-    "sort_by": sort_by,
     # Spec text in each output's syntax (ttlgen/emit/_text.py): every free-text value a
     # template prints goes through the one for where it lands.
     "to_json": _text.json_text,
