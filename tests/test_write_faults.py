@@ -8,9 +8,11 @@ kernels and start from the tree those build (tests/tree_support.py)."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import fcntl
 import os
+import re
 import resource
 import shutil
 import signal
@@ -25,6 +27,7 @@ import pytest
 from tests.conftest import GENERATED, SPECS, run_cli
 from tests.tree_support import forked_ttlgen, small_render
 from ttlgen import write
+from ttlgen.errors import UsageError
 from ttlgen.tree import existing_entries
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
@@ -480,3 +483,80 @@ def test_specs_dot_inside_the_spec_directory_names_sources_by_the_directory(
     header = (out / "include" / "komorebi" / "abi" / "km_abi.h").read_text(encoding="utf-8")
     assert "//   specs/abi/komorebi.yaml\n" in header
 
+
+
+@pytest.mark.parametrize("name", ["gen[1]", "gen?", "a**b", "my-old-tree"])
+def test_a_swap_interrupted_between_its_renames_is_put_back_whatever_the_tree_is_called(tmp_path: Path, name: str) -> None:
+    out = tmp_path / name
+    write.write_tree(out, small_render())
+    left = tmp_path / f".{name}.ttlgen-old-12345"
+    os.rename(out, left)
+    assert write.interrupted_swap(out) == left
+    write.recover(out)
+    assert tree(out) == small_render()
+    assert sorted(os.listdir(tmp_path)) == [name]
+
+
+def test_recovery_leaves_the_leftovers_of_a_tree_whose_name_only_matches_as_a_pattern(tmp_path: Path) -> None:
+    other = tmp_path / ".genx.ttlgen-old-777"  # what a build of genx killed mid-swap leaves
+    write.write_tree(other, small_render())
+    out = tmp_path / "gen[x]"
+    assert write.interrupted_swap(out) is None
+    write.recover(out)
+    assert not out.exists()
+    assert tree(other) == small_render()
+
+
+def test_a_killed_builds_stage_is_removed_not_taken_for_the_tree_when_the_name_holds_old(tmp_path: Path) -> None:
+    out = tmp_path / "my-old-tree"
+    stage = tmp_path / ".my-old-tree.ttlgen-stage-12345"
+    (stage / "include").mkdir(parents=True)  # a stage killed after its directories were made
+    write.recover(out)
+    assert not os.path.lexists(stage)
+    assert not os.path.lexists(out)
+
+
+def test_a_recovery_the_disk_refuses_exits_2_with_one_line(
+    spec_tree: Path, built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    left = built.parent / f".{built.name}.ttlgen-old-12345"
+    os.rename(built, left)
+
+    def refuse(old: Path, new: Path) -> None:
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), str(old), None, str(new))
+
+    monkeypatch.setattr(write.FS, "rename", refuse)
+    for command in ("check", "diff", "build"):
+        result = run_cli(command, "--specs", spec_tree, "--out", built)
+        assert result.exit_code == 2, command
+        (line,) = result.stderr.splitlines()
+        assert str(left) in line and os.strerror(errno.EPERM) in line, line
+    assert left.is_dir()
+
+
+def test_a_refused_exchange_names_the_tree_not_its_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if write._EXCHANGE is None:
+        pytest.skip("this system has no renameat2 exchange")
+    out = tmp_path / "generated"
+    write.write_tree(out, small_render())
+
+    def refuse(a: bytes, b: bytes) -> int:
+        ctypes.set_errno(errno.EPERM)
+        return -1
+
+    monkeypatch.setattr(write, "_EXCHANGE", refuse)
+    with pytest.raises(write.OutputError) as refused:
+        write.write_tree(out, {**small_render(), "added.txt": b"new\n"})
+    assert refused.value.path == out
+    assert tree(out) == small_render()
+
+
+@pytest.mark.parametrize("where", [".git", "python/.git"])
+def test_a_build_refuses_to_delete_a_git_repository_inside_the_tree(tmp_path: Path, where: str) -> None:
+    out = tmp_path / "generated"
+    write.write_tree(out, small_render())
+    (out / where).mkdir()
+    (out / where / "HEAD").write_text("ref: refs/heads/main\n")
+    with pytest.raises(UsageError, match=rf"holds {re.escape(str(out / where))}, a Git repository"):
+        write.write_tree(out, small_render())
+    assert (out / where / "HEAD").is_file()

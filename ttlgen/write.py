@@ -140,7 +140,8 @@ class _FileSystem:
         code = ctypes.get_errno()
         if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
             return False
-        raise OSError(code, os.strerror(code), str(a))
+        # Named by the tree's path: the stage is a temporary name the user never chose.
+        raise OSError(code, os.strerror(code), str(b))
 
     def remove_tree(self, path: Path) -> None:
         """Remove a leftover, whatever it is; a link is removed, never followed."""
@@ -199,6 +200,22 @@ def _stage_name(out_dir: Path, role: str) -> Path:
     return out_dir.parent / f".{out_dir.name}.ttlgen-{role}-{os.getpid()}"
 
 
+def _leftovers(out_dir: Path) -> list[tuple[str, Path]]:
+    """The stages and old trees (role, path) that builds of ``out_dir`` left beside it, by
+    name: the tree's own name is matched as text, never as a pattern, whatever it holds."""
+    prefix = f".{out_dir.name}.ttlgen-"
+    try:
+        names = sorted(os.listdir(out_dir.parent))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        role, _, pid = name[len(prefix) :].rpartition("-")
+        if name.startswith(prefix) and role in ("stage", "old") and pid.isdigit():
+            found.append((role, out_dir.parent / name))
+    return found
+
+
 @contextlib.contextmanager
 def tree_lock(out_dir: Path, shared: bool = False, waiting: IO[str] | None = None) -> Iterator[None]:
     """Hold the tree's lock: exclusive for a build, shared for a reader.
@@ -245,7 +262,7 @@ def interrupted_swap(out_dir: Path) -> Path | None:
     out_dir = tree_path(out_dir)
     if out_dir.exists() or not out_dir.parent.is_dir():
         return None
-    return next(iter(sorted(out_dir.parent.glob(f".{out_dir.name}.ttlgen-old-*"))), None)
+    return next((path for role, path in _leftovers(out_dir) if role == "old"), None)
 
 
 def recover(out_dir: Path) -> None:
@@ -254,12 +271,15 @@ def recover(out_dir: Path) -> None:
     Call it holding the tree's exclusive lock: a stage of a live build is not a leftover.
     """
     out_dir = tree_path(out_dir)
-    parent = out_dir.parent
-    if not parent.is_dir():
-        return
-    for leftover in sorted(parent.glob(f".{out_dir.name}.ttlgen-*")):
-        if "-old-" in leftover.name and leftover.is_dir() and not os.path.lexists(out_dir):
-            FS.rename(leftover, out_dir)  # the swap stopped between its two renames
+    for role, leftover in _leftovers(out_dir):
+        if role == "old" and leftover.is_dir() and not os.path.lexists(out_dir):
+            try:
+                FS.rename(leftover, out_dir)  # the swap stopped between its two renames
+            except OSError as exc:
+                raise UsageError(
+                    f"cannot put back the tree an interrupted build left at {leftover}: "
+                    f"{exc.strerror or exc}; move it to {out_dir} yourself"
+                ) from None
         else:
             FS.remove_tree(leftover)
 
@@ -399,6 +419,16 @@ def _update_in_place(out_dir: Path, files: dict[str, bytes], diff: TreeDiff, mod
     FS.unlink(marker)
 
 
+def _repository_in(diff: TreeDiff) -> str | None:
+    """The first `.git` among the tree's orphans (a directory, or a worktree's file), or
+    None: the one kind of orphan that is never ttlgen's to delete."""
+    for path in diff.orphaned:
+        parts = path.split("/")
+        if ".git" in parts:
+            return "/".join(parts[: parts.index(".git") + 1])
+    return None
+
+
 def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     """Make ``out_dir`` hold exactly ``files``, every file and directory with the mode the
     umask gives. Writes nothing when that is already so.
@@ -413,6 +443,13 @@ def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
     diff = compare(out_dir, files)
     if up_to_date(out_dir, diff):
         return diff
+    repository = _repository_in(diff)
+    if repository is not None:
+        raise UsageError(
+            f"refusing to replace {out_dir}: it holds {out_dir / repository}, a Git repository "
+            "(its history), which a build would delete with the other orphans; move it out of the "
+            "tree or choose another --out"
+        )
     if _swap_refused(out_dir) is not None:
         try:
             _update_in_place(out_dir, files, diff, _Modes.current())
