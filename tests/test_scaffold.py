@@ -10,9 +10,11 @@ import pytest
 import yaml
 
 from tests.conftest import real_project, run_cli
+from tests.spec_fuzz import dump_toml
 from tests.spec_patch import apply_edits
 from tests.user_ops import BINARIES, UNARIES, UserOp
 from ttlgen.model.project import Project
+from ttlgen.model.targets import NO_ARCHITECTURE
 from ttlgen.pipeline import load_project
 
 PLACEHOLDER = re.compile(r"^(\s*)([a-z_]+):  # to fill in: .*$", re.MULTILINE)
@@ -203,3 +205,83 @@ def test_a_unary_and_a_binary_op_go_from_the_scaffold_to_a_passing_emulator_run(
     ran = run_cli("run", "user_ops_bf16", "--seed", "3", "--specs", spec_copy)
     assert ran.exit_code == 0, ran.stdout + ran.stderr
     assert ran.stdout.startswith("user_ops_bf16 (seed 3): PASS")
+
+
+def _architectures_with_targets() -> list[str]:
+    return sorted({t.architecture for t in real_project().targets.targets if t.rejected is None and t.architecture != NO_ARCHITECTURE})
+
+
+def test_like_the_environment_without_an_architecture_is_refused_with_the_architectures_to_choose(spec_copy: Path) -> None:
+    result = run_cli("new", "arch", "zed", "--like", NO_ARCHITECTURE, "--specs", spec_copy)
+    assert result.exit_code == 2, result.stderr
+    offered = result.stderr.rsplit("choose one of: ", 1)[1].strip().split(", ")
+    assert offered == _architectures_with_targets()
+
+
+def test_the_name_reserved_for_no_architecture_is_refused_before_anything_is_written(spec_copy: Path) -> None:
+    before = sorted(spec_copy.rglob("*"))
+    result = run_cli("new", "arch", NO_ARCHITECTURE, "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert f"{NO_ARCHITECTURE!r} is reserved for the environment without an architecture" in result.stderr
+    assert sorted(spec_copy.rglob("*")) == before
+
+
+def _as_toml(path: Path) -> Path:
+    """``path`` rewritten as the TOML of the same data (no comments: TOML as a tool writes it)."""
+    toml = path.with_suffix(".toml")
+    toml.write_text(dump_toml(yaml.safe_load(path.read_text(encoding="utf-8"))), encoding="utf-8")
+    path.unlink()
+    return toml
+
+
+def test_a_kernel_of_a_toml_spec_is_refused_as_a_model_naming_its_file(spec_copy: Path) -> None:
+    kernel = real_project().kernels.kernels[0]
+    toml = _as_toml(spec_copy.parent / kernel.mark.file)
+    assert run_cli("validate", "--specs", spec_copy).exit_code == 0
+    before = sorted(spec_copy.rglob("*"))
+    result = run_cli("new", "kernel", "my_kernel", "--like", kernel.name, "--specs", spec_copy)
+    assert result.exit_code == 2, result.stderr
+    assert f"{toml.relative_to(spec_copy.parent)} is a TOML spec file" in result.stderr and "YAML" in result.stderr
+    assert sorted(spec_copy.rglob("*")) == before
+
+
+def test_an_architecture_of_a_toml_spec_is_refused_as_a_model_naming_its_file(spec_copy: Path) -> None:
+    model = _architectures_with_targets()[-1]
+    toml = _as_toml(spec_copy / "targets" / "architectures" / f"{model}.yaml")
+    assert run_cli("validate", "--specs", spec_copy).exit_code == 0
+    before = sorted(spec_copy.rglob("*"))
+    result = run_cli("new", "arch", "nebula", "--like", model, "--specs", spec_copy)
+    assert result.exit_code == 2, result.stderr
+    assert f"{toml.relative_to(spec_copy.parent)} is a TOML spec file" in result.stderr
+    assert sorted(spec_copy.rglob("*")) == before
+
+
+def test_an_existing_name_is_refused_as_such_while_a_scaffold_is_unfilled(spec_copy: Path) -> None:
+    model = real_project().kernels.kernels[0].name
+    assert run_cli("new", "kernel", "my_kernel", "--like", model, "--specs", spec_copy).exit_code == 0
+    again = run_cli("new", "kernel", "my_kernel", "--specs", spec_copy)
+    assert again.exit_code == 2
+    assert again.stderr.strip() == "ttlgen: there is already a kernel named 'my_kernel'; choose another name"
+
+
+def test_a_kernel_is_scaffolded_after_an_op_whose_blanks_are_unfilled(spec_copy: Path) -> None:
+    assert run_cli("new", "op", "tile_user_op", "--specs", spec_copy).exit_code == 0
+    result = run_cli("new", "kernel", "my_kernel", "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+    assert "note: the specs already had" in result.stdout  # the op's blanks, said to be there
+
+
+@pytest.mark.parametrize("first", [("kernel", "my_kernel"), ("arch", "nebula")])
+def test_an_op_is_scaffolded_after_a_kernel_or_architecture_whose_blanks_are_unfilled(spec_copy: Path, first: tuple[str, str]) -> None:
+    assert run_cli("new", *first, "--specs", spec_copy).exit_code == 0
+    result = run_cli("new", "op", "tile_user_op", "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_an_op_is_refused_while_the_op_specs_it_extends_have_errors(spec_copy: Path) -> None:
+    assert run_cli("new", "op", "tile_user_op", "--specs", spec_copy).exit_code == 0
+    before = {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()}
+    result = run_cli("new", "op", "tile_user_op_2", "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert "fix them first" in result.stderr and "ops/" in result.stderr and "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()} == before

@@ -560,11 +560,16 @@ def run_lowered(
     """Run a generated kernel on the emulator (or, with ``hardware``, on a Tenstorrent
     device through ttnn); returns the report, the outputs and the float64 reference.
     With ``api`` (the model the kernel was generated from), the emulator compiles against
-    kernel-API headers generated from it; else against the built ``generated/emulator/``."""
+    kernel-API headers generated from it; else against the built ``generated/emulator/``.
+
+    A report's verdict is on the kernel. What leaves nothing to judge raises UsageError
+    instead: a kernel without a float64 reference (it is never compiled), a compiler or
+    binutils tool that cannot be started."""
     from ttlgen.device import (
         CompileError,
         DeviceError,
         ProgramError,
+        ToolchainError,
         run_program,
         run_program_on_device,
     )
@@ -572,10 +577,7 @@ def run_lowered(
     kernel = lowered.kernel
     rng = np.random.default_rng(seed)
     inputs = dict(inputs) if inputs is not None else make_inputs(kernel, rng)
-    try:
-        expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math), lowered.fills, lowered.approximate)
-    except UsageError as exc:
-        return RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, str(exc)), {}, {}
+    expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math), lowered.fills, lowered.approximate)
     with tempfile.TemporaryDirectory(prefix="ttlgen-run-") as tmp:
         directory = write_kernel(lowered, Path(tmp) / "kernel")
         api_dir = write_api_headers(api, lowered.api_level, Path(tmp) / "api") if api is not None else None
@@ -588,6 +590,8 @@ def run_lowered(
                 result = run_program_on_device(directory, inputs)
             else:
                 result = run_program(directory, inputs, program=program, numerics=numerics, api_dir=api_dir)
+        except ToolchainError as exc:
+            raise UsageError(str(exc)) from None
         except (DeviceError, CompileError, ProgramError) as exc:
             message = exc.message if isinstance(exc, DeviceError) else str(exc)
             report = RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, f"{type(exc).__name__}: {message}")
@@ -617,6 +621,15 @@ def _print_report(report: RunReport, out: IO[str]) -> None:
         )
 
 
+def _refused(exc: SpecErrors | UsageError, as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
+    """Exit 2 with the errors: with ``as_json`` the error envelope on stdout, as every command's."""
+    if as_json:
+        stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics_of(exc)), indent=2) + "\n")
+    else:
+        stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
+    return ExitCode.BAD_INPUT
+
+
 def run_command(
     kernel: str,
     seed: int | None = None,
@@ -628,18 +641,14 @@ def run_command(
     """`ttlgen run KERNEL`: exit 0 when the kernel passes, 1 when it fails, 2 on bad input."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
     try:
         models = _models(specs_dir)
         lowered = build_kernel(specs_dir, kernel, models=models)
+        report, _, _ = run_lowered(lowered, seed, api=models.project.api)
     except (SpecErrors, UsageError) as exc:
-        if as_json:
-            stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics_of(exc)), indent=2) + "\n")
-        else:
-            stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
-        return ExitCode.BAD_INPUT
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0])
-    report, _, _ = run_lowered(lowered, seed, api=models.project.api)
+        return _refused(exc, as_json, stdout, stderr)
     if as_json:
         stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
@@ -816,8 +825,7 @@ def accuracy_command(
             if show and stderr.isatty():
                 stderr.write("\r\x1b[K")  # the progress line was rewritten in place
     except (SpecErrors, UsageError) as exc:
-        stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
-        return ExitCode.BAD_INPUT
+        return _refused(exc, as_json, stdout, stderr)
     if as_json:
         doc: dict[str, Any] = {"rows": [r.to_json() | (_hardware_columns(r, calibration) if calibration else {}) for r in rows]}
         if calibration is not None:

@@ -7,24 +7,36 @@ one architecture, kernel or op to the next are emptied (``summary:`` with nothin
 it), so the next `ttlgen validate` or `build` names each one at its line; facts that may
 well carry over (a capacity, a relation table) are kept and listed for review. Nothing
 is overwritten: a name or file that exists is refused before anything is written.
+
+`new` reads the spec files as parsed, not the validated project: the names it must not
+take are every name the files declare, and the entry it copies is text. So it works while
+another scaffold's blanks are still empty; only the files it copies or extends must be
+free of errors (it would copy them), and an op, which is made from its family's model,
+needs a project that builds once the unfinished kernel, architecture and target files are
+left aside. The text edits are line-based YAML: a TOML file is refused, never copied wrong.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ttlgen import cache, release_headers
-from ttlgen.errors import UsageError, did_you_mean
+from ttlgen.errors import Diagnostic, SpecErrors, UsageError, did_you_mean
 from ttlgen.model.ops import OpSemantics, Route
-from ttlgen.model.project import Project
+from ttlgen.model.project import Project, build_project
+from ttlgen.model.targets import ARCHITECTURE_KIND, NO_ARCHITECTURE, TARGET_KIND
 from ttlgen.model.tt_metal_api import KernelKind
-from ttlgen.pipeline import load_project, validate_specs
 from ttlgen.spec.document import SpecDocument
+from ttlgen.spec.load import load_specs
+from ttlgen.validate.documents import validate_documents
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+# The spec suffixes whose text the line-based edits below understand (SPEC_SUFFIXES has TOML too).
+_YAML = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -42,12 +54,81 @@ class Scaffold:
     notes: tuple[str, ...] = ()  # what else to do, printed after the file
 
 
-def _check_name(name: str, what: str, taken: Sequence[str]) -> None:
+def _check_name(name: str, what: str, taken: Iterable[str], reserved: Mapping[str, str] | None = None) -> None:
+    """Refuse ``name`` unless it is an identifier no spec declares and the model does not
+    reserve (``reserved``: name -> what it stands for)."""
     if not _NAME.match(name):
         raise UsageError(f"{name!r} is not a valid {what} name: lower case letters, digits and '_', starting with a letter")
-    if name in taken:
+    if reserved and name in reserved:
+        raise UsageError(f"{name!r} is reserved for {reserved[name]}; choose another {what} name")
+    if name in set(taken):
         article = "an" if what[0] in "aeiou" else "a"
         raise UsageError(f"there is already {article} {what} named {name!r}; choose another name")
+
+
+def _of_kind(documents: Sequence[SpecDocument], kind: str) -> list[SpecDocument]:
+    return [d for d in documents if d.kind == kind]
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    """A mapping of a file not yet validated, or empty when it is none."""
+    return value if isinstance(value, dict) else {}
+
+
+def _kernel_names(documents: Sequence[SpecDocument]) -> dict[str, SpecDocument]:
+    return {name: doc for doc in _of_kind(documents, "ttlgen.kernel") for name in _mapping(doc.data.get("kernels"))}
+
+
+def _declared(documents: Sequence[SpecDocument], kind: str) -> dict[str, SpecDocument]:
+    """Each ``name:`` a file of ``kind`` declares, with its file."""
+    return {doc.data["name"]: doc for doc in _of_kind(documents, kind) if isinstance(doc.data.get("name"), str)}
+
+
+def _op_names(documents: Sequence[SpecDocument]) -> list[str]:
+    return [
+        str(name)
+        for doc in _of_kind(documents, "ttlgen.ops")
+        for body in _mapping(doc.data.get("families")).values()
+        for name in (_mapping(body).get("names") or [])
+    ]
+
+
+def _not_copyable(doc: SpecDocument) -> str | None:
+    """Why a scaffold cannot be made from ``doc`` (None: it can)."""
+    suffix = Path(doc.display).suffix
+    if suffix not in _YAML:
+        return f"{doc.display} is a {suffix.lstrip('.').upper()} spec file and ttlgen new copies and edits YAML only"
+    errors = validate_documents([doc])
+    if errors:
+        return f"{doc.display} has {len(errors)} error(s), which a scaffold would copy (first: {errors[0].format().splitlines()[0]})"
+    return None
+
+
+def _copyable(doc: SpecDocument, fix: str) -> SpecDocument:
+    why = _not_copyable(doc)
+    if why is not None:
+        raise UsageError(f"{why}; {fix}")
+    return doc
+
+
+def _errors(documents: Sequence[SpecDocument]) -> tuple[tuple[Diagnostic, ...], Project | None]:
+    """Every error of the specs, and the project when there is none."""
+    schema = validate_documents(documents)
+    if schema:
+        return tuple(schema), None
+    try:
+        return (), build_project(documents)
+    except SpecErrors as exc:
+        return exc.diagnostics, None
+
+
+def _elsewhere(errors: Sequence[Diagnostic]) -> tuple[str, ...]:
+    """What to tell a user whose specs already had errors before the scaffold was written."""
+    if not errors:
+        return ()
+    files = sorted({d.mark.file for d in errors})
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return (f"note: the specs already had {len(errors)} error(s) before this scaffold (in {shown}); `ttlgen validate` lists them with its blanks",)
 
 
 def _top_key(key: str) -> re.Pattern[str]:
@@ -91,20 +172,33 @@ def _renamed(text: str, key: str, old: str, new: str) -> str:
 def new_architecture(specs: Path, name: str, like: str | None) -> list[Scaffold]:
     """An architecture like ``like`` (default: the first supported one) and a target for
     each runtime API ``like`` is launched through, named after ``name``."""
-    project = load_project(specs)
-    architectures = sorted({t.architecture for t in project.targets.targets if t.rejected is None and t.architecture})
-    _check_name(name, "architecture", [a for a, _ in project.targets.architectures])
-    model = like or (architectures[0] if architectures else None)
+    documents = load_specs(specs)
+    declared = _declared(documents, ARCHITECTURE_KIND)
+    target_docs = _declared(documents, TARGET_KIND)
+    _check_name(name, "architecture", declared, {NO_ARCHITECTURE: "the environment without an architecture (a target with architecture: none)"})
+    # A model is a declared architecture some target is launched on: not a rejected one,
+    # which has no targets, nor the environment without an architecture.
+    launched = {d.data.get("architecture") for d in target_docs.values()}
+    architectures = sorted(a for a, d in declared.items() if a in launched and a != NO_ARCHITECTURE and d.data.get("rejected") is None)
+
+    def unusable(architecture: str) -> str | None:
+        copied = [declared[architecture], *(d for d in target_docs.values() if d.data.get("architecture") == architecture)]
+        return next((why for d in copied if (why := _not_copyable(d)) is not None), None)
+
+    model = like or next((a for a in architectures if unusable(a) is None), architectures[0] if architectures else None)
     if model is None or model not in architectures:
         raise UsageError(f"--like {model!r} is no supported architecture{did_you_mean(model or '', architectures)}; choose one of: {', '.join(architectures)}")
-    targets = [t for t in project.targets.targets if t.architecture == model]
-    taken = {t.name for t in project.targets.targets}
+    why = unusable(model)
+    if why is not None:
+        others = [a for a in architectures if a != model and unusable(a) is None]
+        raise UsageError(f"{why}; give --like another architecture" + (f", one of: {', '.join(others)}" if others else ""))
+    targets = sorted((d for d in target_docs.values() if d.data.get("architecture") == model), key=lambda d: d.data["name"])
 
     def target_name(old: str) -> str:
         return name + old[len(model) :] if old.startswith(model) else f"{name}_{old}"
 
     scaffolds: list[Scaffold] = []
-    arch_doc = _document(specs, lambda d: d.kind == "ttlgen.architecture" and d.data.get("name") == model)
+    arch_doc = declared[model]
     text = _renamed(_read(arch_doc), "name", model, name)
     default = arch_doc.data.get("default_target")
     if isinstance(default, str):
@@ -117,12 +211,12 @@ def new_architecture(specs: Path, name: str, like: str | None) -> list[Scaffold]
     text = _without_block(text, "golden")
     review = tuple(k for k in ("dfb_capacity", "full_fp32") if k in arch_doc.data)
     scaffolds.append(Scaffold(specs / "targets" / "architectures" / f"{name}{Path(arch_doc.display).suffix}", text, tuple(fill_in), review))
-    for target in targets:
-        new_name = target_name(target.name)
-        if new_name in taken:
-            raise UsageError(f"there is already a target named {new_name!r}; choose another architecture name")
-        doc = _document(specs, lambda d, t=target: d.kind == "ttlgen.target" and d.data.get("name") == t.name)  # type: ignore[misc]
-        text = _renamed(_read(doc), "name", target.name, new_name)
+    for doc in targets:
+        old_name = doc.data["name"]
+        new_name = target_name(old_name)
+        if new_name in target_docs:
+            raise UsageError(f"there is already a target named {new_name!r} (in {target_docs[new_name].display}); choose another architecture name")
+        text = _renamed(_read(doc), "name", old_name, new_name)
         text = _renamed(text, "architecture", model, name)
         text = _emptied(text, "summary", "one line on the target")
         reviewed = "review" in text
@@ -131,18 +225,19 @@ def new_architecture(specs: Path, name: str, like: str | None) -> list[Scaffold]
         keys = ("summary", *(("relations.*.review",) if reviewed else ()))
         scaffolds.append(Scaffold(specs / "targets" / f"{new_name}{Path(doc.display).suffix}", text, keys, ("runtime_api", "generation", "relations")))
     _refuse_existing(scaffolds)
-    return scaffolds
+    return _noting(scaffolds, _errors(documents)[0])
 
 
 def new_kernel(specs: Path, name: str, like: str | None) -> list[Scaffold]:
     """A kernel spec file holding one kernel like ``like`` (default: the first kernel)."""
-    project: Project = load_project(specs)
-    kernels = sorted(k.name for k in project.kernels.kernels)
+    documents = load_specs(specs)
+    found = _kernel_names(documents)
+    kernels = sorted(found)
     _check_name(name, "kernel", kernels)
-    model = like or (kernels[0] if kernels else None)
-    if model is None or model not in kernels:
+    model = like or next((k for k in kernels if _not_copyable(found[k]) is None), kernels[0] if kernels else None)
+    if model is None or model not in found:
         raise UsageError(f"--like {model!r} is no kernel of the specs{did_you_mean(model or '', kernels)}")
-    doc = _document(specs, lambda d: d.kind == "ttlgen.kernel" and model in (d.data.get("kernels") or {}))
+    doc = _copyable(found[model], "give --like a kernel of a YAML kernel spec without errors")
     lines = _read(doc).split("\n")
     start = doc.key_mark(("kernels", model)).line - 1
     indent = len(lines[start]) - len(lines[start].lstrip())
@@ -154,16 +249,23 @@ def new_kernel(specs: Path, name: str, like: str | None) -> list[Scaffold]:
         end -= 1
     entry = "\n".join(lines[start:end]).replace(f"{model}:", f"{name}:", 1)
     entry = _emptied(entry, "summary", "what the kernel computes", indent=" " * (indent + 2))
-    head = [line for line in lines[: next(i for i, line in enumerate(lines) if line.startswith("spec:")) + 1]]
-    text = "\n".join([*head, "kernels:", entry, ""])
+    # The file's head up to its spec: line (the schema comment, the spec itself), which a
+    # file that validates has at the top level.
+    spec_line = doc.key_mark(("spec",)).line
+    text = "\n".join([*lines[:spec_line], "kernels:", entry, ""])
     path = specs / "kernels" / f"{name}{Path(doc.display).suffix}"
     scaffold = Scaffold(path, text, ("summary",), ("target", "dfbs", "body", "tolerance"))
     _refuse_existing([scaffold])
-    return [scaffold]
+    return _noting([scaffold], _errors(documents)[0])
 
 
-def _document(specs: Path, wanted: Callable[[SpecDocument], bool]) -> SpecDocument:
-    return next(d for d in validate_specs(specs) if wanted(d))
+def _noting(scaffolds: list[Scaffold], errors: Sequence[Diagnostic]) -> list[Scaffold]:
+    """``scaffolds``, the last one noting the errors the specs had before them."""
+    notes = _elsewhere(errors)
+    if notes and scaffolds:
+        last = scaffolds[-1]
+        scaffolds[-1] = Scaffold(last.path, last.text, last.fill_in, last.review, last.original, last.added, (*last.notes, *notes))
+    return scaffolds
 
 
 def _read(doc: SpecDocument) -> str:
@@ -325,8 +427,9 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
     spelling with init and call to fill in, emulator bindings of the API function it calls
     (``function``, by default tt-metal's usual name for the op) made like its family's, and
     its math to state when the math spec lacks it."""
-    project = load_project(specs)
-    _check_name(name, "op", [op.name for op in project.ops.ops])
+    documents = load_specs(specs)
+    _check_name(name, "op", _op_names(documents))
+    project, errors = _op_project(documents)
     family = _family_of_kind(project, kind)
     model = _families(project)[family][0]
     base = name.removeprefix("tile_")
@@ -335,18 +438,21 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
     if not _NAME.match(function):
         raise UsageError(f"--function {function!r} is no C++ function name (lower case letters, digits and '_')")
     scaffolds: list[Scaffold] = []
-    ops_doc = _document(specs, lambda d: d.kind == "ttlgen.ops" and family in (d.data.get("families") or {}))
+    by_file = {d.display: d for d in documents}
+    edit = "add the op by hand (CONTRIBUTING.md)"
+    ops_doc = _copyable(by_file[model.mark.file], edit)
     original = _read(ops_doc)
     scaffolds.append(Scaffold(Path(ops_doc.display), _named(ops_doc, family, name), (), (), original, f"{name!r} to family {family!r}"))
-    spelling_doc = _document(specs, lambda d: d.kind == "ttlgen.op_spelling")
+    spelling_doc = _copyable(_one(documents, "ttlgen.op_spelling"), edit)
     if name in spelling_doc.data["ops"]:
         raise UsageError(f"{spelling_doc.display} already spells an op named {name!r}; remove it or choose another name")
     original = _read(spelling_doc)
     keys = tuple(f"ops.{name}.{key}.{part}" for key in model.spelling_keys for part in ("init", "call"))
     scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(model, name, function)), keys, (), original, f"the spelling of {name!r}"))
     bindings, functions = _binding_entry(project, model, function, math)
-    emulation_doc = next((d for d in validate_specs(specs) if d.kind == "ttlgen.tt_metal_emulation"), None)
+    emulation_doc = next(iter(_of_kind(documents, "ttlgen.tt_metal_emulation")), None)
     if bindings and emulation_doc is not None:
+        _copyable(emulation_doc, edit)
         taken = [f for f in functions if f in emulation_doc.data["functions"]]
         if taken:
             raise UsageError(f"{emulation_doc.display} already binds {', '.join(map(repr, taken))}; an op scaffold adds bindings only for functions without one")
@@ -370,5 +476,39 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
         )
     stated = _math_entry(project, model, math)
     if stated is not None:
+        _copyable(by_file[str(stated.path)], edit)
         scaffolds.append(stated)
-    return scaffolds
+    return _noting(scaffolds, errors)
+
+
+def _one(documents: Sequence[SpecDocument], kind: str) -> SpecDocument:
+    found = _of_kind(documents, kind)
+    if not found:
+        raise UsageError(f"no spec file is a {kind} spec, which ttlgen new op adds to")
+    return found[0]
+
+
+# The files `new kernel` and `new arch` write: an op is made without them while their blanks
+# are empty, as no op's model depends on a kernel, an architecture or a target.
+_UNFINISHED_KINDS = frozenset({"ttlgen.kernel", ARCHITECTURE_KIND, TARGET_KIND})
+
+
+def _op_project(documents: Sequence[SpecDocument]) -> tuple[Project, tuple[Diagnostic, ...]]:
+    """The project an op is modelled on, and the errors of the specs: when they have errors
+    only in kernel, architecture and target files, the project of the others."""
+    errors, project = _errors(documents)
+    if project is not None:
+        return project, errors
+    kinds = {d.display: d.kind for d in documents}
+    blocking = [e for e in errors if kinds.get(e.mark.file) not in _UNFINISHED_KINDS]
+    if not blocking:
+        bad = {e.mark.file for e in errors}
+        try:
+            return build_project([d for d in documents if d.display not in bad]), errors
+        except SpecErrors as exc:
+            blocking = list(exc.diagnostics)
+    files = sorted({e.mark.file or "?" for e in blocking})
+    raise UsageError(
+        f"a new op is made from the model of the op family it extends, and the specs have {len(blocking)} error(s) "
+        f"outside unfinished kernel, architecture and target files (in {', '.join(files)}); fix them first: `ttlgen validate` lists them"
+    )

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from kernel_helpers import SPECS
 
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, real_project, run_cli
 
 pytestmark = pytest.mark.device
 
@@ -155,3 +157,75 @@ def test_accuracy_hardware_table_prints_hardware_columns_and_source() -> None:
     (row,) = [line for line in lines if line.startswith("dst_roundtrip")]
     assert "0.123" in row and "1.591e-05" in row
     assert any(line.startswith("hardware rows: Measured on Tenstorrent hardware") for line in lines)
+
+
+def _envelope(stdout: str) -> list[str]:
+    """The messages of the error envelope every command prints with --json when it fails."""
+    data = json.loads(stdout)
+    assert data["status"] == "error"
+    return [e["message"] for e in data["errors"]]
+
+
+def test_accuracy_json_reports_bad_input_in_the_error_envelope() -> None:
+    result = run_cli("accuracy", "--k", "0", "--json", "--specs", SPECS)
+    assert result.exit_code == 2
+    assert _envelope(result.stdout) == ["--k: '0' is not a positive integer (expected comma-separated integers 1..256)"]
+
+
+@pytest.fixture
+def no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A TTLGEN_CXX that does not exist, and an empty compile cache, so the run needs it."""
+    from ttlgen.device import build
+
+    missing = str(tmp_path / "no-such-g++")
+    monkeypatch.setattr(build, "CXX", missing)
+    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path / "device-cache"))
+    build.compiler_version.cache_clear()
+    build._linker.cache_clear()
+    yield missing
+    build.compiler_version.cache_clear()
+    build._linker.cache_clear()
+
+
+def _any_kernel() -> str:
+    return real_project().kernels.kernels[0].name
+
+
+def test_run_without_a_compiler_is_bad_environment_naming_it_and_ttlgen_cxx(no_compiler: str) -> None:
+    result = run_cli("run", _any_kernel(), "--seed", "1", "--specs", SPECS)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert no_compiler in line and "TTLGEN_CXX" in line
+
+
+def test_run_json_without_a_compiler_is_the_error_envelope(no_compiler: str) -> None:
+    result = run_cli("run", _any_kernel(), "--seed", "1", "--json", "--specs", SPECS)
+    assert result.exit_code == 2
+    (message,) = _envelope(result.stdout)
+    assert no_compiler in message and "TTLGEN_CXX" in message
+
+
+def _with_max_pool(specs: Path) -> str:
+    """A kernel of ``specs`` whose sum reduce is made a max reduce (valid, and without a float64
+    reference): its name."""
+    for path in sorted((specs / "kernels").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for name, body in data["kernels"].items():
+            if '"pool": "sum"' in json.dumps(body):
+                path.write_text(path.read_text(encoding="utf-8").replace("pool: sum", "pool: max"), encoding="utf-8")
+                return str(name)
+    raise AssertionError("no kernel of the specs reduces with pool: sum")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_run_of_a_kernel_without_a_reference_is_bad_input_not_a_failure(tmp_path: Path, as_json: bool) -> None:
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    name = _with_max_pool(specs)
+    assert run_cli("validate", "--specs", specs).exit_code == 0
+    result = run_cli("run", name, "--seed", "1", *(["--json"] if as_json else []), "--specs", specs)
+    assert result.exit_code == 2
+    assert "FAIL" not in result.stdout
+    messages = _envelope(result.stdout) if as_json else [result.stderr.strip().removeprefix("ttlgen: ")]
+    assert messages == ["no float64 reference for a MAX reduce (the emulator does not run it)"]

@@ -13,7 +13,14 @@ Public API::
 See PROGRAM_JSON.md for the kernel-directory contract and NUMERICS.md for the model.
 """
 
-from .build import CompileError, api_headers, build_executable, build_runtime, cache_dir
+from .build import (
+    CompileError,
+    ToolchainError,
+    api_headers,
+    build_executable,
+    build_runtime,
+    cache_dir,
+)
 from .harness import (
     DRAM_BASE,
     ConfigError,
@@ -42,6 +49,7 @@ __all__ = [
     "ProgramError",
     "ProtocolError",
     "RunResult",
+    "ToolchainError",
     "api_headers",
     "build_executable",
     "build_runtime",

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ttlgen import cache
 
@@ -79,6 +80,23 @@ class CompileError(RuntimeError):
     """g++ rejected a source; the message carries the compiler output."""
 
 
+class ToolchainError(RuntimeError):
+    """A tool the build runs (the compiler, readelf, objcopy, ar) cannot be started: the
+    environment's problem, not the kernel's, so no verdict on the kernel is made."""
+
+
+def _how_to_choose(tool: str) -> str:
+    return "install g++, or set TTLGEN_CXX to a C++17 compiler" if tool == CXX else "install binutils, which provides it"
+
+
+def _started(cmd: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run(cmd)``, or a ToolchainError naming the tool when it cannot be started."""
+    try:
+        return subprocess.run(list(cmd), **kwargs)
+    except OSError as exc:
+        raise ToolchainError(f"cannot run {cmd[0]!r} ({exc.strerror}): {_how_to_choose(cmd[0])}") from None
+
+
 def cache_dir() -> Path:
     """Where compiled objects, runtime libraries and programs are kept: ``device/`` under
     ttlgen's cache root (``ttlgen.cache.cache_root()``: ``$TTLGEN_CACHE_DIR`` or
@@ -96,14 +114,17 @@ def cache_dir() -> Path:
 def _linker() -> tuple[str, ...]:
     """gold where the toolchain has it: it links a kernel's program in 20 ms, GNU ld in 55
     (measured; a cold test run links about 250). Else the compiler's default linker."""
-    probe = subprocess.run([CXX, "-fuse-ld=gold", "-Wl,--version"], capture_output=True, check=False)
+    probe = _started([CXX, "-fuse-ld=gold", "-Wl,--version"], capture_output=True, check=False)
     return ("-fuse-ld=gold",) if probe.returncode == 0 else ()
 
 
 @functools.lru_cache(maxsize=1)
 def compiler_version() -> str:
-    out = subprocess.run([CXX, "--version"], capture_output=True, text=True, check=True)
-    return out.stdout.splitlines()[0]
+    out = _started([CXX, "--version"], capture_output=True, text=True, check=False)
+    lines = out.stdout.splitlines()
+    if out.returncode != 0 or not lines:
+        raise ToolchainError(f"{CXX} --version failed (exit {out.returncode}), so {CXX!r} is no usable compiler: {_how_to_choose(CXX)}")
+    return str(lines[0])
 
 
 def _digest(parts: Sequence[bytes | str]) -> str:
@@ -147,7 +168,7 @@ def _api(api_dir: Path) -> dict[str, tuple[Path, Sequence[str]]]:
 
 
 def _run(cmd: Sequence[str], what: str, stdin: bytes | None = None) -> None:
-    proc = subprocess.run(list(cmd), capture_output=True, input=stdin)
+    proc = _started(cmd, capture_output=True, input=stdin)
     if proc.returncode != 0:
         raise CompileError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr.decode(errors='replace')}")
 
@@ -208,7 +229,7 @@ def _defined_globals(obj: Path) -> dict[str, str]:
     """Each symbol ``obj`` defines and exports, with its binding: GLOBAL (strong), WEAK or
     UNIQUE. Read with readelf rather than nm, which loads the LTO plugin for every file (20
     ms, ten times the listing, for each of a program's objects)."""
-    listing = subprocess.run(["readelf", "--syms", "--wide", str(obj)], capture_output=True, text=True, check=True).stdout
+    listing = _started(["readelf", "--syms", "--wide", str(obj)], capture_output=True, text=True, check=True).stdout
     defined = {}
     for line in listing.splitlines():
         # Num: Value Size Type Bind Vis Ndx Name; Ndx is a section number where the symbol is
