@@ -91,7 +91,7 @@ def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> 
     """Run a command's action, turning spec and usage errors into exit 2."""
     try:
         code = action()
-    except (SpecErrors, UsageError) as exc:  # OutputError is a UsageError
+    except (SpecErrors, UsageError) as exc:  # OutputError and TemplateError are UsageErrors
         _fail(exc, as_json, writes)
     raise typer.Exit(code)
 
