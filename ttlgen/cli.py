@@ -210,14 +210,23 @@ def check(
                         sys.stderr.write(f"{label}: {out / path}{what}\n")
                 if show_diff:
                     sys.stdout.write(unified_diff(out, files, diff))
-                defaults = (specs, out) == (Path("specs"), Path("generated"))
-                fix = "ttlgen build" if defaults else f"ttlgen build --specs {specs} --out {out}"
-                sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
+                sys.stderr.write(f"ttlgen: {out} is out of date; run `{_build_command(specs, out, templates)}` and commit the result\n")
             else:
                 sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
         return ExitCode.OK if diff.clean else ExitCode.FAILED
 
     _guarded(as_json, action)
+
+
+def _build_command(specs: Path, out: Path, templates: Path | None) -> str:
+    """The build that writes what check compared with: the same inputs, quoted for a shell."""
+    import shlex
+
+    words = ["ttlgen", "build"]
+    for option, value, default in (("--specs", specs, Path("specs")), ("--out", out, Path("generated")), ("--templates", templates, None)):
+        if value is not None and value != default:
+            words += [option, os.fspath(value)]
+    return shlex.join(words)
 
 
 @app.command()
