@@ -125,6 +125,24 @@ def _refuse_inputs_inside(out: Path, specs: Path, templates: Path | None, no_cac
             raise UsageError(f"--out {out} contains {what} {path}, which a build would replace; {fix}")
 
 
+def _refuse_out_inside_inputs(out: Path, specs: Path, templates: Path | None) -> None:
+    """A tree inside a directory of inputs is read back as input by the next build."""
+    from ttlgen.emit._templates import default_templates_dir
+    from ttlgen.spec.files import SPEC_SUFFIXES
+    from ttlgen.write import resolved, tree_path
+
+    tree = tree_path(out)
+    reasons = (
+        ("the spec directory", specs, f"every {', '.join(SPEC_SUFFIXES)} file below it is read as a spec"),
+        # The tree's MANIFEST hashes every template, the tree's own files among them, so
+        # each build changes the inputs of the next: the tree is never up to date.
+        ("the template directory", templates or default_templates_dir(), "every file below it is read as a template, so each build changes the templates of the next"),
+    )  # fmt: skip
+    for what, path, why in reasons:
+        if resolved(path) in tree.parents:
+            raise UsageError(f"--out {out} is inside {what} {path}: {why}; choose an --out outside it")
+
+
 @contextlib.contextmanager
 def _reading(out: Path) -> Iterator[None]:
     """Read the tree under its shared lock, first putting back a tree that a build killed
@@ -158,6 +176,7 @@ def build(
         from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
 
         _refuse_inputs_inside(out, specs, templates, no_cache)
+        _refuse_out_inside_inputs(out, specs, templates)
         # Generate before taking the lock (which creates the tree's directory): a spec
         # error ends the build before it creates or waits for anything.
         files = _render(specs, templates, no_cache)
@@ -197,6 +216,7 @@ def check(
     def action() -> int:
         from ttlgen.tree import compare, unified_diff
 
+        _refuse_out_inside_inputs(out, specs, templates)
         files = _render(specs, templates, no_cache)
         with _reading(out):
             diff = compare(out, files)
@@ -245,6 +265,7 @@ def diff(
     def action() -> int:
         from ttlgen.tree import compare, unified_diff
 
+        _refuse_out_inside_inputs(out, specs, templates)
         files = _render(specs, templates, no_cache)
         with _reading(out):
             changes = compare(out, files)
