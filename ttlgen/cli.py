@@ -8,6 +8,7 @@ Python traceback.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import json
@@ -451,7 +452,8 @@ def explain(
 
 def main() -> None:
     """The console entry point (in-process callers run ``app``)."""
-    stdout = _checked_stdout()
+    stdout = _checked_stream("stdout")
+    stderr = _checked_stream("stderr")
     try:
         app()
     except KeyboardInterrupt:
@@ -465,6 +467,13 @@ def main() -> None:
         raise
     except StandardOutputError as exc:
         raise SystemExit(_refused(stdout, exc)) from None
+    except StandardErrorError:
+        # Nowhere to say why: the code alone tells it (README "Exit codes").
+        raise SystemExit(ExitCode.BAD_INPUT) from None
+    except BrokenPipeError:
+        # A closed pipe outside the command, where typer's click does not handle it: the
+        # usage message of a bad option (`ttlgen check --dif 2>&1 | true`).
+        raise SystemExit(ExitCode.READER_GONE) from None
     except Exception:
         if interrupt.requested():  # an interrupt some code re-raised as another exception
             interrupted()
@@ -472,9 +481,14 @@ def main() -> None:
         # a failing kernel): a bug gets its own code.
         import traceback
 
-        traceback.print_exc()
-        sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
+        with contextlib.suppress(OSError, StandardErrorError):  # a bug is exit 3 even unreported
+            traceback.print_exc()
+            sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
         raise SystemExit(ExitCode.INTERNAL) from None
+    finally:
+        for stream in (stdout, stderr):
+            if isinstance(stream, _CheckedText) and stream.failed:
+                _discard(stream)
 
 
 class StandardOutputError(Exception):
@@ -485,52 +499,100 @@ class StandardOutputError(Exception):
         super().__init__(f"cannot write standard output: {error.strerror or error}")
 
 
+class StandardErrorError(Exception):
+    """Standard error refused a message for a reason other than a closed pipe: exit 2,
+    with nothing said (there is nowhere to say it)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(f"cannot write standard error: {error.strerror or error}")
+
+
 class _CheckedText(io.TextIOWrapper):
-    """Standard output whose failed writes say so: a closed pipe as BrokenPipeError (typer's
-    click handles it, then `_output_failure`), any other refusal as StandardOutputError."""
+    """A standard stream that writes all it is given or says why not: a closed pipe as
+    BrokenPipeError (typer's click handles it, then `_output_failure`), any other refusal
+    as ``refusal`` (StandardOutputError or StandardErrorError). A character the stream's
+    encoding lacks is written escaped (``\\xe9``), as Python writes it to standard error,
+    rather than ending the command.
+
+    Over an unbuffered binary stream (PYTHONUNBUFFERED, ``python -u``) Python's text layer
+    writes with one system call and drops what a partial write left (a pipe whose reader
+    went away in the middle of a long write, so `ttlgen diff | head -1` ended in exit 1 and
+    lost the rest of any output cut short); here that stream gets a buffer, whose flush
+    writes everything or raises, and is flushed after every write."""
+
+    def __init__(self, plain: io.TextIOWrapper, refusal: Callable[[OSError], Exception]) -> None:
+        binary = plain.buffer
+        self._unbuffered = isinstance(binary, io.RawIOBase)
+        super().__init__(
+            io.BufferedWriter(binary) if isinstance(binary, io.RawIOBase) else binary,
+            encoding=plain.encoding,
+            errors=_ESCAPE if plain.errors in ("strict", "surrogateescape") else plain.errors,
+            line_buffering=plain.line_buffering,
+            write_through=plain.write_through,
+        )
+        self._refusal = refusal
+        self.failed = False
 
     def write(self, text: str) -> int:
-        with _refusals():
-            return super().write(text)
+        with self._refusals():
+            written = super().write(text)
+            if self._unbuffered:
+                super().flush()
+            return written
 
     def flush(self) -> None:
-        with _refusals():
+        with self._refusals():
             super().flush()
 
+    @contextlib.contextmanager
+    def _refusals(self) -> Iterator[None]:
+        try:
+            yield
+        except BrokenPipeError:
+            self.failed = True
+            raise
+        except OSError as exc:
+            self.failed = True
+            raise self._refusal(exc) from None
 
-@contextlib.contextmanager
-def _refusals() -> Iterator[None]:
+
+def _escape(error: UnicodeError) -> tuple[str | bytes, int]:
+    """What a standard stream writes for characters its encoding lacks: the bytes a
+    surrogate escape stands for (a file name Python decoded from bytes), else ``\\xe9``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
     try:
-        yield
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise StandardOutputError(exc) from None
+        return codecs.lookup_error("surrogateescape")(error)
+    except UnicodeError:
+        return codecs.lookup_error("backslashreplace")(error)
 
 
-def _checked_stdout() -> TextIO:
-    """The process's standard output as a `_CheckedText` (left as it is when something else,
-    such as a test's capture, stands in for it)."""
-    if sys.stdout is not sys.__stdout__ or not isinstance(sys.stdout, io.TextIOWrapper):
-        return sys.stdout
-    plain = sys.stdout
+_ESCAPE = "ttlgen.escape"
+codecs.register_error(_ESCAPE, _escape)
+
+
+def _checked_stream(name: str) -> TextIO:
+    """The process's standard output or error (``name``) as a `_CheckedText` (left as it
+    is when something else, such as a test's capture, stands in for it)."""
+    plain = getattr(sys, name)
+    if plain is not getattr(sys, f"__{name}__") or not isinstance(plain, io.TextIOWrapper):
+        return plain  # type: ignore[no-any-return]
     plain.flush()
-    sys.stdout = _CheckedText(
-        plain.buffer, encoding=plain.encoding, errors=plain.errors,
-        line_buffering=plain.line_buffering, write_through=plain.write_through,
-    )  # fmt: skip
-    return sys.stdout
+    checked = _CheckedText(plain, StandardOutputError if name == "stdout" else StandardErrorError)
+    setattr(sys, name, checked)
+    return checked
 
 
-def _discard(stdout: TextIO) -> None:
-    """Send what is still buffered for ``stdout`` to /dev/null, so Python's last flush on
+def _discard(stream: TextIO) -> None:
+    """Send what is still buffered for ``stream`` to /dev/null, so Python's last flush on
     exit does not fail again (and report it with exit 120)."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _refused(stdout: TextIO, error: StandardOutputError) -> ExitCode:
     _discard(stdout)
-    sys.stderr.write(f"ttlgen: {error}\n")
+    with contextlib.suppress(OSError, StandardErrorError):
+        sys.stderr.write(f"ttlgen: {error}\n")
     return ExitCode.BAD_INPUT
 
 
