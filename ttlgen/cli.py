@@ -227,7 +227,7 @@ def check(
                 not_regular = set(diff.not_regular)
                 for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
                     for path in paths:
-                        what = " (not a regular file)" if path in not_regular else ""
+                        what = " (an empty directory)" if path.endswith("/") else " (not a regular file)" if path in not_regular else ""
                         sys.stderr.write(f"{label}: {out / path}{what}\n")
                 if show_diff:
                     sys.stdout.write(unified_diff(out, files, diff))
