@@ -281,3 +281,18 @@ def test_build_refuses_an_output_directory_holding_the_specs(spec_tree: Path) ->
     assert result.exit_code == 2
     assert "contains the spec directory" in result.stderr
     assert (spec_tree.parent / "specs").is_dir()
+
+
+def test_check_suggests_the_build_of_its_own_inputs_quoted_for_a_shell(spec_tree: Path, tmp_path: Path) -> None:
+    import shlex
+
+    shutil.copytree(REPO / "templates", "my templates")
+    out = Path("out dir")
+    assert run_cli("build", "--specs", spec_tree, "--out", out, "--templates", "my templates").exit_code == 0
+    (out / "MANIFEST").write_bytes((out / "MANIFEST").read_bytes() + b"# hand edit\n")
+    result = run_cli("check", "--specs", spec_tree, "--out", out, "--templates", "my templates")
+    assert result.exit_code == 1
+    suggested = result.stderr.splitlines()[-1].split("`")[1]
+    assert suggested == f"ttlgen build --specs {shlex.quote(str(spec_tree))} --out 'out dir' --templates 'my templates'"
+    assert run_cli(*shlex.split(suggested)[1:]).exit_code == 0
+    assert run_cli("check", "--specs", spec_tree, "--out", out, "--templates", "my templates").exit_code == 0

@@ -155,3 +155,57 @@ def test_output_a_full_disk_refuses_decides_nothing_and_says_why_in_one_line(buf
     assert (done.returncode, done.stderr.decode()) == (
         ExitCode.BAD_INPUT, f"ttlgen: cannot write standard output: {os.strerror(errno.ENOSPC)}\n"
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("buffered", [False, True], ids=["unbuffered", "buffered"])
+def test_a_long_output_whose_reader_leaves_mid_write_exits_141(tmp_path: Path, buffered: bool) -> None:
+    # The reader leaves while one long write is under way: the write ends part done, and
+    # the rest must still fail as a closed pipe. Unbuffered (PYTHONUNBUFFERED), Python's
+    # text layer dropped that rest and the command ended as if it had written it all.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    (tmp_path / "empty").mkdir()
+    reading = subprocess.Popen(
+        [sys.executable, "-m", "ttlgen", "diff", "--specs", str(SPECS), "--out", str(tmp_path / "empty")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    assert reading.stdout is not None and reading.stderr is not None
+    assert reading.stdout.readline()  # `| head -1`
+    reading.stdout.close()
+    assert (reading.wait(), reading.stderr.read().decode()) == (ExitCode.READER_GONE, "")
+
+
+def _stderr_closed(*args: str) -> int:
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "ttlgen", *args], stdout=subprocess.DEVNULL, stderr=write, check=False).returncode
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("command", [["check", "--dif"], ["check", "--specs", "no-such-dir"]], ids=["click", "ttlgen"])
+def test_a_usage_message_whose_reader_went_away_exits_141(command: list[str]) -> None:
+    # `ttlgen check --dif 2>&1 | true`: never 1, which would read as the answer "no".
+    assert _stderr_closed(*command) == ExitCode.READER_GONE
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full, a device every write to fails")
+@pytest.mark.parametrize("command", [["build", "--bogus"], ["check", "--specs", "no-such-dir"]], ids=["click", "ttlgen"])
+def test_standard_error_refusing_the_message_decides_nothing(command: list[str]) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "ttlgen", *command], stdout=subprocess.PIPE, stderr=full, check=False)
+    assert (done.returncode, done.stdout) == (ExitCode.BAD_INPUT, b"")
+
+
+@pytest.mark.parametrize(
+    "encoding", [{"PYTHONIOENCODING": "ascii"}, {"LC_ALL": "POSIX", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}], ids=["ascii", "posix-locale"]
+)
+def test_output_the_stream_cannot_encode_is_written_escaped(tree: Path, encoding: dict[str, str]) -> None:
+    edited = tree / "generated" / "docs" / "komorebi-abi.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "caf\u00e9 \u2014 edited\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LC_ALL", "LANG")} | encoding
+    done = subprocess.run([sys.executable, "-m", "ttlgen", "diff"], cwd=tree, capture_output=True, env=env, check=False)
+    assert (done.returncode, done.stderr) == (ExitCode.FAILED, b"")
+    assert b"\n-caf\\xe9 \\u2014 edited\n" in done.stdout

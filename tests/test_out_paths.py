@@ -7,12 +7,13 @@ and start from the tree those build (tests/tree_support.py)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import TEMPLATES, run_cli
 from tests.tree_support import small_render, small_specs, tree, write_built
 
 
@@ -89,3 +90,24 @@ def test_the_file_system_root_is_refused_as_out(specs: Path) -> None:
     result = run_cli("build", "--specs", specs, "--out", "/")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == ["ttlgen: --out / is a file system's root; choose a directory below it"]
+
+
+@pytest.mark.parametrize("command", ["build", "check", "diff"])
+def test_an_out_inside_the_template_directory_is_refused_with_why(specs: Path, command: str) -> None:
+    # The tree's MANIFEST hashes every template, its own files among them: each build
+    # would change the next one's input, and the tree would never be up to date.
+    shutil.copytree(TEMPLATES, "templates")
+    result = run_cli(command, "--specs", specs, "--templates", "templates", "--out", "templates/gen")
+    assert (result.exit_code, result.stderr) == (
+        2, "ttlgen: --out templates/gen is inside the template directory templates: every file below it is read "
+        "as a template, so each build changes the templates of the next; choose an --out outside it\n",
+    )  # fmt: skip
+    assert not Path("templates/gen").exists()
+
+
+def test_an_out_inside_the_spec_directory_is_refused_with_why(specs: Path) -> None:
+    result = run_cli("build", "--specs", "specs", "--out", "specs/gen")
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("ttlgen: --out specs/gen is inside the spec directory specs: ") and "is read as a spec" in line
+    assert not Path("specs/gen").exists()

@@ -83,3 +83,55 @@ def test_validate_imports_no_renderer() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines()[-1] == "none"
+
+
+# Templates are input (README's workflow edits them): a template that cannot be rendered is
+# bad input, exit 2 with one line at the template's file and line, never a traceback.
+TABLE = "python/ttl_kernel_config/targets.py.j2"
+
+
+def edited_templates(tail: bytes) -> tuple[Path, int]:
+    """templates/, a copy of the shipped tree whose resolver table ends with ``tail``; the
+    line ``tail`` is on."""
+    shutil.copytree(TEMPLATES, "templates")
+    table = Path("templates") / TABLE
+    text = table.read_bytes()
+    table.write_bytes(text + tail)
+    return Path("templates"), text.count(b"\n") + 1
+
+
+def build_with(templates: Path) -> tuple[int, str, bool]:
+    """build's exit code, its stderr, and whether it created its output tree."""
+    result = run_cli("build", "--specs", SPECS, "--out", "out", "--templates", templates)
+    return result.exit_code, result.stderr, Path("out").exists()
+
+
+def test_a_template_syntax_error_is_bad_input_at_its_line_and_writes_nothing() -> None:
+    templates, line = edited_templates(b"{% if %}\n")
+    assert build_with(templates) == (
+        2, f"ttlgen: templates/{TABLE}:{line}: template syntax error: Expected an expression, got 'end of statement block'\n", False
+    )  # fmt: skip
+
+
+def test_an_undefined_name_in_a_template_is_bad_input_at_its_line() -> None:
+    templates, line = edited_templates(b"{{ nosuchvar.attr }}\n")
+    assert build_with(templates) == (2, f"ttlgen: templates/{TABLE}:{line}: 'nosuchvar' is undefined\n", False)
+
+
+def test_a_template_that_is_not_utf8_is_bad_input_at_its_line() -> None:
+    templates, line = edited_templates(b"\xff\n")
+    assert build_with(templates) == (2, f"ttlgen: templates/{TABLE}:{line}: not UTF-8 text (byte 0xff); templates are UTF-8\n", False)
+
+
+def test_a_missing_template_is_bad_input_naming_it() -> None:
+    Path("empty").mkdir()
+    code, stderr, written = build_with(Path("empty"))
+    assert (code, written) == (2, False)
+    assert stderr.startswith("ttlgen: empty: no template '") and stderr.count("\n") == 1, stderr
+
+
+def test_explain_reports_a_template_error_as_build_does() -> None:
+    templates, line = edited_templates(b"{{ nosuchvar.attr }}\n")
+    target = f"{GENERATED / TABLE.removesuffix('.j2')}:1"
+    result = run_cli("explain", target, "--specs", SPECS, "--out", GENERATED, "--templates", templates)
+    assert (result.exit_code, result.stderr) == (2, f"ttlgen: templates/{TABLE}:{line}: 'nosuchvar' is undefined\n")

@@ -149,3 +149,62 @@ def test_build_refuses_a_tree_whose_manifest_is_a_fifo(spec_tree: Path, built: P
     result = run_cli("build", "--specs", spec_tree, "--out", built)
     assert result.exit_code == 2
     assert "has no ttlgen MANIFEST" in result.stderr
+
+
+def test_check_reports_an_empty_directory_as_an_orphan_at_its_outermost(spec_tree: Path, built: Path) -> None:
+    (built / "stray" / "deeper").mkdir(parents=True)
+    result = run_cli("check", "--specs", spec_tree, "--out", built)
+    assert result.exit_code == 1
+    assert f"orphaned: {built / 'stray'} (an empty directory)\n" in result.stderr
+    assert "deeper" not in result.stderr
+
+
+def test_build_removes_an_empty_directory_check_reports(spec_tree: Path, built: Path) -> None:
+    (built / "stray" / "deeper").mkdir(parents=True)
+    assert run_cli("build", "--specs", spec_tree, "--out", built).exit_code == 0
+    assert not (built / "stray").exists()
+    assert run_cli("check", "--specs", spec_tree, "--out", built).exit_code == 0
+
+
+def test_a_directory_emptied_of_its_outputs_is_missing_files_not_an_orphan(spec_tree: Path, built: Path) -> None:
+    directory = next(p for p in sorted(built.iterdir()) if p.is_dir())
+    for path in sorted(directory.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    verdict = json.loads(run_cli("check", "--specs", spec_tree, "--out", built, "--json").stdout)
+    assert verdict["missing"] and verdict["orphaned"] == []
+
+
+def test_check_walks_a_tree_nested_deeper_than_the_recursion_limit(spec_tree: Path, built: Path) -> None:
+    import sys
+
+    # Made and removed a level at a time: os.makedirs and shutil.rmtree recurse too.
+    levels = [built / "deep"]
+    for _ in range(sys.getrecursionlimit() + 100):
+        levels.append(levels[-1] / "d")
+    for level in levels:
+        level.mkdir()
+    (levels[-1] / "stray").write_text("x\n")
+    try:
+        result = run_cli("check", "--specs", spec_tree, "--out", built, "--json")
+    finally:
+        (levels[-1] / "stray").unlink()
+        for level in reversed(levels):
+            level.rmdir()
+    assert result.exit_code == 1
+    (orphan,) = json.loads(result.stdout)["orphaned"]
+    assert orphan == (levels[-1] / "stray").relative_to(built).as_posix()
+
+
+def test_diff_of_out_dot_names_the_directory_in_its_headers(spec_tree: Path, built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    edited = next(p for p in sorted(built.rglob("*.md")))
+    edited.write_text(edited.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
+    monkeypatch.chdir(built)
+    result = run_cli("diff", "--specs", spec_tree, "--out", ".")
+    assert result.exit_code == 1
+    relative = edited.relative_to(built.parent).as_posix()
+    assert f"--- a/{relative}\n+++ b/{relative}\n" in result.stdout
+    (built.parent / "change.diff").write_text(result.stdout, encoding="utf-8")
+    git = subprocess.run(["git", "apply", "--check", "change.diff"], cwd=built.parent, capture_output=True, text=True, check=False)
+    assert git.returncode == 0, git.stderr

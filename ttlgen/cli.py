@@ -8,6 +8,7 @@ Python traceback.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import json
@@ -91,7 +92,7 @@ def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> 
     """Run a command's action, turning spec and usage errors into exit 2."""
     try:
         code = action()
-    except (SpecErrors, UsageError) as exc:  # OutputError is a UsageError
+    except (SpecErrors, UsageError) as exc:  # OutputError and TemplateError are UsageErrors
         _fail(exc, as_json, writes)
     raise typer.Exit(code)
 
@@ -123,6 +124,24 @@ def _refuse_inputs_inside(out: Path, specs: Path, templates: Path | None, no_cac
         inside = resolved(path)
         if inside == tree or tree in inside.parents:
             raise UsageError(f"--out {out} contains {what} {path}, which a build would replace; {fix}")
+
+
+def _refuse_out_inside_inputs(out: Path, specs: Path, templates: Path | None) -> None:
+    """A tree inside a directory of inputs is read back as input by the next build."""
+    from ttlgen.emit._templates import default_templates_dir
+    from ttlgen.spec.files import SPEC_SUFFIXES
+    from ttlgen.write import resolved, tree_path
+
+    tree = tree_path(out)
+    reasons = (
+        ("the spec directory", specs, f"every {', '.join(SPEC_SUFFIXES)} file below it is read as a spec"),
+        # The tree's MANIFEST hashes every template, the tree's own files among them, so
+        # each build changes the inputs of the next: the tree is never up to date.
+        ("the template directory", templates or default_templates_dir(), "every file below it is read as a template, so each build changes the templates of the next"),
+    )  # fmt: skip
+    for what, path, why in reasons:
+        if resolved(path) in tree.parents:
+            raise UsageError(f"--out {out} is inside {what} {path}: {why}; choose an --out outside it")
 
 
 @contextlib.contextmanager
@@ -158,6 +177,7 @@ def build(
         from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
 
         _refuse_inputs_inside(out, specs, templates, no_cache)
+        _refuse_out_inside_inputs(out, specs, templates)
         # Generate before taking the lock (which creates the tree's directory): a spec
         # error ends the build before it creates or waits for anything.
         files = _render(specs, templates, no_cache)
@@ -197,6 +217,7 @@ def check(
     def action() -> int:
         from ttlgen.tree import compare, unified_diff
 
+        _refuse_out_inside_inputs(out, specs, templates)
         files = _render(specs, templates, no_cache)
         with _reading(out):
             diff = compare(out, files)
@@ -206,18 +227,27 @@ def check(
                 not_regular = set(diff.not_regular)
                 for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
                     for path in paths:
-                        what = " (not a regular file)" if path in not_regular else ""
+                        what = " (an empty directory)" if path.endswith("/") else " (not a regular file)" if path in not_regular else ""
                         sys.stderr.write(f"{label}: {out / path}{what}\n")
                 if show_diff:
                     sys.stdout.write(unified_diff(out, files, diff))
-                defaults = (specs, out) == (Path("specs"), Path("generated"))
-                fix = "ttlgen build" if defaults else f"ttlgen build --specs {specs} --out {out}"
-                sys.stderr.write(f"ttlgen: {out} is out of date; run `{fix}` and commit the result\n")
+                sys.stderr.write(f"ttlgen: {out} is out of date; run `{_build_command(specs, out, templates)}` and commit the result\n")
             else:
                 sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
         return ExitCode.OK if diff.clean else ExitCode.FAILED
 
     _guarded(as_json, action)
+
+
+def _build_command(specs: Path, out: Path, templates: Path | None) -> str:
+    """The build that writes what check compared with: the same inputs, quoted for a shell."""
+    import shlex
+
+    words = ["ttlgen", "build"]
+    for option, value, default in (("--specs", specs, Path("specs")), ("--out", out, Path("generated")), ("--templates", templates, None)):
+        if value is not None and value != default:
+            words += [option, os.fspath(value)]
+    return shlex.join(words)
 
 
 @app.command()
@@ -236,6 +266,7 @@ def diff(
     def action() -> int:
         from ttlgen.tree import compare, unified_diff
 
+        _refuse_out_inside_inputs(out, specs, templates)
         files = _render(specs, templates, no_cache)
         with _reading(out):
             changes = compare(out, files)
@@ -421,7 +452,8 @@ def explain(
 
 def main() -> None:
     """The console entry point (in-process callers run ``app``)."""
-    stdout = _checked_stdout()
+    stdout = _checked_stream("stdout")
+    stderr = _checked_stream("stderr")
     try:
         app()
     except KeyboardInterrupt:
@@ -435,6 +467,13 @@ def main() -> None:
         raise
     except StandardOutputError as exc:
         raise SystemExit(_refused(stdout, exc)) from None
+    except StandardErrorError:
+        # Nowhere to say why: the code alone tells it (README "Exit codes").
+        raise SystemExit(ExitCode.BAD_INPUT) from None
+    except BrokenPipeError:
+        # A closed pipe outside the command, where typer's click does not handle it: the
+        # usage message of a bad option (`ttlgen check --dif 2>&1 | true`).
+        raise SystemExit(ExitCode.READER_GONE) from None
     except Exception:
         if interrupt.requested():  # an interrupt some code re-raised as another exception
             interrupted()
@@ -442,9 +481,14 @@ def main() -> None:
         # a failing kernel): a bug gets its own code.
         import traceback
 
-        traceback.print_exc()
-        sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
+        with contextlib.suppress(OSError, StandardErrorError):  # a bug is exit 3 even unreported
+            traceback.print_exc()
+            sys.stderr.write("ttlgen: internal error: this is a bug in ttlgen, not in the input; please report it with the traceback above\n")
         raise SystemExit(ExitCode.INTERNAL) from None
+    finally:
+        for stream in (stdout, stderr):
+            if isinstance(stream, _CheckedText) and stream.failed:
+                _discard(stream)
 
 
 class StandardOutputError(Exception):
@@ -455,52 +499,100 @@ class StandardOutputError(Exception):
         super().__init__(f"cannot write standard output: {error.strerror or error}")
 
 
+class StandardErrorError(Exception):
+    """Standard error refused a message for a reason other than a closed pipe: exit 2,
+    with nothing said (there is nowhere to say it)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(f"cannot write standard error: {error.strerror or error}")
+
+
 class _CheckedText(io.TextIOWrapper):
-    """Standard output whose failed writes say so: a closed pipe as BrokenPipeError (typer's
-    click handles it, then `_output_failure`), any other refusal as StandardOutputError."""
+    """A standard stream that writes all it is given or says why not: a closed pipe as
+    BrokenPipeError (typer's click handles it, then `_output_failure`), any other refusal
+    as ``refusal`` (StandardOutputError or StandardErrorError). A character the stream's
+    encoding lacks is written escaped (``\\xe9``), as Python writes it to standard error,
+    rather than ending the command.
+
+    Over an unbuffered binary stream (PYTHONUNBUFFERED, ``python -u``) Python's text layer
+    writes with one system call and drops what a partial write left (a pipe whose reader
+    went away in the middle of a long write, so `ttlgen diff | head -1` ended in exit 1 and
+    lost the rest of any output cut short); here that stream gets a buffer, whose flush
+    writes everything or raises, and is flushed after every write."""
+
+    def __init__(self, plain: io.TextIOWrapper, refusal: Callable[[OSError], Exception]) -> None:
+        binary = plain.buffer
+        self._unbuffered = isinstance(binary, io.RawIOBase)
+        super().__init__(
+            io.BufferedWriter(binary) if isinstance(binary, io.RawIOBase) else binary,
+            encoding=plain.encoding,
+            errors=_ESCAPE if plain.errors in ("strict", "surrogateescape") else plain.errors,
+            line_buffering=plain.line_buffering,
+            write_through=plain.write_through,
+        )
+        self._refusal = refusal
+        self.failed = False
 
     def write(self, text: str) -> int:
-        with _refusals():
-            return super().write(text)
+        with self._refusals():
+            written = super().write(text)
+            if self._unbuffered:
+                super().flush()
+            return written
 
     def flush(self) -> None:
-        with _refusals():
+        with self._refusals():
             super().flush()
 
+    @contextlib.contextmanager
+    def _refusals(self) -> Iterator[None]:
+        try:
+            yield
+        except BrokenPipeError:
+            self.failed = True
+            raise
+        except OSError as exc:
+            self.failed = True
+            raise self._refusal(exc) from None
 
-@contextlib.contextmanager
-def _refusals() -> Iterator[None]:
+
+def _escape(error: UnicodeError) -> tuple[str | bytes, int]:
+    """What a standard stream writes for characters its encoding lacks: the bytes a
+    surrogate escape stands for (a file name Python decoded from bytes), else ``\\xe9``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
     try:
-        yield
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise StandardOutputError(exc) from None
+        return codecs.lookup_error("surrogateescape")(error)
+    except UnicodeError:
+        return codecs.lookup_error("backslashreplace")(error)
 
 
-def _checked_stdout() -> TextIO:
-    """The process's standard output as a `_CheckedText` (left as it is when something else,
-    such as a test's capture, stands in for it)."""
-    if sys.stdout is not sys.__stdout__ or not isinstance(sys.stdout, io.TextIOWrapper):
-        return sys.stdout
-    plain = sys.stdout
+_ESCAPE = "ttlgen.escape"
+codecs.register_error(_ESCAPE, _escape)
+
+
+def _checked_stream(name: str) -> TextIO:
+    """The process's standard output or error (``name``) as a `_CheckedText` (left as it
+    is when something else, such as a test's capture, stands in for it)."""
+    plain = getattr(sys, name)
+    if plain is not getattr(sys, f"__{name}__") or not isinstance(plain, io.TextIOWrapper):
+        return plain  # type: ignore[no-any-return]
     plain.flush()
-    sys.stdout = _CheckedText(
-        plain.buffer, encoding=plain.encoding, errors=plain.errors,
-        line_buffering=plain.line_buffering, write_through=plain.write_through,
-    )  # fmt: skip
-    return sys.stdout
+    checked = _CheckedText(plain, StandardOutputError if name == "stdout" else StandardErrorError)
+    setattr(sys, name, checked)
+    return checked
 
 
-def _discard(stdout: TextIO) -> None:
-    """Send what is still buffered for ``stdout`` to /dev/null, so Python's last flush on
+def _discard(stream: TextIO) -> None:
+    """Send what is still buffered for ``stream`` to /dev/null, so Python's last flush on
     exit does not fail again (and report it with exit 120)."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _refused(stdout: TextIO, error: StandardOutputError) -> ExitCode:
     _discard(stdout)
-    sys.stderr.write(f"ttlgen: {error}\n")
+    with contextlib.suppress(OSError, StandardErrorError):
+        sys.stderr.write(f"ttlgen: {error}\n")
     return ExitCode.BAD_INPUT
 
 

@@ -59,24 +59,49 @@ def existing_entries(out_dir: Path) -> dict[str, bool]:
     Links are not followed (a link to a directory is an entry, not a directory to walk),
     so nothing outside the tree is listed; the tree's own path may be a link.
     """
-    entries: dict[str, bool] = {}
+    return _walk(out_dir)[0]
 
-    def walk(directory: str, prefix: str) -> None:
+
+def _walk(out_dir: Path) -> tuple[dict[str, bool], list[str]]:
+    """existing_entries, and every directory below the root ("a/", "a/b/"). The walk keeps
+    its own stack: a tree nested deeper than Python's recursion limit is still a tree."""
+    entries: dict[str, bool] = {}
+    directories: list[str] = []
+    if not out_dir.is_dir():
+        return entries, directories
+    pending = [(os.fspath(out_dir), "")]
+    while pending:
+        directory, prefix = pending.pop()
         try:
             with os.scandir(directory) as scan:
-                found = sorted(scan, key=lambda entry: entry.name)
+                found = sorted(scan, key=lambda entry: entry.name, reverse=True)
         except OSError as exc:
             raise ReadError(Path(directory), exc) from None
         for entry in found:
             if entry.is_dir(follow_symlinks=False):
                 if entry.name not in IGNORED_DIRS:
-                    walk(entry.path, f"{prefix}{entry.name}/")
+                    directories.append(f"{prefix}{entry.name}/")
+                    pending.append((entry.path, f"{prefix}{entry.name}/"))
             else:
                 entries[prefix + entry.name] = entry.is_file(follow_symlinks=False)
+    return dict(sorted(entries.items())), directories
 
-    if out_dir.is_dir():
-        walk(os.fspath(out_dir), "")
-    return entries
+
+def _empty_directories(entries: dict[str, bool], directories: list[str], files: dict[str, bytes]) -> list[str]:
+    """The outermost directories (as "a/b/") that hold no entry at any depth and no file
+    ``files`` puts there: a build leaves them out of the tree, so they are orphans."""
+    occupied: set[str] = set()
+    for path in (*entries, *files):
+        end = path.rfind("/")
+        while end > 0 and path[: end + 1] not in occupied:
+            occupied.add(path[: end + 1])
+            end = path.rfind("/", 0, end)
+    outermost = []
+    for directory in directories:
+        parent = directory[: directory.rfind("/", 0, -1) + 1]  # "" for the root
+        if directory not in occupied and (parent == "" or parent in occupied):
+            outermost.append(directory)
+    return outermost
 
 
 def read_regular(path: Path) -> bytes | None:
@@ -113,7 +138,10 @@ def _read_listed(path: str | Path) -> bytes | None:
 
 
 def compare(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
-    existing = existing_entries(out_dir)
+    existing, directories = _walk(out_dir)
+    # An empty directory is an orphan like a stray file (README: check lists orphans,
+    # build removes them): an entry that is not a regular file.
+    existing.update(dict.fromkeys(_empty_directories(existing, directories, files), False))
     stale, missing, unchanged = [], [], []
     not_regular = {path for path, regular in existing.items() if not regular and path not in files}
     root = os.fspath(out_dir)
@@ -140,7 +168,8 @@ def _text(data: bytes) -> list[str]:
 
 def unified_diff(out_dir: Path, files: dict[str, bytes], diff: TreeDiff) -> str:
     """The change ``build`` would make, as a git-style unified diff."""
-    name = out_dir.name
+    # The directory's own name, also for `--out .`: `a//path` is no header git applies.
+    name = os.path.basename(os.path.abspath(out_dir))
     chunks: list[str] = []
     not_regular = set(diff.not_regular)
     for path in sorted((*diff.stale, *diff.missing, *diff.orphaned)):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import jinja2
@@ -15,7 +18,7 @@ import jinja2.bccache
 
 from ttlgen import cache
 from ttlgen.emit import _filters
-from ttlgen.errors import UsageError
+from ttlgen.errors import Diagnostic, Mark, UsageError
 
 
 @dataclass(frozen=True)
@@ -54,17 +57,86 @@ class Templates:
         self.files: Mapping[str, bytes] = dict(sorted(files.items()))
         self.digest = hashlib.sha256(b"".join(f"{n}\0{len(b)}\0".encode() + b for n, b in self.files.items())).hexdigest()
 
+    def path(self, name: str) -> str:
+        """The file of template ``name``, as Jinja names it in its errors and frames."""
+        return f"{self.root}/{name}"
+
     def text(self, name: str) -> str:
         try:
-            return self.files[name].decode("utf-8")
+            data = self.files[name]
         except KeyError:
             raise jinja2.TemplateNotFound(name) from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise TemplateError(
+                _shown(self.path(name)), line, f"not UTF-8 text (byte 0x{data[exc.start]:02x}); templates are UTF-8"
+            ) from None
 
     def loader(self) -> jinja2.BaseLoader:
         def load(name: str) -> tuple[str, str, Callable[[], bool]]:
-            return self.text(name), f"{self.root}/{name}", lambda: True
+            return self.text(name), self.path(name), lambda: True
 
         return jinja2.FunctionLoader(load)
+
+
+class TemplateError(UsageError):
+    """A template that cannot be rendered: a syntax error, a name it reads that is not
+    there, a template it names that does not exist, bytes that are not UTF-8. Templates
+    are input (README's workflow edits them), so this is bad input, not a bug: one located
+    line, exit 2, nothing written."""
+
+    def __init__(self, file: str, line: int, message: str) -> None:
+        self.mark = Mark(file, line)
+        self.message = message
+        super().__init__(f"{file}:{line}: {message}" if line > 0 else f"{file}: {message}")
+
+    def diagnostic(self) -> Diagnostic:
+        return Diagnostic(self.mark, self.message)
+
+
+def _shown(path: str) -> str:
+    """A template's path as errors show it: relative to the current directory when it is
+    below it (so it opens from where ttlgen ran), else as it is."""
+    try:
+        return os.fspath(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def _template_frame(trace: TracebackType | None, templates: Templates) -> tuple[str, int] | None:
+    """The innermost template line a traceback passes through: Jinja's rendered frames
+    carry the template's file and line (see jinja2.debug)."""
+    files = {templates.path(name) for name in templates.files}
+    found = None
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename in files:
+            found = (trace.tb_frame.f_code.co_filename, trace.tb_lineno)
+        trace = trace.tb_next
+    return found
+
+
+@contextlib.contextmanager
+def template_errors(templates: Templates, name: str) -> Iterator[None]:
+    """Jinja's errors while rendering or copying template ``name`` as one TemplateError,
+    at the template line they come from (an included template's, when it is there)."""
+    try:
+        yield
+    except jinja2.TemplateSyntaxError as exc:  # an assertion error too (a bad filter name)
+        file = exc.filename or templates.path(exc.name or name)
+        raise TemplateError(_shown(file), exc.lineno, f"template syntax error: {exc.message}") from None
+    except jinja2.TemplateNotFound as exc:
+        frame = _template_frame(exc.__traceback__, templates)
+        file, line = frame if frame is not None else (str(templates.root), 0)
+        inside = f" in {_shown(str(templates.root))}" if frame is not None else ""
+        raise TemplateError(
+            _shown(file), line, f"no template {exc.name!r}{inside}; "
+            "a template directory needs every template ttlgen renders (start from a copy of the shipped templates/)"
+        ) from None  # fmt: skip
+    except jinja2.TemplateError as exc:  # raised while rendering: an undefined name, a failed filter
+        file, line = _template_frame(exc.__traceback__, templates) or (templates.path(name), 0)
+        raise TemplateError(_shown(file), line, exc.message or type(exc).__name__) from None
 
 
 class _SealedBytecodeCache(jinja2.BytecodeCache):
@@ -145,7 +217,8 @@ class EmitContext:
     cached: bool = True
 
     def render(self, template: str, **variables: Any) -> str:
-        return self.environment.get_template(template).render(**variables)
+        with template_errors(self.templates, template):
+            return self.environment.get_template(template).render(**variables)
 
     @functools.cached_property
     def environment(self) -> jinja2.Environment:
@@ -155,4 +228,5 @@ class EmitContext:
 
     def copy(self, template_path: str) -> str:
         """A static file under templates/, copied verbatim (logic shared by every spec)."""
-        return self.templates.text(template_path)
+        with template_errors(self.templates, template_path):
+            return self.templates.text(template_path)

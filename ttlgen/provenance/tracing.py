@@ -27,7 +27,7 @@ import jinja2.runtime
 from jinja2 import nodes
 
 from ttlgen.emit import _filters
-from ttlgen.emit._base import SETTINGS, EmitContext, Templates, bytecode_cache
+from ttlgen.emit._base import SETTINGS, EmitContext, Templates, bytecode_cache, template_errors
 from ttlgen.emit._cpp_layout import Fact, SourcedLines
 from ttlgen.emit._kernel_printer import PrintedProgram
 from ttlgen.errors import KeyPath, Mark
@@ -338,18 +338,23 @@ class Tracer:
         chunks: list[_Chunk] = []
         literals = self._literals(name)
         pending: list[_Event] = []  # printed into a set block, to be found in a later chunk
-        for text in generator:
-            frame: FrameType | None = getattr(generator, "gi_frame", None)  # where the generator stopped
-            line = lineno(frame.f_lineno) if frame is not None else 0
-            events = [*pending, *self._take()]
-            own = events[-1] if events and events[-1].text == text else None
-            if own is None:
-                pending = events
-                line = _literal_line(literals.get(text, ()), line)
-                chunks.append(_Chunk(text, line, None, []))
-            else:
-                pending = []
-                chunks.append(_Chunk(text, line, own, events[:-1]))
+        try:
+            for text in generator:
+                frame: FrameType | None = getattr(generator, "gi_frame", None)  # where the generator stopped
+                line = lineno(frame.f_lineno) if frame is not None else 0
+                events = [*pending, *self._take()]
+                own = events[-1] if events and events[-1].text == text else None
+                if own is None:
+                    pending = events
+                    line = _literal_line(literals.get(text, ()), line)
+                    chunks.append(_Chunk(text, line, None, []))
+                else:
+                    pending = []
+                    chunks.append(_Chunk(text, line, own, events[:-1]))
+        except Exception:
+            # As Template.render does: the traceback's frames become the template's lines,
+            # by which template_errors locates an error.
+            self.environment.handle_exception()
         for chunk in chunks:  # macros are the template's own (imported ones would map wrongly)
             for event in (*chunk.inner, *([chunk.own] if chunk.own else [])):
                 event.template_line = lineno(event.code_line)
@@ -553,7 +558,8 @@ class TracingContext(EmitContext):
     tracer: Tracer = field(compare=False, kw_only=True)
 
     def render(self, template: str, **variables: Any) -> str:
-        return self.tracer.render(template, variables)
+        with template_errors(self.templates, template):
+            return self.tracer.render(template, variables)
 
     def copy(self, template_path: str) -> str:
         text = super().copy(template_path)
