@@ -17,6 +17,7 @@ import resource
 import shutil
 import signal
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterator
 from multiprocessing.process import BaseProcess
@@ -560,3 +561,16 @@ def test_a_build_refuses_to_delete_a_git_repository_inside_the_tree(tmp_path: Pa
     with pytest.raises(UsageError, match=rf"holds {re.escape(str(out / where))}, a Git repository"):
         write.write_tree(out, small_render())
     assert (out / where / "HEAD").is_file()
+
+
+def test_a_build_removes_an_old_tree_nested_deeper_than_the_recursion_limit(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    write.write_tree(out, small_render())
+    deep = out
+    for _ in range(sys.getrecursionlimit() + 100):  # os.makedirs itself recurses
+        deep = deep / "d"
+        deep.mkdir()
+    write.write_tree(out, small_render())
+    assert tree(out) == small_render()
+    assert not (out / "d").exists()
+    assert sorted(os.listdir(tmp_path)) == ["generated"]

@@ -151,7 +151,30 @@ class _FileSystem:
             # A leftover that cannot be removed now (a directory made unwritable inside
             # it) is removed by the next command's recovery; the tree at the path is
             # complete either way.
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_directory(path)
+
+
+def _remove_directory(root: Path) -> None:
+    """shutil.rmtree(root, ignore_errors=True) without recursion: before Python 3.12 it
+    recursed once a level, so a tree nested a thousand deep raised RecursionError."""
+    pending, emptied = [os.fspath(root)], []
+    while pending:
+        directory = pending.pop()
+        emptied.append(directory)
+        try:
+            with os.scandir(directory) as scan:
+                entries = list(scan)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+    for directory in reversed(emptied):  # every directory after those inside it
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)
 
 
 FS = _FileSystem()
