@@ -500,8 +500,17 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> OpsModel:
             breaks=[VOCABULARY],
         )
     ops: dict[str, OpSemantics] = {}
+    families: dict[str, Mark] = {}
     for doc in op_docs:
         for family, body in doc.data["families"].items():
+            # One file cannot repeat a key, but two files can each declare a family; a
+            # family is looked up by its name (`ttlgen new op --kind`), so it is one fact.
+            # Its ops are still read: they are not in doubt, only which family is.
+            mark = doc.key_mark(("families", family))
+            if family in families:
+                sink.error(mark, f"op family {family!r} is declared twice (first at {families[family]})")
+            else:
+                families[family] = mark
             for op in _family(doc, family, body, vocab, sink):
                 if op.name in ops:
                     first = ops[op.name]
