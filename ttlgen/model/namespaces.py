@@ -23,6 +23,10 @@ from ttlgen.model.names import Names
 from ttlgen.model.programs import Program, ProgramModel
 from ttlgen.naming import C_KEYWORDS, CPP_KEYWORDS, PYTHON_KEYWORDS
 
+# The kernel-configuration package: python/<it>/, include/<it>/ and tests/<it>_tables_dump.cpp.
+# Named here, where layouts' packages are checked against it, and used by its emitters.
+KERNEL_CONFIG_PACKAGE = "ttl_kernel_config"
+
 # Names the generated files define whatever the spec says. They state what the templates
 # write; tests/abi/test_abi_names.py checks them against the generated files.
 PY_LAYOUT_IMPORTS = ("annotations", "IntEnum", "IntFlag", "Field", "Word")
@@ -175,7 +179,9 @@ def scan(layouts: LayoutModel, programs: ProgramModel) -> Namespaces:
     namespaces = Namespaces()
     # A program's headers are compiled with its layout's, never with another layout's, and
     # each layout has its own Python package: only package names meet across layouts.
-    packages = namespaces.scope("", "Python", "{}", keywords=["Python"])
+    packages = namespaces.scope(
+        "", "Python", "{}", keywords=["Python"], defines=[(KERNEL_CONFIG_PACKAGE, "the generated kernel-configuration package")]
+    )
     cpp_namespaces = namespaces.scope("", "C++", "namespace {}", keywords=["C++"])
     for layout in layouts.layouts:
         namespaces.claim(packages, layout.names.py_package, Source(f"the Python package of layout {layout.name!r}", layout.python_package_mark))
