@@ -362,6 +362,9 @@ def test_the_naming_pass_sees_exactly_the_identifiers_the_generated_files_define
     model = {(scope.language, scope.label): set(owners) for scope, owners in ns.owners.items()}
     # Scopes of names that are only checked against keywords: packages and namespaces.
     checked_only = {("Python", "{}"), ("C++", "namespace {}")}
+    # The files layouts name by their C prefix, in a directory they share.
+    files = {(namespaces.FILES, "tests/{}"): {p.name for p in (abi_out / "tests").iterdir()}}
+    definitions.update(files)
     assert set(model) - checked_only == set(definitions)
     differences = {scope: (model[scope] ^ set(names)) for scope, names in definitions.items() if model[scope] != set(names)}
     assert not differences

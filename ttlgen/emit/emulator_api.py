@@ -25,6 +25,8 @@ from ttlgen.model.call_forms import Literal
 from ttlgen.model.cpp_declarations import Param, Signature, TemplateParam
 from ttlgen.model.project import Project
 from ttlgen.model.tt_metal_api import (
+    EMULATOR_DESCRIPTOR,
+    EMULATOR_TYPES_HEADER,
     MATH_FUNCTION,
     ApiLevel,
     Binding,
@@ -39,8 +41,8 @@ from ttlgen.plan.project import ProjectPlan
 
 COLUMNS = 100
 INDENT = "    "
-TYPES_HEADER = "ttlemu_api_types.h"
-DESCRIPTOR = "ttlemu_level.json"
+TYPES_HEADER = EMULATOR_TYPES_HEADER
+DESCRIPTOR = EMULATOR_DESCRIPTOR
 
 
 def wrap(head: str, items: Sequence[str], tail: str, indent: str = "") -> list[str]:

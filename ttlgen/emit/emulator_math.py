@@ -31,9 +31,9 @@ from ttlgen.model.math_spec import (
     Number,
     Operand,
 )
-from ttlgen.model.tt_metal_api import Binding, Emulation
+from ttlgen.model.tt_metal_api import EMULATOR_MATH_HEADER, Binding, Emulation
 
-HEADER = "ttlemu_math.h"
+HEADER = EMULATOR_MATH_HEADER
 COLUMNS = 100
 INDENT = "    "
 # The template parameter of a function with an approximate form.

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import ttlgen.resolver
 from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.model.namespaces import KERNEL_CONFIG_PACKAGE
 from ttlgen.model.project import Project
 from ttlgen.plan.project import ProjectPlan
 from ttlgen.resolver import Tables
 
-PACKAGE = "python/ttl_kernel_config"
+PACKAGE = f"python/{KERNEL_CONFIG_PACKAGE}"
 TEMPLATES = "python/ttl_kernel_config"
 
 ENGINE_DIR = Path(ttlgen.resolver.__file__).resolve().parent

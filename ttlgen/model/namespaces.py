@@ -23,6 +23,10 @@ from ttlgen.model.names import Names
 from ttlgen.model.programs import Program, ProgramModel
 from ttlgen.naming import C_KEYWORDS, CPP_KEYWORDS, PYTHON_KEYWORDS
 
+# The kernel-configuration package: python/<it>/, include/<it>/ and tests/<it>_tables_dump.cpp.
+# Named here, where layouts' packages are checked against it, and used by its emitters.
+KERNEL_CONFIG_PACKAGE = "ttl_kernel_config"
+
 # Names the generated files define whatever the spec says. They state what the templates
 # write; tests/abi/test_abi_names.py checks them against the generated files.
 PY_LAYOUT_IMPORTS = ("annotations", "IntEnum", "IntFlag", "Field", "Word")
@@ -60,12 +64,17 @@ class Source(NamedTuple):
     mark: Mark | None = None
 
 
+FILES = "file"  # the "language" of a scope of generated file names
+
+
 class Scope(NamedTuple):
     unit: str  # the layout whose files the scope is in ("" for scopes across layouts)
-    language: str  # C, C++ or Python
+    language: str  # C, C++, Python, or FILES for the names of generated files
     label: str  # how an identifier of the scope is shown, e.g. "km::{}"
 
     def show(self, identifier: str) -> str:
+        if self.language == FILES:
+            return f"the generated file {self.label.format(identifier)}"
         return f"the {self.language} name {self.label.format(identifier)}"
 
 
@@ -165,20 +174,30 @@ def _position(mark: Mark) -> tuple[str, int, int]:
     return (mark.file, mark.line, mark.column)
 
 
-def check(layouts: LayoutModel, programs: ProgramModel, sink: DiagnosticSink) -> None:
+def check(layouts: LayoutModel, programs: ProgramModel, sink: DiagnosticSink, c_prefix_marks: Mapping[str, Mark] | None = None) -> None:
     """Report every identifier that two things of the layouts and programs share."""
-    scan(layouts, programs).report(sink)
+    scan(layouts, programs, c_prefix_marks).report(sink)
 
 
-def scan(layouts: LayoutModel, programs: ProgramModel) -> Namespaces:
-    """Every identifier of the layouts' and programs' generated files, in its scope."""
+def scan(layouts: LayoutModel, programs: ProgramModel, c_prefix_marks: Mapping[str, Mark] | None = None) -> Namespaces:
+    """Every identifier of the layouts' and programs' generated files, in its scope.
+
+    ``c_prefix_marks``: where each layout (by name) writes its C prefix; a collision of
+    the files the prefix names is shown at the layout without it."""
     namespaces = Namespaces()
     # A program's headers are compiled with its layout's, never with another layout's, and
-    # each layout has its own Python package: only package names meet across layouts.
-    packages = namespaces.scope("", "Python", "{}", keywords=["Python"])
+    # each layout has its own Python package: across layouts only package names meet, and
+    # the files the layouts' prefixes name in one directory of the tree. The other files
+    # of a layout or program are under its own (unique) name.
+    packages = namespaces.scope(
+        "", "Python", "{}", keywords=["Python"], defines=[(KERNEL_CONFIG_PACKAGE, "the generated kernel-configuration package")]
+    )
     cpp_namespaces = namespaces.scope("", "C++", "namespace {}", keywords=["C++"])
+    check_programs = namespaces.scope("", FILES, "tests/{}")
     for layout in layouts.layouts:
         namespaces.claim(packages, layout.names.py_package, Source(f"the Python package of layout {layout.name!r}", layout.python_package_mark))
+        prefix_mark = (c_prefix_marks or {}).get(layout.name, layout.mark)
+        namespaces.claim(check_programs, layout.names.c_check_program, Source(f"the C prefix {layout.c_prefix!r} of layout {layout.name!r}", prefix_mark))
         layout_programs = programs.for_layout(layout.name)
         _layout(namespaces, layout, has_programs=bool(layout_programs))
         # A namespace may be reopened, so only a keyword is wrong for one.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -295,7 +296,8 @@ def _dst(doc: SpecDocument) -> DstRegister:
     return DstRegister(raw["physical_tiles"], tuple(halved["sync"]), tuple(halved["dest_width"]), doc.key_mark(("dst",)))
 
 
-# The placeholders a capacity description may use.
+# The placeholders a capacity description may use. targets.py formats it with the
+# architecture's capacity (an int) and the target's display name (a str).
 _RANGE_FIELDS = {"target": ("capacity", "target"), "no_target": ("capacity",)}
 
 
@@ -306,13 +308,9 @@ def _generations(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[Resolve
         if "dfb_range" in raw:
             for key, allowed in _RANGE_FIELDS.items():
                 text = raw["dfb_range"][key]
-                try:
-                    text.format(**{field: "" for field in allowed})
-                except (KeyError, IndexError, ValueError) as exc:
-                    sink.error(
-                        doc.mark(("resolver_generations", name, "dfb_range", key)),
-                        f"a capacity description may use only {', '.join('{' + f + '}' for f in allowed)} ({exc.__class__.__name__}: {exc})",
-                    )
+                problem = _range_text_problem(text, allowed)
+                if problem is not None:
+                    sink.error(doc.mark(("resolver_generations", name, "dfb_range", key)), problem)
                     continue
                 texts[key] = text
         out.append(
@@ -325,6 +323,33 @@ def _generations(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[Resolve
     if default not in doc.data["resolver_generations"]:
         sink.error(doc.mark(("default_resolver_generation",)), unknown_name("resolver generation", default, [g.name for g in out]))
     return tuple(out), default
+
+
+def _range_text_problem(text: str, allowed: Sequence[str]) -> str | None:
+    """What is wrong with a capacity description's placeholders, if anything.
+
+    Every placeholder is a bare name of ``allowed``: an attribute, index, conversion or
+    format spec would reach a value only when the text is formatted (formatting with
+    empty strings let ``{target.upper}`` through, to print a bound method), and the
+    sentence needs none of them (the capacity prints as an integer already)."""
+    valid = " and ".join("{" + field + "}" for field in allowed)
+    try:
+        fields = [
+            (field, spec, conversion)
+            for _, field, spec, conversion in string.Formatter().parse(text)
+            if field is not None
+        ]
+    except ValueError as exc:  # an unmatched brace
+        return f"a capacity description may use only the placeholders {valid} ({exc}; write {{{{ or }}}} for a literal brace)"
+    for field, spec, conversion in fields:
+        if field in allowed and not spec and conversion is None:
+            continue
+        placeholder = "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        name = field.partition(".")[0].partition("[")[0]  # what an attribute or index is of
+        if name in allowed:
+            return f"{placeholder} in a capacity description: write it bare, {{{name}}}; the placeholders are {valid}"
+        return f"{placeholder} in a capacity description is no placeholder of it; the placeholders are {valid}, each bare{did_you_mean(field, allowed)}"
+    return None
 
 
 def unknown_name(what: str, name: str, declared: Sequence[str]) -> str:
@@ -500,8 +525,17 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> OpsModel:
             breaks=[VOCABULARY],
         )
     ops: dict[str, OpSemantics] = {}
+    families: dict[str, Mark] = {}
     for doc in op_docs:
         for family, body in doc.data["families"].items():
+            # One file cannot repeat a key, but two files can each declare a family; a
+            # family is looked up by its name (`ttlgen new op --kind`), so it is one fact.
+            # Its ops are still read: they are not in doubt, only which family is.
+            mark = doc.key_mark(("families", family))
+            if family in families:
+                sink.error(mark, f"op family {family!r} is declared twice (first at {families[family]})")
+            else:
+                families[family] = mark
             for op in _family(doc, family, body, vocab, sink):
                 if op.name in ops:
                     first = ops[op.name]

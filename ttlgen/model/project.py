@@ -72,7 +72,9 @@ def build_project(documents: Sequence[SpecDocument]) -> Project:
     kernels_model = kernels.build(documents, sink, ops_model, spelling_model, targets_model)
     layouts_model = layout.build(documents, sink)
     programs_model = programs.build(documents, sink, layouts_model)
-    namespaces.check(layouts_model, programs_model, sink)
+    # The layout model keeps no mark of the C prefix, which names files that layouts share.
+    c_prefix_marks = {d.data["layout"]: d.mark(("naming", "c_prefix")) for d in documents if d.kind == layout.KIND}
+    namespaces.check(layouts_model, programs_model, sink, c_prefix_marks)
     sink.raise_if_any()
     return Project(
         spec_files=tuple(d.display for d in documents),

@@ -982,6 +982,24 @@ def _deprecation(raw: Mapping[str, str] | None) -> Deprecation | None:
     return Deprecation(" ".join(raw["quote" if quoted else "summary"].split()), raw["source"], quoted)
 
 
+# The files the emulator writes beside a level's headers (emulator/<level>/), named here so
+# that a header the level lists cannot take one's path; the emitters use these names.
+EMULATOR_TYPES_HEADER = "ttlemu_api_types.h"
+EMULATOR_DESCRIPTOR = "ttlemu_level.json"
+EMULATOR_MATH_HEADER = "ttlemu_math.h"
+_EMULATOR_FILES = (EMULATOR_TYPES_HEADER, EMULATOR_DESCRIPTOR, EMULATOR_MATH_HEADER)
+
+
+def _check_header_paths(level: ApiLevel, sink: DiagnosticSink) -> None:
+    for header in level.headers:
+        if header.path in _EMULATOR_FILES:
+            sink.error(
+                header.mark,
+                f"header {header.path!r} of API level {level.level!r} takes the path of a file the emulator generates "
+                f"beside the level's headers; a header's path is any but {', '.join(_EMULATOR_FILES)}",
+            )
+
+
 def _under(path: str, root: str) -> bool:
     return path.startswith(root) if root.endswith("/") else path == root
 
@@ -1080,6 +1098,7 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         if declared:
             sink.error(removal.mark, f"{name!r} is listed as removed but declared at {declared[0].mark}")
     _check_header_roots(level, sink)
+    _check_header_paths(level, sink)
     _check_swaps(level, sink)
     return level
 

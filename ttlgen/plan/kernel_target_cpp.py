@@ -19,7 +19,7 @@ from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.goldens import (
     Golden,
 )
-from ttlgen.model.namespaces import Namespaces, Source
+from ttlgen.model.namespaces import KERNEL_CONFIG_PACKAGE, Namespaces, Source
 from ttlgen.model.ops import Vocabulary
 from ttlgen.model.targets import NO_ARCHITECTURE, NO_RUNTIME_API, Target, TargetsModel
 from ttlgen.model.ttlang_cpp import TtlangCpp
@@ -38,7 +38,7 @@ from ttlgen.resolver import (
 from ttlgen.resolver.lookup import UNIMPLEMENTED_ARCHITECTURE
 
 # Where the outputs go: include/<HEADER>, include/<ADAPTER>, tests/<DUMP_PROGRAM>.
-PACKAGE = "ttl_kernel_config"
+PACKAGE = KERNEL_CONFIG_PACKAGE
 HEADER = f"{PACKAGE}/kernel_target_tables.hpp"
 ADAPTER = f"{PACKAGE}/KernelTargetEnvironments.gen.inc"
 DUMP_PROGRAM = f"{PACKAGE}_tables_dump.cpp"
