@@ -102,6 +102,34 @@ NoCacheOption = Annotated[
 ]
 
 
+DeviceNoCacheOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Compile the templates, the emulator's runtime and the kernels afresh, in a directory of this process (as TTLGEN_NO_CACHE=1).",
+    ),
+]
+
+
+@contextlib.contextmanager
+def _caching(on: bool) -> Iterator[None]:
+    """Every cache off while the block runs when ``on`` is False: the device build reads
+    the same switch as the templates' (`TTLGEN_NO_CACHE`), so this sets it, then puts back
+    what the caller had (in-process callers go on with their own setting)."""
+    if on:
+        yield
+        return
+    before = os.environ.get("TTLGEN_NO_CACHE")
+    os.environ["TTLGEN_NO_CACHE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TTLGEN_NO_CACHE"]
+        else:
+            os.environ["TTLGEN_NO_CACHE"] = before
+
+
 def _render(specs: Path, templates: Path | None, no_cache: bool) -> dict[str, bytes]:
     """The whole generated tree, path -> bytes (MANIFEST included); raises SpecErrors."""
     from ttlgen.pipeline import render_specs
@@ -696,6 +724,7 @@ def run(
     ] = None,
     specs: SpecsOption = Path("specs"),
     as_json: JsonOption = False,
+    no_cache: DeviceNoCacheOption = False,
 ) -> None:
     """Generate, compile (cached) and run one kernel on the emulator against a float64 reference.
 
@@ -705,7 +734,9 @@ def run(
     _require_device_extra("run")
     from ttlgen.run import run_command
 
-    raise typer.Exit(run_command(kernel, seed, as_json, specs))
+    with _caching(not no_cache):
+        code = run_command(kernel, seed, as_json, specs)
+    raise typer.Exit(code)
 
 
 @app.command(
@@ -726,11 +757,14 @@ def accuracy(
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress line on stderr (default: on, off with --json).")] = None,
     specs: SpecsOption = Path("specs"),
     as_json: JsonOption = False,
+    no_cache: DeviceNoCacheOption = False,
 ) -> None:
     _require_device_extra("accuracy")
     from ttlgen.run import accuracy_command
 
-    raise typer.Exit(accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress))
+    with _caching(not no_cache):
+        code = accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress)
+    raise typer.Exit(code)
 
 
 # --- ttlgen new (issue 29: scaffolding) -------------------------------------------------

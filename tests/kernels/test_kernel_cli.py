@@ -229,3 +229,21 @@ def test_run_of_a_kernel_without_a_reference_is_bad_input_not_a_failure(tmp_path
     assert "FAIL" not in result.stdout
     messages = _envelope(result.stdout) if as_json else [result.stderr.strip().removeprefix("ttlgen: ")]
     assert messages == ["no float64 reference for a MAX reduce (the emulator does not run it)"]
+
+
+@pytest.mark.parametrize("command", [["run", "any_kernel"], ["accuracy"]])
+def test_no_cache_turns_every_cache_off_for_the_command_alone(command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from ttlgen import cache, run
+
+    seen: list[bool] = []
+
+    def record(*args: object, **kwargs: object) -> int:
+        seen.append(cache.enabled())
+        return 0
+
+    monkeypatch.delenv("TTLGEN_NO_CACHE", raising=False)
+    monkeypatch.setattr(run, "run_command" if command[0] == "run" else "accuracy_command", record)
+    assert run_cli(*command, "--no-cache").exit_code == 0
+    assert run_cli(*command).exit_code == 0
+    assert seen == [False, True]
+    assert cache.enabled()
