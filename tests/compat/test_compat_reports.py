@@ -219,3 +219,12 @@ def test_a_ref_without_the_spec_directory_is_bad_input(repo: Path) -> None:
     result = run_in(repo, "compat", "--against", "empty", "--specs", "specs")
     assert result.exit_code == 2
     assert "has no files under specs/: there are no specs to compare with" in result.stderr
+
+
+def test_the_text_report_says_what_was_not_compared_as_the_json_does(repo: Path) -> None:
+    _, report = compat_json(repo)
+    others = report["other_causes"]
+    assert isinstance(others, dict) and others["notes"], "the sample repository holds no generated tree at main"
+    text = run_in(repo, "compat", "--against", "main", "--specs", "specs").stdout
+    for note in others["notes"]:
+        assert f"note: {note}" in text

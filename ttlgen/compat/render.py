@@ -50,6 +50,8 @@ def text_report(report: Report) -> str:
             lines.append(f"  [{cause.title}] " + "; ".join(cause.what).replace("`", ""))
             lines += [f"      {f.path} {f.counts()}" for f in cause.files] or ["      no generated file changed"]
     advice = [check.advice for check in report.versions if check.advice]
+    # What was not compared, and why: `--json` and review carry these too.
+    advice += list(report.others.notes) if report.others is not None else []
     if advice:
         lines.append("")
         lines += [f"note: {a}" for a in advice]
