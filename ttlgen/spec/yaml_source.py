@@ -61,12 +61,22 @@ _CORE_RESOLVERS = (
         "-+0123456789.",
     ),
 )
+# The core schema's form of each tag: what a plain scalar must be to resolve to it, and
+# so what the text of a scalar tagged with it explicitly must be.
+_CORE_FORMS = {tag: re.compile(pattern) for tag, pattern, _ in _CORE_RESOLVERS}
 # First character of a plain scalar -> the (tag, pattern) pairs it may match, in order;
 # the empty plain scalar is null in the core schema.
 _IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {"": [(_NULL, re.compile(r"^$"))]}
 for _tag, _pattern, _first in _CORE_RESOLVERS:
     for _char in _first:
-        _IMPLICIT.setdefault(_char, []).append((_tag, re.compile(_pattern)))
+        _IMPLICIT.setdefault(_char, []).append((_tag, _CORE_FORMS[_tag]))
+# What each tag's text may be, for a message refusing an explicitly tagged scalar.
+_CORE_FORM_TEXT = {
+    _NULL: "a null is null, Null, NULL, ~ or nothing",
+    _BOOL: "a bool is true or false (or True, TRUE, False, FALSE)",
+    _INT: "an int is decimal digits with an optional sign, or 0o and octal digits, or 0x and hex digits",
+    _FLOAT: "a float is a decimal number such as 1.5, -2 or 3e-4, or .inf, -.inf or .nan",
+}
 
 
 class YamlLoadError(Exception):
@@ -79,7 +89,7 @@ def _scalar(tag: str, text: str) -> Any:
     if tag == _NULL:
         return None
     if tag == _BOOL:
-        return text.lower() == "true"
+        return text[0] in "tT"
     if tag == _INT:
         if text.startswith(("0x", "0o")):
             return int(text, 0)
@@ -169,10 +179,13 @@ class _Builder:
     def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
         if node.tag not in _SCALAR_TAGS:
             raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
-        try:
-            return _scalar(node.tag, node.value)
-        except ValueError:
-            raise self.fail(node, path, f"invalid {node.tag.rsplit(':', 1)[-1]} {node.value!r}") from None
+        # A plain scalar got its tag by matching the form; one tagged explicitly (!!bool yes)
+        # did not, and Python's int() and float() take far more than YAML does (3_2, "٣٢").
+        form = _CORE_FORMS.get(node.tag)
+        if form is not None and not form.fullmatch(node.value):
+            name = node.tag.rsplit(":", 1)[-1]
+            raise self.fail(node, path, f"invalid !!{name} {node.value!r}; {_CORE_FORM_TEXT[node.tag]}")
+        return _scalar(node.tag, node.value)
 
     def mapping(self, node: yaml.MappingNode, path: KeyPath, via_alias: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
