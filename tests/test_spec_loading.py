@@ -108,9 +108,9 @@ def test_schema_node_can_replace_the_default_message(tmp_path: Path) -> None:
 
 
 def test_unknown_kind_lists_supported_kinds(tmp_path: Path) -> None:
-    specs = write(tmp_path, "w.yaml", "spec: test.gadgets/v1\n")
+    specs = write(tmp_path, "w.yaml", "spec: acme.sprockets/v1\n")
     assert errors_of(specs) == [
-        "specs/w.yaml:1:7: spec: unknown spec kind 'test.gadgets'; supported: test.widgets/v1, test.widgets/v2"
+        "specs/w.yaml:1:7: spec: unknown spec kind 'acme.sprockets'; supported: test.widgets/v1, test.widgets/v2"
     ]
 
 
@@ -230,3 +230,9 @@ def test_explicitly_tagged_scalar_in_its_core_schema_form_takes_its_value(tmp_pa
     specs = write(tmp_path, "w.yaml", f"spec: test.widgets/v1\nwidgets:\n  a: {{size: {tagged}}}\n")
     loaded = load_specs(specs)[0].data["widgets"]["a"]["size"]
     assert loaded == value and type(loaded) is type(value)
+
+
+def test_misspelt_spec_kind_suggests_the_kind_meant(tmp_path: Path) -> None:
+    specs = write(tmp_path, "w.yaml", "spec: test.widget/v1\n")
+    [message] = errors_of(specs)
+    assert message.endswith("supported: test.widgets/v1, test.widgets/v2 (did you mean 'test.widgets'?)")

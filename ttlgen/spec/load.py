@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors
+from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, did_you_mean
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.files import display_path, source_name, spec_files
@@ -128,7 +128,8 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
         raise SpecErrors(
             [Diagnostic(mark, f"unsupported version {version!r} of {name!r}; supported versions: {', '.join(versions)}")]
         )
-    raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
+    names = {k.name for k in kinds.spec_kinds()}
+    raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}{did_you_mean(name, names)}")])
 
 
 def read_bytes(path: Path, file: str) -> bytes:
