@@ -236,3 +236,9 @@ def test_misspelt_spec_kind_suggests_the_kind_meant(tmp_path: Path) -> None:
     specs = write(tmp_path, "w.yaml", "spec: test.widget/v1\n")
     [message] = errors_of(specs)
     assert message.endswith("supported: test.widgets/v1, test.widgets/v2 (did you mean 'test.widgets'?)")
+
+
+def test_recursive_alias_is_reported_where_the_alias_is_written(tmp_path: Path) -> None:
+    text = "spec: test.widgets/v1\nwidgets: &w\n  a: {strategies: []}\n  b:\n    size: 1\n    again: *w\n"
+    specs = write(tmp_path, "w.yaml", text)
+    assert errors_of(specs) == ["specs/w.yaml:6:12: widgets.b.again: recursive alias: a node may not contain itself"]

@@ -104,9 +104,43 @@ def _scalar(tag: str, text: str) -> Any:
     return text
 
 
+def _alias_position(text: str, target: KeyPath) -> tuple[int, int] | None:
+    """Line and column of the alias written at ``target``, or None. The composed graph keeps
+    only the node an alias names (positioned where its anchor is), so the alias's own place
+    is found by reading the events again; only an error pays for it."""
+    # Per open collection: its path, and [is a mapping, next index, current key, a key is next].
+    stack: list[tuple[KeyPath, list[Any]]] = []
+    for event in yaml.parse(text, Loader=_CoreSchemaLoader):
+        if isinstance(event, yaml.CollectionEndEvent):
+            stack.pop()
+            continue
+        if not isinstance(event, yaml.NodeEvent):
+            continue
+        here: KeyPath = ()
+        if stack:
+            where, state = stack[-1]
+            if not state[0]:
+                here = (*where, state[1])
+                state[1] += 1
+            elif state[3]:
+                # A key: the path of what it holds is no path of the document's data.
+                state[2] = event.value if isinstance(event, yaml.ScalarEvent) else None
+                here = (*where, None)  # type: ignore[arg-type]
+            else:
+                here = (*where, state[2])
+            if state[0]:
+                state[3] = not state[3]
+        if isinstance(event, yaml.AliasEvent) and here == target and event.start_mark is not None:
+            return event.start_mark.line + 1, event.start_mark.column + 1
+        if isinstance(event, yaml.CollectionStartEvent):
+            stack.append((here, [isinstance(event, yaml.MappingStartEvent), 0, None, True]))
+    return None
+
+
 class _Builder:
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, text: str) -> None:
         self.file = file
+        self.text = text
         self.values: dict[KeyPath, tuple[int, int]] = {}
         self.keys: dict[KeyPath, tuple[int, int]] = {}
         self.seen: set[int] = set()
@@ -122,7 +156,10 @@ class _Builder:
             raise self.fail(node, (), f"mappings and lists nest more than {NESTING_LIMIT} levels deep")
         ident = id(node)
         if ident in self.active:
-            raise self.fail(node, path, "recursive alias: a node may not contain itself")
+            at = _alias_position(self.text, path)
+            if at is None:
+                raise self.fail(node, path, "recursive alias: a node may not contain itself")
+            raise YamlLoadError(Diagnostic(Mark(self.file, *at, path), "recursive alias: a node may not contain itself"))
         if ident in self.seen:
             via_alias = True
         if via_alias:
@@ -328,7 +365,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
         raise YamlLoadError(
             Diagnostic(Mark(file, second.line + 1, second.column + 1), "a spec file holds exactly one YAML document")
         )
-    builder = _Builder(file)
+    builder = _Builder(file, text)
     data = builder.build(documents[0], (), False)
     return data, Positions(values=builder.values, keys=builder.keys)
 
