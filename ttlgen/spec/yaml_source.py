@@ -275,6 +275,19 @@ def _indent(line: str) -> int | None:
     return None if not content.strip() or content.startswith("#") else len(line) - len(content)
 
 
+def _tab_indent(text: str, line: int, column: int, problem: str) -> int | None:
+    """The column of the tab in ``line``'s indentation when that tab is why the parser gave
+    up at ``line``:``column`` (it may say only "found character that cannot start any
+    token"), else None."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    content = lines[line - 1]
+    indent = len(content) - len(content.lstrip(" \t"))
+    tab = content.find("\t", 0, indent)
+    return tab + 1 if tab != -1 and (column <= indent or "tab" in problem) else None
+
+
 def _misindented(text: str, line: int, column: int, block: int | None) -> tuple[int, int, str] | None:
     """Where the indentation went wrong when the parser gave up at ``line``:``column``.
 
@@ -346,6 +359,14 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = _within(text, *((mark.line + 1, mark.column + 1) if mark is not None else (1, 1)))
+        tab = _tab_indent(text, line, column, exc.problem or "")
+        if tab is not None:
+            raise YamlLoadError(
+                Diagnostic(
+                    Mark(file, line, tab),
+                    "invalid YAML: a tab in this line's indentation; YAML indentation must use spaces",
+                )
+            ) from None
         start = exc.context_mark
         culprit = _misindented(text, line, column, start.line + 1 if start is not None and start is not mark else None)
         if culprit is not None:
