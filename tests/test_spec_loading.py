@@ -108,9 +108,9 @@ def test_schema_node_can_replace_the_default_message(tmp_path: Path) -> None:
 
 
 def test_unknown_kind_lists_supported_kinds(tmp_path: Path) -> None:
-    specs = write(tmp_path, "w.yaml", "spec: test.gadgets/v1\n")
+    specs = write(tmp_path, "w.yaml", "spec: acme.sprockets/v1\n")
     assert errors_of(specs) == [
-        "specs/w.yaml:1:7: spec: unknown spec kind 'test.gadgets'; supported: test.widgets/v1, test.widgets/v2"
+        "specs/w.yaml:1:7: spec: unknown spec kind 'acme.sprockets'; supported: test.widgets/v1, test.widgets/v2"
     ]
 
 
@@ -202,3 +202,43 @@ def test_toml_and_yaml_forms_load_to_the_same_data(tmp_path: Path) -> None:
 
 def test_key_paths_quote_keys_that_are_not_identifiers() -> None:
     assert format_key_path(("ops", "a.b", 2, "x")) == "ops['a.b'][2].x"
+
+
+@pytest.mark.parametrize(
+    ("tagged", "form"),
+    [
+        ("!!bool yes", "a bool is true or false"),
+        ("!!bool on", "a bool is true or false"),
+        ("!!null wormhole", "a null is null"),
+        ("!!int 3_2", "an int is decimal digits"),
+        ('!!int "\u0663\u0662"', "an int is decimal digits"),
+        ("!!float 1_0", "a float is a decimal number"),
+        ("!!float infinity", "a float is a decimal number"),
+    ],
+)
+def test_explicitly_tagged_scalar_outside_its_core_schema_form_is_refused_at_the_scalar(
+    tmp_path: Path, tagged: str, form: str
+) -> None:
+    specs = write(tmp_path, "w.yaml", f"spec: test.widgets/v1\nwidgets:\n  a: {{strategies: [], size: {tagged}}}\n")
+    [message] = errors_of(specs)
+    tag, text = tagged.split(" ", 1)
+    assert message.startswith(f"specs/w.yaml:3:29: widgets.a.size: invalid {tag} {text.strip(chr(34))!r}; {form}")
+
+
+@pytest.mark.parametrize(("tagged", "value"), [("!!bool True", True), ("!!int 0x10", 16), ("!!float 3", 3.0), ("!!null ~", None)])
+def test_explicitly_tagged_scalar_in_its_core_schema_form_takes_its_value(tmp_path: Path, tagged: str, value: Any) -> None:
+    specs = write(tmp_path, "w.yaml", f"spec: test.widgets/v1\nwidgets:\n  a: {{size: {tagged}}}\n")
+    loaded = load_specs(specs)[0].data["widgets"]["a"]["size"]
+    assert loaded == value and type(loaded) is type(value)
+
+
+def test_misspelt_spec_kind_suggests_the_kind_meant(tmp_path: Path) -> None:
+    specs = write(tmp_path, "w.yaml", "spec: test.widget/v1\n")
+    [message] = errors_of(specs)
+    assert message.endswith("supported: test.widgets/v1, test.widgets/v2 (did you mean 'test.widgets'?)")
+
+
+def test_recursive_alias_is_reported_where_the_alias_is_written(tmp_path: Path) -> None:
+    text = "spec: test.widgets/v1\nwidgets: &w\n  a: {strategies: []}\n  b:\n    size: 1\n    again: *w\n"
+    specs = write(tmp_path, "w.yaml", text)
+    assert errors_of(specs) == ["specs/w.yaml:6:12: widgets.b.again: recursive alias: a node may not contain itself"]

@@ -15,7 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import LONG_TESTS
-from ttlgen.spec.toml_positions import Path, Pos, TomlLocateError, TomlPositions, locate
+from ttlgen.spec.toml_positions import (
+    Path,
+    Pos,
+    Redefinition,
+    TomlLocateError,
+    TomlPositions,
+    locate,
+    redefinition,
+)
 
 # --------------------------------------------------------------------------
 # helpers
@@ -391,6 +399,32 @@ def test_values_point_at_the_value_text() -> None:
         assert value_parses_at(text, result.values[path], expected), path
 
 
+@pytest.mark.parametrize("text", VARIED_DOCUMENTS)
+def test_valid_toml_redefines_nothing(text: str) -> None:
+    assert redefinition(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("a = 1\nb = 2\na = 3\n", Redefinition(("a",), Pos(3, 1), Pos(1, 1), table=False)),
+        ("[t]\nx = 1\n[u]\n[t]\n", Redefinition(("t",), Pos(4, 2), Pos(1, 2), table=True)),
+        ("[[t]]\nx = 1\n[[t]]\nx = 1\nx = 2\n", Redefinition(("t", 1, "x"), Pos(5, 1), Pos(4, 1), table=False)),
+        ("a.b = 1\na.b = 2\n", Redefinition(("a", "b"), Pos(2, 3), Pos(1, 3), table=False)),
+        ("[t]\nx.y = 1\n[t.x]\n", Redefinition(("t", "x"), Pos(3, 4), Pos(2, 1), table=True)),
+        ("a = {b = 1}\n[a]\n", Redefinition(("a",), Pos(2, 2), Pos(1, 1), table=True)),
+        ("x = {a = 1, a = 2}\n", Redefinition(("x", "a"), Pos(1, 13), Pos(1, 6), table=False)),
+        ("[x.b.c]\n[x]\nb = 1\n", Redefinition(("x", "b"), Pos(3, 1), Pos(1, 4), table=False)),
+    ],
+    ids=["key", "table", "key_in_array_of_tables", "dotted_key", "table_of_dotted_key", "table_of_inline_table",
+         "inline_table_key", "key_of_implied_table"],
+)
+def test_a_key_or_table_defined_twice_is_found_with_its_first_definition(text: str, found: Redefinition) -> None:
+    with pytest.raises(tomllib.TOMLDecodeError):
+        tomllib.loads(text)
+    assert redefinition(text) == found
+
+
 NOT_TOML = [
     "a",
     "a =",
@@ -605,6 +639,7 @@ def test_random_documents_locate_every_node_and_key(
     text = Writer(rnd).document(data)
     assert tomllib.loads(text) == data, text  # the writer itself is sound
     result = assert_complete(text)
+    assert redefinition(text) is None
     for path, pos in result.values.items():
         if not path:
             continue

@@ -48,6 +48,13 @@ def test_an_entry_deeper_than_the_one_before_it_is_reported_at_its_line() -> Non
     assert "line 2, is at 5" in message
 
 
+@pytest.mark.parametrize("indent", ["\t", "  \t"], ids=["tab", "spaces_then_tab"])
+def test_a_tab_in_the_indentation_says_yaml_indents_with_spaces(indent: str) -> None:
+    line, column, message = error_of(f"dfbs:\n  x: 1\n{indent}y: 2\n")
+    assert (line, column) == (3, len(indent))
+    assert message == "invalid YAML: a tab in this line's indentation; YAML indentation must use spaces"
+
+
 def test_a_word_where_a_count_is_expected_says_what_a_count_is(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(SPECS, specs)

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors
+from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, did_you_mean
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
 from ttlgen.spec.files import display_path, source_name, spec_files
@@ -20,10 +20,13 @@ from ttlgen.spec.limits import (
     toml_nesting_overflow,
 )
 from ttlgen.spec.toml_positions import locate as locate_toml
+from ttlgen.spec.toml_positions import redefinition
 from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
 
 _SPEC_ID = re.compile(r"(?P<kind>[a-z][a-z0-9_.-]*)/(?P<version>v[0-9]+)\Z")
 _TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+# tomllib's words for a key or table defined twice, which name neither it nor its first definition.
+_TOML_REDEFINED = ("Cannot overwrite a value", "Cannot declare", "Duplicate inline table key")
 
 
 def decode_utf8(raw: bytes, file: str) -> str:
@@ -75,6 +78,13 @@ def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
                 lines = text.split("\n")
                 line, column = len(lines), len(lines[-1]) + 1
             problem = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc)).strip()
+            if problem.startswith(_TOML_REDEFINED):
+                twice = redefinition(text)
+                if twice is not None:
+                    what = "table" if twice.table else "duplicate key"
+                    again = " is defined twice" if twice.table else ""
+                    message = f"{what} {twice.path[-1]!r}{again} (first defined at line {twice.first.line})"
+                    raise SpecErrors([Diagnostic(Mark(file, twice.at.line, twice.at.column, twice.path), message)]) from None
             raise SpecErrors([Diagnostic(Mark(file, line, column), f"invalid TOML: {problem}")]) from None
         located = locate_toml(text)
         positions = Positions(
@@ -128,7 +138,8 @@ def identify(data: Any, positions: Positions, file: str) -> kinds.SpecKind:
         raise SpecErrors(
             [Diagnostic(mark, f"unsupported version {version!r} of {name!r}; supported versions: {', '.join(versions)}")]
         )
-    raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}")])
+    names = {k.name for k in kinds.spec_kinds()}
+    raise SpecErrors([Diagnostic(mark, f"unknown spec kind {name!r}; supported: {supported}{did_you_mean(name, names)}")])
 
 
 def read_bytes(path: Path, file: str) -> bytes:

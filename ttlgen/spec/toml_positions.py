@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Path", "Pos", "TomlLocateError", "TomlPositions", "locate"]
+__all__ = ["Path", "Pos", "Redefinition", "TomlLocateError", "TomlPositions", "locate", "redefinition"]
 
 Path = tuple[str | int, ...]
 
@@ -68,6 +68,30 @@ def locate(text: str) -> TomlPositions:
     walker = _Walker(text)
     walker.run()
     return TomlPositions(values=walker.values, keys=walker.keys)
+
+
+@dataclass
+class Redefinition(Exception):
+    """A key or table the text defines a second time: tomllib says only "Cannot overwrite
+    a value" or "Cannot declare ('a', 'b') twice"."""
+
+    path: Path
+    at: Pos  # the key of the second definition
+    first: Pos  # the key of the first
+    table: bool  # the second definition is a table header
+
+
+def redefinition(text: str) -> Redefinition | None:
+    """The first key or table ``text`` defines twice, or None (also when the text is not
+    TOML the locator can follow that far). For a message about text tomllib refused."""
+    walker = _Walker(text, check=True)
+    try:
+        walker.run()
+    except Redefinition as found:
+        return found
+    except TomlLocateError:
+        return None
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -278,12 +302,24 @@ class _Lexer:
 
 
 class _Walker:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, check: bool = False) -> None:
         self.lex = _Lexer(text)
         self.values: dict[Path, Pos] = {(): Pos(1, 1)}
         self.keys: dict[Path, Pos] = {}
         # Concrete path of each array of tables -> number of elements so far.
         self.aot_lengths: dict[Path, int] = {}
+        # With ``check``: each path a key, a header or a dotted key's prefix has defined, and
+        # each table a header made only as the parent of another (which a header may still
+        # define), -> its first key.
+        self.check = check
+        self.defined: dict[Path, Pos] = {}
+        self.implied: dict[Path, Pos] = {}
+
+    def _define(self, path: Path, key: Pos, table: bool, leaf: bool) -> None:
+        first = self.defined.get(path) or (self.implied.get(path) if leaf else None)
+        if first is not None:
+            raise Redefinition(path, key, first, table)
+        self.defined[path] = key
 
     def run(self) -> None:
         lex = self.lex
@@ -328,11 +364,15 @@ class _Walker:
             key = lex.pos(segment.start)
             if n < len(segments) - 1:
                 # Implicit parent: the first creator wins.
+                if self.check and path not in self.defined:
+                    self.implied.setdefault(path, key)
                 self.keys.setdefault(path, key)
                 self.values.setdefault(path, header)
                 if path in self.aot_lengths:  # descend into the last element
                     path = (*path, self.aot_lengths[path] - 1)
             elif is_array:
+                if self.check and path not in self.aot_lengths:
+                    self._define(path, key, table=True, leaf=False)
                 self.keys.setdefault(path, key)
                 self.values.setdefault(path, header)
                 index = self.aot_lengths.get(path, 0)
@@ -340,6 +380,8 @@ class _Walker:
                 path = (*path, index)
                 self.values[path] = header
             else:
+                if self.check:
+                    self._define(path, key, table=True, leaf=False)
                 # Explicit definition beats an earlier implicit creation.
                 self.keys[path] = key
                 self.values[path] = header
@@ -355,9 +397,16 @@ class _Walker:
         for segment in segments[:-1]:
             path = (*path, segment.text)
             key = lex.pos(segment.start)
+            if self.check and path in self.defined and self.values.get(path) != self.defined[path]:
+                # A prefix another dotted key made is reopened; any other definition is refused.
+                raise Redefinition(path, key, self.defined[path], table=False)
             self.keys.setdefault(path, key)
             self.values.setdefault(path, key)
+            if self.check:
+                self.defined.setdefault(path, key)
         path = (*path, segments[-1].text)
+        if self.check:
+            self._define(path, lex.pos(segments[-1].start), table=False, leaf=True)
         self.keys[path] = lex.pos(segments[-1].start)
         self._value(path)
 

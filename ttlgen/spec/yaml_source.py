@@ -61,12 +61,22 @@ _CORE_RESOLVERS = (
         "-+0123456789.",
     ),
 )
+# The core schema's form of each tag: what a plain scalar must be to resolve to it, and
+# so what the text of a scalar tagged with it explicitly must be.
+_CORE_FORMS = {tag: re.compile(pattern) for tag, pattern, _ in _CORE_RESOLVERS}
 # First character of a plain scalar -> the (tag, pattern) pairs it may match, in order;
 # the empty plain scalar is null in the core schema.
 _IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {"": [(_NULL, re.compile(r"^$"))]}
 for _tag, _pattern, _first in _CORE_RESOLVERS:
     for _char in _first:
-        _IMPLICIT.setdefault(_char, []).append((_tag, re.compile(_pattern)))
+        _IMPLICIT.setdefault(_char, []).append((_tag, _CORE_FORMS[_tag]))
+# What each tag's text may be, for a message refusing an explicitly tagged scalar.
+_CORE_FORM_TEXT = {
+    _NULL: "a null is null, Null, NULL, ~ or nothing",
+    _BOOL: "a bool is true or false (or True, TRUE, False, FALSE)",
+    _INT: "an int is decimal digits with an optional sign, or 0o and octal digits, or 0x and hex digits",
+    _FLOAT: "a float is a decimal number such as 1.5, -2 or 3e-4, or .inf, -.inf or .nan",
+}
 
 
 class YamlLoadError(Exception):
@@ -79,7 +89,7 @@ def _scalar(tag: str, text: str) -> Any:
     if tag == _NULL:
         return None
     if tag == _BOOL:
-        return text.lower() == "true"
+        return text[0] in "tT"
     if tag == _INT:
         if text.startswith(("0x", "0o")):
             return int(text, 0)
@@ -94,9 +104,43 @@ def _scalar(tag: str, text: str) -> Any:
     return text
 
 
+def _alias_position(text: str, target: KeyPath) -> tuple[int, int] | None:
+    """Line and column of the alias written at ``target``, or None. The composed graph keeps
+    only the node an alias names (positioned where its anchor is), so the alias's own place
+    is found by reading the events again; only an error pays for it."""
+    # Per open collection: its path, and [is a mapping, next index, current key, a key is next].
+    stack: list[tuple[KeyPath, list[Any]]] = []
+    for event in yaml.parse(text, Loader=_CoreSchemaLoader):
+        if isinstance(event, yaml.CollectionEndEvent):
+            stack.pop()
+            continue
+        if not isinstance(event, yaml.NodeEvent):
+            continue
+        here: KeyPath = ()
+        if stack:
+            where, state = stack[-1]
+            if not state[0]:
+                here = (*where, state[1])
+                state[1] += 1
+            elif state[3]:
+                # A key: the path of what it holds is no path of the document's data.
+                state[2] = event.value if isinstance(event, yaml.ScalarEvent) else None
+                here = (*where, None)  # type: ignore[arg-type]
+            else:
+                here = (*where, state[2])
+            if state[0]:
+                state[3] = not state[3]
+        if isinstance(event, yaml.AliasEvent) and here == target and event.start_mark is not None:
+            return event.start_mark.line + 1, event.start_mark.column + 1
+        if isinstance(event, yaml.CollectionStartEvent):
+            stack.append((here, [isinstance(event, yaml.MappingStartEvent), 0, None, True]))
+    return None
+
+
 class _Builder:
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, text: str) -> None:
         self.file = file
+        self.text = text
         self.values: dict[KeyPath, tuple[int, int]] = {}
         self.keys: dict[KeyPath, tuple[int, int]] = {}
         self.seen: set[int] = set()
@@ -112,7 +156,10 @@ class _Builder:
             raise self.fail(node, (), f"mappings and lists nest more than {NESTING_LIMIT} levels deep")
         ident = id(node)
         if ident in self.active:
-            raise self.fail(node, path, "recursive alias: a node may not contain itself")
+            at = _alias_position(self.text, path)
+            if at is None:
+                raise self.fail(node, path, "recursive alias: a node may not contain itself")
+            raise YamlLoadError(Diagnostic(Mark(self.file, *at, path), "recursive alias: a node may not contain itself"))
         if ident in self.seen:
             via_alias = True
         if via_alias:
@@ -169,10 +216,13 @@ class _Builder:
     def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
         if node.tag not in _SCALAR_TAGS:
             raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
-        try:
-            return _scalar(node.tag, node.value)
-        except ValueError:
-            raise self.fail(node, path, f"invalid {node.tag.rsplit(':', 1)[-1]} {node.value!r}") from None
+        # A plain scalar got its tag by matching the form; one tagged explicitly (!!bool yes)
+        # did not, and Python's int() and float() take far more than YAML does (3_2, "٣٢").
+        form = _CORE_FORMS.get(node.tag)
+        if form is not None and not form.fullmatch(node.value):
+            name = node.tag.rsplit(":", 1)[-1]
+            raise self.fail(node, path, f"invalid !!{name} {node.value!r}; {_CORE_FORM_TEXT[node.tag]}")
+        return _scalar(node.tag, node.value)
 
     def mapping(self, node: yaml.MappingNode, path: KeyPath, via_alias: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -223,6 +273,19 @@ def _indent(line: str) -> int | None:
     """Spaces before a line's content; None for a blank or comment-only line."""
     content = line.lstrip(" ")
     return None if not content.strip() or content.startswith("#") else len(line) - len(content)
+
+
+def _tab_indent(text: str, line: int, column: int, problem: str) -> int | None:
+    """The column of the tab in ``line``'s indentation when that tab is why the parser gave
+    up at ``line``:``column`` (it may say only "found character that cannot start any
+    token"), else None."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    content = lines[line - 1]
+    indent = len(content) - len(content.lstrip(" \t"))
+    tab = content.find("\t", 0, indent)
+    return tab + 1 if tab != -1 and (column <= indent or "tab" in problem) else None
 
 
 def _misindented(text: str, line: int, column: int, block: int | None) -> tuple[int, int, str] | None:
@@ -296,6 +359,14 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = _within(text, *((mark.line + 1, mark.column + 1) if mark is not None else (1, 1)))
+        tab = _tab_indent(text, line, column, exc.problem or "")
+        if tab is not None:
+            raise YamlLoadError(
+                Diagnostic(
+                    Mark(file, line, tab),
+                    "invalid YAML: a tab in this line's indentation; YAML indentation must use spaces",
+                )
+            ) from None
         start = exc.context_mark
         culprit = _misindented(text, line, column, start.line + 1 if start is not None and start is not mark else None)
         if culprit is not None:
@@ -315,7 +386,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
         raise YamlLoadError(
             Diagnostic(Mark(file, second.line + 1, second.column + 1), "a spec file holds exactly one YAML document")
         )
-    builder = _Builder(file)
+    builder = _Builder(file, text)
     data = builder.build(documents[0], (), False)
     return data, Positions(values=builder.values, keys=builder.keys)
 

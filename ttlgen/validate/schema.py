@@ -156,8 +156,73 @@ def _unknown_keys(schema: Any, instance: dict[str, Any]) -> list[str]:
     )
 
 
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), "null")
+
+
+def _refuses_type(error: ValidationError) -> bool:
+    """Whether ``error`` says its alternative takes no value of the instance's type: a
+    mapping put to a string choice is the wrong alternative, not a wrong string."""
+    if error.relative_path:
+        return False
+    kind = _json_type(error.instance)
+    if error.validator == "type":
+        return True
+    if error.validator in ("enum", "const"):
+        expected: Any = error.validator_value
+        allowed = expected if error.validator == "enum" else [expected]
+        same = {kind} | ({"integer", "number"} if kind in ("integer", "number") else set())
+        return not any(_json_type(v) in same for v in allowed)
+    return False
+
+
+def _alternative(error: ValidationError) -> list[ValidationError]:
+    """The errors of the alternative of a failed oneOf/anyOf that the value was meant for:
+    one that takes the value's type, and of those the one whose errors lie deepest (it
+    matched the most); on a tie, the first."""
+    groups: dict[Any, list[ValidationError]] = {}
+    for sub in error.context or ():
+        groups.setdefault(sub.relative_schema_path[0], []).append(sub)
+
+    def fit(group: list[ValidationError]) -> tuple[bool, int]:
+        return (not any(_refuses_type(e) for e in group), max(len(e.absolute_path) for e in group))
+
+    return max(groups.values(), key=fit)
+
+
+def _chosen(errors: Iterable[ValidationError]) -> Iterable[ValidationError]:
+    """Each failed oneOf/anyOf replaced by the errors of the alternative meant (nested
+    alternatives too), so they are reported, and grouped by cause, like any other."""
+    for error in errors:
+        if error.validator in ("oneOf", "anyOf") and error.context:
+            yield from _chosen(_alternative(error))
+        else:
+            yield error
+
+
+def _key_named(error: ValidationError) -> str | None:
+    """The mapping key ``error`` is about when it comes from ``propertyNames``: jsonschema
+    validates a key as the instance at its mapping's path, so the key is the instance."""
+    schema_path = list(error.absolute_schema_path)
+    for index, part in enumerate(schema_path):
+        if part == "propertyNames" and (index == 0 or schema_path[index - 1] not in ("properties", "$defs")):
+            return error.instance if isinstance(error.instance, str) else None
+    return None
+
+
 def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     """Return (path, message, point_at_key) for one schema error."""
+    path, message, at_key = _value_message(error)
+    key = _key_named(error)
+    if key is not None and not at_key:
+        return (*path, key), message, True
+    return path, message, at_key
+
+
+def _value_message(error: ValidationError) -> tuple[KeyPath, str, bool]:
     path: KeyPath = tuple(error.absolute_path)
     schema = error.schema if isinstance(error.schema, dict) else {}
     custom = schema.get("x-message")
@@ -207,10 +272,6 @@ def _message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         return path, error.message, False
     if validator == "minProperties":
         return path, f"expected at least {expected} key(s)", False
-    if validator in ("oneOf", "anyOf") and error.context:
-        # Report the alternative that got furthest, not "is not valid under any schema".
-        best = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.context or ())))
-        return _message(best)
     return path, error.message, False
 
 
@@ -249,7 +310,7 @@ def validate_document(document: SpecDocument) -> list[Diagnostic]:
     kind = find_kind(document.kind, document.version)
     if kind is None:  # load already rejected unknown kinds
         return []
-    errors = list(_expand(validator_for(kind).iter_errors(document.data)))
+    errors = list(_expand(_chosen(validator_for(kind).iter_errors(document.data))))
     misspelt = _misspellings(errors)
     causes = [
         misspelt.get((tuple(error.absolute_path), error.key)) if isinstance(error, _MissingKey) else None
