@@ -72,7 +72,8 @@ COUNT_LIMIT = 2**32 - 1
 def _double(raw: int | float) -> float:
     """A spec number as a double. YAML and TOML integers have no bound: one beyond a
     double's range becomes the infinity of its sign, which every caller refuses as no
-    finite number."""
+    finite number (NaN and infinity written as such are refused before the model, by
+    ttlgen/validate/numbers.py)."""
     try:
         return float(raw)
     except OverflowError:
