@@ -4,11 +4,19 @@ case with its exact messages in tests/fixtures/bad_specs/, run by test_spec_erro
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
-from abi_support import copy_specs, spec_errors
+from abi_support import REPO, copy_specs, spec_errors
+
+from tests.conftest import real_documents
+from ttlgen.errors import DiagnosticSink, format_key_path
+from ttlgen.model import layout as layout_model
 
 
 def _edit(specs: Path, old: str, new: str) -> int:
@@ -76,3 +84,51 @@ def test_one_edit_of_the_abi_spec_is_a_located_error(tmp_path: Path, old: str, n
     line = next(int(m[1]) for m in matches if m)
     # The error points into the edited region of the file, not at its top.
     assert abs(line - edited_line) <= 2, (line, edited_line, errors)
+
+
+def _word_numbers(data: dict[str, Any]) -> list[tuple[str | int, ...]]:
+    """The key path of one of each kind of offset, size, count and index a layout states,
+    taken from the first struct, table and block that has one."""
+    paths: list[tuple[str | int, ...]] = []
+    for name, struct in data.get("structs", {}).items():
+        paths += [("structs", name, "size"), ("structs", name, "fields", 0, "offset")]
+        paths += [("structs", name, "fields", i, "count") for i, f in enumerate(struct["fields"]) if "count" in f][:1]
+        break
+    for name, table in data.get("tables", {}).items():
+        paths += [("tables", name, "size"), ("tables", name, "entries", 0, "index")]
+        paths += [("tables", name, "entries", i, "count") for i, e in enumerate(table["entries"]) if "count" in e][:1]
+        break
+    for name, block in data.get("blocks", {}).items():
+        paths += [("blocks", name, "align"), ("blocks", name, "size")]
+        paths += [("blocks", name, "regions", 0, "offset"), ("blocks", name, "regions", 0, "size")]
+        paths += [("blocks", name, "regions", i, "slots") for i, r in enumerate(block["regions"]) if "slots" in r][:1]
+        break
+    return paths
+
+
+_LAYOUT = next(d for d in real_documents() if d.kind == layout_model.KIND)
+
+
+@pytest.mark.parametrize("path", _word_numbers(_LAYOUT.data), ids=lambda p: format_key_path(p))
+def test_a_layout_number_beyond_its_word_is_a_located_error(path: tuple[str | int, ...]) -> None:
+    data = copy.deepcopy(_LAYOUT.data)
+    *parent, key = path
+    holder: Any = data
+    for step in parent:
+        holder = holder[step]
+    top = (1 << data["word"]["bits"]) - 1
+    holder[key] = top + 1
+    sink = DiagnosticSink()
+    layout_model.build([dataclasses.replace(_LAYOUT, data=data)], sink)
+    wanted = f"0x{top + 1:X} does not fit in a 32-bit word (at most 0x{top:X}): "
+    (error,) = [d for d in sink.diagnostics if d.message.startswith(wanted)]
+    assert error.mark == _LAYOUT.mark(path)
+
+
+def test_the_schemas_word_is_the_one_the_layout_model_holds_values_in() -> None:
+    """Constants, enum values and marker values are held to a word by the schema's u32 (the
+    editor schema carries it); the model holds offsets, sizes, counts and indices to the
+    layout's word: both are the same width."""
+    schema = json.loads((REPO / "ttlgen" / "schemas" / "ttlgen.layout.v1.schema.json").read_text())
+    bits = schema["properties"]["word"]["properties"]["bits"]["const"]
+    assert schema["$defs"]["u32"]["maximum"] == (1 << bits) - 1

@@ -39,6 +39,7 @@ configuration plan and lowers it to the kernel IR the emitter prints.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,24 @@ RESERVED_NAMES = CPP_KEYWORDS | kernel_names.GENERATED
 # a count, or a product of counts the kernels compute (a block's or a tensor's tiles), must
 # fit in one.
 COUNT_LIMIT = 2**32 - 1
+
+
+def _double(raw: int | float) -> float:
+    """A spec number as a double. YAML and TOML integers have no bound: one beyond a
+    double's range becomes the infinity of its sign, which every caller refuses as no
+    finite number (NaN and infinity written as such are refused before the model, by
+    ttlgen/validate/numbers.py)."""
+    try:
+        return float(raw)
+    except OverflowError:
+        return math.inf if raw > 0 else -math.inf
+
+
+def _shown(raw: int | float) -> str:
+    """A number as a message shows it: a long integer by its first digits and length."""
+    text = repr(raw)
+    digits = text.lstrip("-")
+    return text if len(digits) <= 24 else f"{text[: len(text) - len(digits) + 12]}... (an integer of {len(digits)} digits)"
 
 
 @dataclass(frozen=True)
@@ -369,6 +388,16 @@ class _Builder:
     def tensor(self, role: str, shape: tuple[int, int], raw: object, path: tuple[str | int, ...]) -> Tensor:
         if not isinstance(raw, dict):
             return Tensor(role, shape, str(raw))
+        # The inputs are drawn as fp32 (and stored in a format of fp32's range): a bound
+        # beyond it would make inputs of infinity, and the draw itself needs high - low finite.
+        outside = [i for i, bound in enumerate(raw["uniform"]) if not math.isfinite(fp32(_double(bound)))]
+        for i in outside:
+            self.sink.error(
+                self.mark(*path, "uniform", i),
+                f"uniform bound {_shown(raw['uniform'][i])} is no finite fp32 number (|value| < 3.4028235e38): the inputs are drawn as fp32",
+            )
+        if outside:
+            return Tensor(role, shape, "uniform", None)
         low, high = (float(v) for v in raw["uniform"])
         if not low < high:
             self.sink.error(self.mark(*path, "uniform"), f"uniform inputs need a lower bound below the upper one, got [{low:g}, {high:g}]")
@@ -420,11 +449,22 @@ class _Builder:
         if isinstance(raw, bool) or not isinstance(raw, int | float):
             self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is a number (an fp32 value, e.g. 0.5), not {raw!r}")
             return str(raw)
-        single = fp32(float(raw))
+        single = fp32(_double(raw))
         if not math.isfinite(single):
-            self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is {raw!r}, which is no finite fp32 number (|value| < 3.4028235e38)")
+            self.sink.error(self.mark(*path), f"attribute {key!r} of op {op!r} is {_shown(raw)}, which is no finite fp32 number (|value| < 3.4028235e38)")
             return str(raw)
         return repr(single)
+
+    def max_rel(self, raw: int | float) -> float:
+        """The tolerance's relative error bound (the schema holds it above 0 and pcc in
+        [0, 1]); one no double holds is a located error."""
+        value = _double(raw)
+        if not math.isfinite(value):
+            self.sink.error(
+                self.mark("tolerance", "max_rel"),
+                f"max_rel {_shown(raw)} is beyond the range of a double (at most {sys.float_info.max:.17g})",
+            )
+        return value
 
     def check_op(self, expr: OpExpr, op: OpSemantics, path: tuple[str | int, ...]) -> None:
         # Operand counts, attributes and spellings come from the op's family: if the family
@@ -569,7 +609,7 @@ class _Builder:
             params=tuple(sorted(self.params.items())),
             dfbs=tuple(sorted(self.dfbs.values(), key=lambda d: d.index)),
             body=body,
-            tolerance=Tolerance(float(tol["pcc"]), float(tol["max_rel"]), str(tol["derivation"])),
+            tolerance=Tolerance(float(tol["pcc"]), self.max_rel(tol["max_rel"]), str(tol["derivation"])),
             source=self.doc.source,
             mark=self.doc.key_mark(self.base),
             target_mark=self.mark("target"),

@@ -452,6 +452,7 @@ class _Builder:
         naming = self.data["naming"]
         self.c_prefix: str = naming["c_prefix"]
         self.namer = LayoutNamer(self.data["layout"], self.c_prefix, naming["cpp_namespace"], naming["python_package"])
+        self.word_bits: int = self.data["word"]["bits"]
 
     # -- helpers --------------------------------------------------------------------
     def mark(self, *path: str | int) -> Mark:
@@ -462,6 +463,19 @@ class _Builder:
 
     def error(self, mark: Mark, message: str) -> None:
         self.sink.error(mark, message)
+
+    def in_word(self, value: int, *path: str | int) -> int:
+        """``value``, an offset, size, count or index of the layout: the generated C and C++
+        give each a word's unsigned type (a ``u`` literal, ``std::uint32_t``) and the Python
+        codec a word, so one that needs more bits is a located error."""
+        top = (1 << self.word_bits) - 1
+        if value > top:
+            self.error(
+                self.mark(*path),
+                f"{_hex(value)} does not fit in a {self.word_bits}-bit word (at most {_hex(top)}): the generated C, C++ "
+                "and Python hold every offset, size, count and index of the layout in one",
+            )
+        return value
 
     def unique(self, items: Iterable[tuple[str, Mark]], what: str) -> None:
         seen: dict[str, Mark] = {}
@@ -586,10 +600,10 @@ class _Builder:
             for i, f in enumerate(raw["fields"]):
                 fmark = self.mark(*base, "fields", i)
                 lsb, bits = f["lsb"], f["bits"]
-                if lsb + bits > 32:
+                if lsb + bits > self.word_bits:
                     self.error(
                         self.mark(*base, "fields", i, "bits"),
-                        f"bit field {f['name']!r} (bits {lsb}..{lsb + bits - 1}) overflows its 32-bit word",
+                        f"bit field {f['name']!r} (bits {lsb}..{lsb + bits - 1}) overflows its {self.word_bits}-bit word",
                     )
                 limit = 1 << bits
                 enum_name = f.get("enum")
@@ -630,10 +644,10 @@ class _Builder:
         out = []
         for name, raw in sorted(raw_structs.items()):
             base = ("structs", name)
-            size: int = raw["size"]
+            size = self.in_word(raw["size"], *base, "size")
             fields: list[StructField] = []
             for i, f in enumerate(raw["fields"]):
-                offset = f["offset"]
+                offset = self.in_word(f["offset"], *base, "fields", i, "offset")
                 omark = self.mark(*base, "fields", i, "offset")
                 if offset % WORD_BYTES:
                     self.error(omark, f"field {f['name']!r} at byte {offset} is not on a {WORD_BYTES}-byte word boundary")
@@ -642,7 +656,7 @@ class _Builder:
                     self.error(self.mark(*base, "fields", i, "word"), f"unknown word {word!r}; known: {', '.join(sorted(words)) or 'none'}")
                 fields.append(
                     StructField(
-                        f["name"], offset, f.get("count", 1), word, f.get("copy_of"), f.get("reserved", False), f.get("doc", ""),
+                        f["name"], offset, self.in_word(f.get("count", 1), *base, "fields", i, "count"), word, f.get("copy_of"), f.get("reserved", False), f.get("doc", ""),
                         self.namer.struct_field(name, f["name"]), omark, self.mark(*base, "fields", i, "name"),
                     )
                 )
@@ -702,12 +716,12 @@ class _Builder:
         for name, raw in sorted(raw_tables.items()):
             base = ("tables", name)
             prefix: str = raw["prefix"]
-            size: int = raw["size"]
+            size = self.in_word(raw["size"], *base, "size")
             entries: list[TableEntry] = []
             for i, e in enumerate(raw["entries"]):
                 emark = self.mark(*base, "entries", i, "index")
-                count = e.get("count", 1)
-                index = e["index"]
+                count = self.in_word(e.get("count", 1), *base, "entries", i, "count")
+                index = self.in_word(e["index"], *base, "entries", i, "index")
                 if index + count > size:
                     self.error(emark, f"entry {e['name']!r} (words {index}..{index + count - 1}) is out of table {name!r} of {size} words")
                 per = e.get("per")
@@ -746,7 +760,7 @@ class _Builder:
         for name, raw in sorted(raw_blocks.items()):
             base = ("blocks", name)
             prefix: str = raw["prefix"]
-            align: int = raw["align"]
+            align = self.in_word(raw["align"], *base, "align")
             regions: list[Region] = []
             computed = 0
             previous: Region | None = None
@@ -755,7 +769,7 @@ class _Builder:
                 rpath: KeyPath = (*base, "regions", i)
                 rname = r.get("name")
                 label = repr(rname) if rname is not None else f"[{i}] (reserved)"
-                offset, size = r["offset"], r["size"]
+                offset, size = self.in_word(r["offset"], *rpath, "offset"), self.in_word(r["size"], *rpath, "size")
                 omark = self.mark(*rpath, "offset")
                 if offset % align:
                     self.error(omark, f"region {label} at {_hex(offset)} is not {align}-byte aligned")
@@ -772,6 +786,8 @@ class _Builder:
                         f"declared offset {_hex(offset)} of region {label} disagrees with the computed offset {_hex(computed)} ({after}): {what}",
                     )
                 slots = r.get("slots")
+                if slots is not None:
+                    self.in_word(slots, *rpath, "slots")
                 if slots is not None and size % slots:
                     self.error(self.mark(*rpath, "slots"), f"size {_hex(size)} of region {label} is not a whole number of {slots} slots")
                 reserved = r.get("reserved", False)
@@ -783,7 +799,7 @@ class _Builder:
                 regions.append(region)
                 computed = offset + size
                 previous, previous_label = region, label
-            if raw["size"] != computed:
+            if self.in_word(raw["size"], *base, "size") != computed:
                 self.error(
                     self.mark(*base, "size"),
                     f"declared size {_hex(raw['size'])} of block {name!r} disagrees with the end of its last region, {_hex(computed)}",

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from ttlgen.errors import Diagnostic
 from ttlgen.spec.document import SpecDocument
 from ttlgen.validate.accept import accepts
+from ttlgen.validate.numbers import non_finite_numbers
 
 
 def validate_documents(documents: Sequence[SpecDocument]) -> list[Diagnostic]:
@@ -19,5 +20,6 @@ def validate_documents(documents: Sequence[SpecDocument]) -> list[Diagnostic]:
         if not accepts(document):
             from ttlgen.validate.schema import validate_document
 
-            diagnostics.extend(validate_document(document))
+            # accepts() leaves every document holding a NaN or an infinity to this branch.
+            diagnostics.extend(non_finite_numbers(document, validate_document(document)))
     return diagnostics
