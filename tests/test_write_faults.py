@@ -566,11 +566,22 @@ def test_a_build_refuses_to_delete_a_git_repository_inside_the_tree(tmp_path: Pa
 def test_a_build_removes_an_old_tree_nested_deeper_than_the_recursion_limit(tmp_path: Path) -> None:
     out = tmp_path / "generated"
     write.write_tree(out, small_render())
-    deep = out
-    for _ in range(sys.getrecursionlimit() + 100):  # os.makedirs itself recurses
-        deep = deep / "d"
-        deep.mkdir()
-    write.write_tree(out, small_render())
-    assert tree(out) == small_render()
-    assert not (out / "d").exists()
-    assert sorted(os.listdir(tmp_path)) == ["generated"]
+    # Made a level at a time (os.makedirs recurses), and removed so too if the build did
+    # not: pytest's own removal of a failed test's directory recurses.
+    levels = [out / "d"]
+    for _ in range(sys.getrecursionlimit() + 100):
+        levels.append(levels[-1] / "d")
+    for level in levels:
+        level.mkdir()
+    try:
+        write.write_tree(out, small_render())
+        assert tree(out) == small_render()
+        assert not (out / "d").exists()
+        assert sorted(os.listdir(tmp_path)) == ["generated"]
+    finally:
+        for directory in [*sorted(tmp_path.glob(".generated.ttlgen-*")), out]:
+            nested = [directory / "d"]
+            while nested[-1].is_dir():
+                nested.append(nested[-1] / "d")
+            for level in reversed(nested[:-1]):
+                level.rmdir()
