@@ -26,6 +26,7 @@ from ttlgen.errors import (
     UsageError,
     did_you_mean,
     error_envelope,
+    json_output,
 )
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
@@ -394,9 +395,9 @@ def run_resolve(
         return _bad_input([exc.diagnostic()], as_json, stdout, stderr)
     if as_json:
         if len(outcomes) == 1:
-            stdout.write(json.dumps(outcomes[0][1].payload, indent=2) + "\n")
+            stdout.write(json_output(outcomes[0][1].payload))
         else:
-            stdout.write(json.dumps({"kernels": {name: o.payload for name, o in outcomes}}, indent=2) + "\n")
+            stdout.write(json_output({"kernels": {name: o.payload for name, o in outcomes}}))
     else:
         for _, outcome in outcomes:
             if outcome.errors:
@@ -448,7 +449,7 @@ def _compact(value: object) -> str:
 
 def _bad_input(diagnostics: Sequence[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
     if as_json:
-        stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics), indent=2) + "\n")
+        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics)))
     else:
         stderr.write("\n".join(d.format() for d in diagnostics) + "\n")
     return ExitCode.BAD_INPUT
