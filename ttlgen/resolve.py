@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -239,15 +239,41 @@ class _Outcome:
     errors: str = ""
 
 
-def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
-    chosen = target if target is not None else desc.target
+def _check_target_option(catalog: Catalog, target: str | None) -> None:
+    """Refuse a --target the catalog cannot select by the option's name: the value came
+    from the command line, so no file location would lead the user to it."""
+    if target is None:
+        return
     try:
-        return catalog.select_target(chosen, desc.device_arch)
+        catalog.select_target(target)
     except TargetError as exc:
-        key = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
-        where = desc.document.mark((key,)) if key is not None else Mark(desc.document.display)
+        raise UsageError(f"--target: {exc.message}") from None  # the library's message suggests the closest names
+
+
+def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
+    """The description's target environment, or the error at the value it is about: a bad
+    --target at the option (UsageError), a name the file gives at that name, and a target
+    and device of different architectures at the device (naming --target when it chose)."""
+    _check_target_option(catalog, target)
+    own: list[tuple[str, str | None, Callable[[str], object]]] = [("device_arch", desc.device_arch, catalog.parse_architecture)]
+    if target is None:
+        own.append(("target", desc.target, catalog.select_target))
+    for key, name, select in own:
+        if name is None:
+            continue
+        try:
+            select(name)
+        except TargetError as exc:
+            return Diagnostic(desc.document.mark((key,)), exc.message)  # the library's message suggests the closest names
+    try:
+        return catalog.select_target(target if target is not None else desc.target, desc.device_arch)
+    except TargetError as exc:
+        # Each name is known: what fails is the pair (two architectures, or a device whose
+        # default target is rejected).
+        at = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
+        where = desc.document.mark((at,)) if at is not None else Mark(desc.document.display)
         origin = " (--target)" if target is not None else ""
-        return Diagnostic(where, f"{exc.message}{origin}")  # the library's message suggests the closest names
+        return Diagnostic(where, f"{exc.message}{origin}")
 
 
 def _resolve_description(catalog: Catalog, desc: Description, target: str | None) -> _Outcome:
@@ -340,11 +366,7 @@ def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | 
             )
         kernels = [by_name[kernel]]
     resolver = Resolver(project.ops, project.targets)
-    if target is not None:
-        try:
-            resolver.catalog.select_target(target)
-        except TargetError as exc:
-            raise UsageError(f"--target: {exc.message}") from None  # the library's message suggests the closest names
+    _check_target_option(resolver.catalog, target)
     outcomes = []
     for k in kernels:
         if target is not None:
