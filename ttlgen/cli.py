@@ -11,7 +11,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import io
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -22,7 +21,14 @@ import typer
 
 from ttlgen import interrupt
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
-from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
+from ttlgen.errors import (
+    ExitCode,
+    SpecErrors,
+    UsageError,
+    diagnostics_of,
+    error_envelope,
+    json_output,
+)
 from ttlgen.upstream.cli import app as upstream_app
 
 app = typer.Typer(
@@ -69,7 +75,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readab
 
 
 def _emit_json(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    sys.stdout.write(json_output(payload))
 
 
 def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn:

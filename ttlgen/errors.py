@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -125,6 +127,24 @@ def error_envelope(records: Iterable[dict[str, object]]) -> dict[str, object]:
     """What every command prints on stdout with --json when it fails: records are
     ``Diagnostic.to_json()`` (a command may add fields of its own, e.g. ``op``)."""
     return {"status": "error", "errors": list(records)}
+
+
+def json_output(payload: object) -> str:
+    """A command's --json output, success or error envelope: strict JSON (RFC 8259 has no
+    NaN or infinity, which json.dumps would write as the bare words ``NaN``/``Infinity``
+    that strict parsers reject), each non-finite number written as the string ``"nan"``,
+    ``"inf"`` or ``"-inf"`` (README "Commands"), which ``float()`` reads back."""
+    return json.dumps(_finite(payload), indent=2, allow_nan=False) + "\n"
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):  # numpy's float64 too
+        return value if math.isfinite(value) else str(float(value))
+    if isinstance(value, dict):
+        return {_finite(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 class SpecErrors(Exception):

@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -26,6 +26,7 @@ from ttlgen.errors import (
     UsageError,
     did_you_mean,
     error_envelope,
+    json_output,
 )
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
@@ -238,15 +239,41 @@ class _Outcome:
     errors: str = ""
 
 
-def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
-    chosen = target if target is not None else desc.target
+def _check_target_option(catalog: Catalog, target: str | None) -> None:
+    """Refuse a --target the catalog cannot select by the option's name: the value came
+    from the command line, so no file location would lead the user to it."""
+    if target is None:
+        return
     try:
-        return catalog.select_target(chosen, desc.device_arch)
+        catalog.select_target(target)
     except TargetError as exc:
-        key = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
-        where = desc.document.mark((key,)) if key is not None else Mark(desc.document.display)
+        raise UsageError(f"--target: {exc.message}") from None  # the library's message suggests the closest names
+
+
+def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
+    """The description's target environment, or the error at the value it is about: a bad
+    --target at the option (UsageError), a name the file gives at that name, and a target
+    and device of different architectures at the device (naming --target when it chose)."""
+    _check_target_option(catalog, target)
+    own: list[tuple[str, str | None, Callable[[str], object]]] = [("device_arch", desc.device_arch, catalog.parse_architecture)]
+    if target is None:
+        own.append(("target", desc.target, catalog.select_target))
+    for key, name, select in own:
+        if name is None:
+            continue
+        try:
+            select(name)
+        except TargetError as exc:
+            return Diagnostic(desc.document.mark((key,)), exc.message)  # the library's message suggests the closest names
+    try:
+        return catalog.select_target(target if target is not None else desc.target, desc.device_arch)
+    except TargetError as exc:
+        # Each name is known: what fails is the pair (two architectures, or a device whose
+        # default target is rejected).
+        at = "target" if target is None and desc.target is not None else ("device_arch" if desc.device_arch else None)
+        where = desc.document.mark((at,)) if at is not None else Mark(desc.document.display)
         origin = " (--target)" if target is not None else ""
-        return Diagnostic(where, f"{exc.message}{origin}")  # the library's message suggests the closest names
+        return Diagnostic(where, f"{exc.message}{origin}")
 
 
 def _resolve_description(catalog: Catalog, desc: Description, target: str | None) -> _Outcome:
@@ -339,11 +366,7 @@ def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | 
             )
         kernels = [by_name[kernel]]
     resolver = Resolver(project.ops, project.targets)
-    if target is not None:
-        try:
-            resolver.catalog.select_target(target)
-        except TargetError as exc:
-            raise UsageError(f"--target: {exc.message}") from None  # the library's message suggests the closest names
+    _check_target_option(resolver.catalog, target)
     outcomes = []
     for k in kernels:
         if target is not None:
@@ -394,9 +417,9 @@ def run_resolve(
         return _bad_input([exc.diagnostic()], as_json, stdout, stderr)
     if as_json:
         if len(outcomes) == 1:
-            stdout.write(json.dumps(outcomes[0][1].payload, indent=2) + "\n")
+            stdout.write(json_output(outcomes[0][1].payload))
         else:
-            stdout.write(json.dumps({"kernels": {name: o.payload for name, o in outcomes}}, indent=2) + "\n")
+            stdout.write(json_output({"kernels": {name: o.payload for name, o in outcomes}}))
     else:
         for _, outcome in outcomes:
             if outcome.errors:
@@ -448,7 +471,7 @@ def _compact(value: object) -> str:
 
 def _bad_input(diagnostics: Sequence[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
     if as_json:
-        stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics), indent=2) + "\n")
+        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics)))
     else:
         stderr.write("\n".join(d.format() for d in diagnostics) + "\n")
     return ExitCode.BAD_INPUT

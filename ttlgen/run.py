@@ -44,6 +44,7 @@ from ttlgen.errors import (
     diagnostics_of,
     did_you_mean,
     error_envelope,
+    json_output,
 )
 from ttlgen.model import kernels as kernels_model
 from ttlgen.model import math_spec
@@ -624,7 +625,7 @@ def _print_report(report: RunReport, out: IO[str]) -> None:
 def _refused(exc: SpecErrors | UsageError, as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
     """Exit 2 with the errors: with ``as_json`` the error envelope on stdout, as every command's."""
     if as_json:
-        stdout.write(json.dumps(error_envelope(d.to_json() for d in diagnostics_of(exc)), indent=2) + "\n")
+        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics_of(exc))))
     else:
         stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
     return ExitCode.BAD_INPUT
@@ -650,7 +651,7 @@ def run_command(
     except (SpecErrors, UsageError) as exc:
         return _refused(exc, as_json, stdout, stderr)
     if as_json:
-        stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
+        stdout.write(json_output(report.to_json()))
     else:
         _print_report(report, stdout)
     return ExitCode.OK if report.passed else ExitCode.FAILED
@@ -830,7 +831,7 @@ def accuracy_command(
         doc: dict[str, Any] = {"rows": [r.to_json() | (_hardware_columns(r, calibration) if calibration else {}) for r in rows]}
         if calibration is not None:
             doc["hardware"] = {"source": calibration.source, "conditions": dict(calibration.conditions)}
-        stdout.write(json.dumps(doc, indent=2) + "\n")
+        stdout.write(json_output(doc))
         return ExitCode.OK
     head = f"{'method':<14}{'K':>5}{'block':>7}{'subblocked':>12}{'max_abs':>12}{'mean_abs':>12}{'1-pcc':>11}{'max/K1':>9}{'mean/K1':>9}"
     if calibration is not None:

@@ -210,6 +210,42 @@ def test_an_unknown_target_suggests_the_closest_once(tmp_path: Path, where: str)
     assert err.count("did you mean") == 1 and "(did you mean 'wormhole_b0'?)" in err
 
 
+def _device_description() -> tuple[str, str]:
+    """A description that names its device's architecture (and no target), with the
+    target that architecture defaults to."""
+    target = next(t for t in real_project().targets.targets if t.default_for_architecture and t.rejected is None)
+    text = BF16_ADD.format(dfbs="0: bf16, 1: bf16", tile="[0, 0]").replace("target: wormhole_b0", f"device_arch: {target.architecture}")
+    return text, target.name
+
+
+def test_an_unknown_target_option_is_refused_by_the_option_not_at_a_place_in_the_description(tmp_path: Path) -> None:
+    text, _ = _device_description()
+    code, out, err = resolve_text(tmp_path, text, "--target", "tile_no_such_target")
+    assert (code, out) == (2, "")
+    (line,) = err.splitlines()
+    assert line.startswith("ttlgen: --target: ") and "'tile_no_such_target'" in line and "known targets: " in line
+    assert "kernel.yaml" not in line
+
+
+def test_an_unknown_target_option_is_a_json_record_without_a_location(tmp_path: Path) -> None:
+    text, _ = _device_description()
+    code, out, _ = resolve_text(tmp_path, text, "--target", "tile_no_such_target", "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert (error["file"], error["line"], error["path"]) == (None, None, None)
+    assert error["message"].startswith("--target: ") and "'tile_no_such_target'" in error["message"]
+
+
+def test_an_unknown_device_arch_is_located_at_it_without_blaming_a_good_target_option(tmp_path: Path) -> None:
+    text, target = _device_description()
+    text = text.replace("device_arch: ", "device_arch: tile_no_such_arch  # ")
+    code, _, err = resolve_text(tmp_path, text, "--target", target)
+    assert code == 2
+    (line,) = err.splitlines()
+    assert line.startswith("kernel.yaml:1:14: device_arch: ") and "tile_no_such_arch" in line
+    assert "--target" not in line
+
+
 def test_an_unknown_target_of_a_kernel_of_the_specs_suggests_the_closest_once() -> None:
     result = run_cli("resolve", "eltwise_add_bf16", "--target", "wormhole_b", "--specs", SPECS)
     assert result.exit_code == 2

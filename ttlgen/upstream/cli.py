@@ -8,7 +8,6 @@ not the pinned one, no compiler, no libclang).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ttlgen.errors import ExitCode, SpecErrors, UsageError, diagnostics_of, error_envelope
+from ttlgen.errors import (
+    ExitCode,
+    SpecErrors,
+    UsageError,
+    diagnostics_of,
+    error_envelope,
+    json_output,
+)
 
 if TYPE_CHECKING:
     from ttlgen.upstream.compile import Outcome
@@ -42,7 +48,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readab
 
 
 def _emit_json(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    sys.stdout.write(json_output(payload))
 
 
 def _guarded(as_json: bool, action: Callable[[], int]) -> None:

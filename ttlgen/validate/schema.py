@@ -203,6 +203,15 @@ def _chosen(errors: Iterable[ValidationError]) -> Iterable[ValidationError]:
             yield error
 
 
+def _type_alone(errors: Sequence[ValidationError]) -> list[ValidationError]:
+    """``errors`` without those about a value its type error already reports: beside
+    "expected an integer, got inf", "inf is greater than the maximum 255" says nothing the
+    user can act on (an integer of the right size is the one fix either way)."""
+    mistyped = {(tuple(e.absolute_path), id(e.instance)) for e in errors if e.validator == "type"}
+    # By identity as well as path: a key checked by propertyNames shares its mapping's path.
+    return [e for e in errors if e.validator == "type" or (tuple(e.absolute_path), id(e.instance)) not in mistyped]
+
+
 def _key_named(error: ValidationError) -> str | None:
     """The mapping key ``error`` is about when it comes from ``propertyNames``: jsonschema
     validates a key as the instance at its mapping's path, so the key is the instance."""
@@ -310,7 +319,7 @@ def validate_document(document: SpecDocument) -> list[Diagnostic]:
     kind = find_kind(document.kind, document.version)
     if kind is None:  # load already rejected unknown kinds
         return []
-    errors = list(_expand(_chosen(validator_for(kind).iter_errors(document.data))))
+    errors = list(_expand(_type_alone(list(_chosen(validator_for(kind).iter_errors(document.data))))))
     misspelt = _misspellings(errors)
     causes = [
         misspelt.get((tuple(error.absolute_path), error.key)) if isinstance(error, _MissingKey) else None
