@@ -25,7 +25,7 @@ from ttlgen.errors import KeyPath, Mark, SpecErrors
 from ttlgen.model.project import Project, build_project
 from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan, plan_project
-from ttlgen.provenance.origins import node_path
+from ttlgen.provenance.origins import node_mark, node_path
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.files import display_path
 
@@ -112,12 +112,12 @@ class Side:
         path = (*node_path(mark.path), key)
         if path not in document.positions.values:
             return Location.of(mark)
-        return Location.of(document.mark(path))
+        return Location.of(node_mark(document, path))
 
     def at(self, file: str, path: KeyPath) -> Location:
         """The spec node at ``path`` of ``file``."""
         document = self.by_file.get(file)
-        return Location.of(document.mark(path)) if document is not None else Location(file)
+        return Location.of(node_mark(document, path)) if document is not None else Location(file)
 
     def node(self, mark: Mark) -> Location:
         """The spec node ``mark`` belongs to (the list item rather than one of its keys)."""
@@ -125,4 +125,4 @@ class Side:
         if document is None:
             return Location.of(mark)
         path = node_path(mark.path)
-        return Location.of(document.mark(path)) if path in document.positions.values else Location.of(mark)
+        return Location.of(node_mark(document, path)) if path in document.positions.values else Location.of(mark)

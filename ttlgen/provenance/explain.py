@@ -8,12 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ttlgen.emit._base import Templates
+from ttlgen.emit._notice import MANIFEST
 from ttlgen.errors import KeyPath, UsageError, did_you_mean, format_key_path
 from ttlgen.model.project import Project, build_project
 from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.provenance.files import emitted, trace_files
-from ttlgen.provenance.origins import FileProvenance, LineOrigin, Locator, OriginKind, entry_path
+from ttlgen.provenance.origins import (
+    FileProvenance,
+    LineOrigin,
+    Locator,
+    OriginKind,
+    entry_path,
+    node_mark,
+)
 from ttlgen.provenance.reverse import node_at, spec_document
 from ttlgen.spec.document import SpecDocument
 
@@ -28,10 +36,15 @@ class Target:
 
 
 def parse_target(text: str, out: Path) -> Target:
-    """``PATH`` or ``PATH:LINE``; PATH is a file of the output tree, given through it
-    (``generated/include/...``) or relative to it (``include/...``)."""
+    """``PATH``, ``PATH:LINE`` or ``PATH:LINE:COLUMN`` (a location as explain and errors
+    print it; the column is ignored: a line is explained whole); PATH is a file of the
+    output tree, given through it (``generated/include/...``) or relative to it
+    (``include/...``)."""
     path, line = text, None
     head, sep, tail = text.rpartition(":")
+    before, sep_line, line_text = head.rpartition(":")
+    if sep and tail.isdigit() and sep_line and line_text.isdigit():
+        head, tail = before, line_text
     if sep and tail.isdigit():
         path, line = head, int(tail)
         if line < 1:
@@ -79,6 +92,12 @@ def _emitters_for(target: Target, documents: list[SpecDocument], project: Projec
             node_at(document, target.line)  # raises for a line past the end
         return None
     made = emitted(project, plan, templates)
+    if target.path == MANIFEST:
+        raise UsageError(
+            f"{target.given!r} is the tree's MANIFEST, which `ttlgen build` writes from the hashes of its inputs: "
+            "the generator's version, then a line per spec file, template and generated file with its sha256; "
+            "no spec node produces its lines"
+        )
     if target.path not in made:
         spec_document(target.given, documents, generated=False)  # raises for a spec file's name
         raise _not_generated(target.path, made)
@@ -126,7 +145,7 @@ def _origin_lines(origin: LineOrigin, blank: bool) -> list[str]:
     if origin.template is not None:
         alone = ""
         if not origin.sources:
-            alone = " (a blank line)" if blank else (" (a value no spec node holds)" if origin.printed else " (the template's own text)")
+            alone = " (a blank line)" if blank else (" (it prints a value whose spec node is not traced)" if origin.printed else " (the template's own text)")
         lines.append(f"  template: {origin.template}{alone}")
     elif not origin.sources:
         lines.append("  a blank line")
@@ -160,7 +179,7 @@ class Region:
         source = self.origin.sources[0]
         path: KeyPath = self.node if self.node is not None else entry_path(source.mark.path)
         document = locator.by_file.get(source.mark.file)
-        at = document.mark(path) if document is not None and path in document.positions.values else source.mark
+        at = node_mark(document, path) if document is not None and path in document.positions.values else source.mark
         return f"{at.file}:{at.line}:{at.column}: {format_key_path(path)}: {self.what}"
 
     def to_json(self, locator: Locator) -> dict[str, object]:
@@ -176,7 +195,7 @@ def _key(origin: LineOrigin) -> tuple[object, ...] | None:
         mark = origin.sources[0].mark
         return ("spec", mark.file, entry_path(mark.path))
     if origin.template is not None:
-        return ("template", origin.template.template)
+        return ("template", origin.template.file)
     return None
 
 

@@ -26,7 +26,7 @@ from ttlgen.model import kernel_names
 from ttlgen.model.kernels import Kernel, Loop, walk_statements
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.kernels import LoweredKernel
-from ttlgen.provenance.origins import Locator, SpecSource, describe
+from ttlgen.provenance.origins import Locator, SpecSource, describe, node_mark
 
 LineSources = tuple[SpecSource, ...]  # one per line
 PerLine = tuple[tuple[SpecSource, ...], ...]  # the sources of each line, the first the one that produced it
@@ -69,7 +69,7 @@ class _Kernel:
                 document = self.locator.by_file.get(mark.file)
                 path = (*mark.path, "loop")
                 if document is not None and path in document.positions.values:
-                    mark = document.mark(path)
+                    mark = node_mark(document, path)
                 return SpecSource(mark, f"loop {found.var!r}")
         return None
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from ttlgen.errors import KeyPath, Mark, format_key_path
 from ttlgen.spec.document import SpecDocument
@@ -42,11 +40,16 @@ class SpecSource:
 
 @dataclass(frozen=True)
 class TemplateLine:
-    template: str  # templates/c/km_abi.h.j2
+    template: str  # templates/c/km_abi.h.j2, whatever the template directory (review matches by it)
     line: int
+    shown: str = ""  # the template's file from the current directory, as every path is printed
+
+    @property
+    def file(self) -> str:
+        return self.shown or self.template
 
     def __str__(self) -> str:
-        return f"{self.template}:{self.line}"
+        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ class LineOrigin:
         return {
             "kind": self.kind.value,
             "sources": [s.to_json() for s in self.sources],
-            "template": {"file": self.template.template, "line": self.template.line} if self.template else None,
+            "template": {"file": self.template.file, "line": self.template.line} if self.template else None,
             "files": list(self.files),
         }
 
@@ -102,6 +105,13 @@ def node_path(path: KeyPath) -> KeyPath:
     return path
 
 
+def node_mark(document: SpecDocument, path: KeyPath) -> Mark:
+    """Where the node at ``path`` is shown: a mapping entry at its key (the value of a
+    mapping starts at its first child, a line below the key that was edited), a list item
+    or the root at its value."""
+    return document.key_mark(path) if path in document.positions.keys else document.mark(path)
+
+
 @dataclass(frozen=True)
 class Locator:
     """Marks of model objects turned into the spec nodes they belong to."""
@@ -117,35 +127,7 @@ class Locator:
         path = node_path(mark.path)
         if document is None or path not in document.positions.values:
             return mark
-        return document.mark(path)
-
-    @cached_property
-    def _strings(self) -> dict[str, list[Mark]]:
-        found: dict[str, list[Mark]] = {}
-        for document in self.documents:
-            for path, value in _scalars(document.data, ()):
-                if isinstance(value, str) and len(value) >= 4 and not value.isdigit():
-                    found.setdefault(value, []).append(document.mark(path))
-        return found
-
-    def value(self, text: str) -> SpecSource | None:
-        """The spec node holding exactly ``text``, for a printed string no model object owns."""
-        marks = self._strings.get(text.strip()) if text.strip() else None
-        if not marks:
-            return None
-        more = f" (one of {len(marks)} places)" if len(marks) > 1 else ""
-        return SpecSource(marks[0], f"the value {text.strip()!r}{more}")
-
-
-def _scalars(data: object, path: KeyPath) -> Iterable[tuple[KeyPath, object]]:
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _scalars(value, (*path, key))
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from _scalars(value, (*path, index))
-    else:
-        yield path, data
+        return node_mark(document, path)
 
 
 def entry_path(path: KeyPath) -> KeyPath:

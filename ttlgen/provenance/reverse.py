@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ttlgen.errors import KeyPath, Mark, UsageError, did_you_mean, format_key_path
-from ttlgen.provenance.origins import FileProvenance, node_path
+from ttlgen.provenance.origins import FileProvenance, node_mark, node_path
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.files import SPEC_SUFFIXES
 
@@ -123,7 +123,7 @@ def _ranges(numbers: Iterable[int]) -> str:
 
 def _mark(document: SpecDocument, node: KeyPath) -> Mark:
     """Where a node is shown: its key, or its value when it has none (a list item)."""
-    return document.key_mark(node) if node else document.mark(node)
+    return node_mark(document, node)
 
 
 def _where(document: SpecDocument, node: KeyPath) -> str:

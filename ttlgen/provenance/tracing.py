@@ -48,7 +48,9 @@ from ttlgen.provenance.origins import (
     SpecSource,
     TemplateLine,
     describe,
+    node_mark,
 )
+from ttlgen.spec.files import display_path
 
 
 class ModelIndex:
@@ -209,7 +211,7 @@ class ModelIndex:
         path = (*node.path, attribute)
         found = None
         if document is not None and path in document.positions.values:
-            found = SpecSource(document.mark(path), f"the {attribute} of {describe(model)}")
+            found = SpecSource(node_mark(document, path), f"the {attribute} of {describe(model)}")
         self._key_sources[cached] = found
         return found
 
@@ -301,6 +303,7 @@ class Tracer:
         self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}
         self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
+        self._templates_root = templates.root
         self.environment = _TracingEnvironment(self, templates)
 
     def touch(self, obj: object, attribute: str | None = None) -> None:
@@ -359,7 +362,7 @@ class Tracer:
             for event in (*chunk.inner, *([chunk.own] if chunk.own else [])):
                 event.template_line = lineno(event.code_line)
         rendered = "".join(c.text for c in chunks)
-        self.rendered.append((rendered, tuple(self._origins(rendered, chunks, f"templates/{name}"))))
+        self.rendered.append((rendered, tuple(self._origins(rendered, chunks, name))))
         return rendered
 
     def _literals(self, name: str) -> dict[str, list[int]]:
@@ -394,10 +397,14 @@ class Tracer:
             self._literal_cache[name] = found
         return found
 
+    def template_line(self, name: str, line: int) -> TemplateLine:
+        """Line ``line`` of template ``name``, named from the current directory."""
+        return TemplateLine(f"templates/{name}", line, display_path(self._templates_root / name))
+
     def copy(self, template_path: str, text: str) -> None:
-        display = f"templates/{template_path}"
         origins = tuple(
-            LineOrigin(OriginKind.TEMPLATE, template=TemplateLine(display, i + 1)) for i in range(len(text.split("\n")))
+            LineOrigin(OriginKind.TEMPLATE, template=self.template_line(template_path, i + 1))
+            for i in range(len(text.split("\n")))
         )
         self.rendered.append((text, origins))
 
@@ -471,7 +478,7 @@ class Tracer:
         if event.touched:
             return (event.touched[-1], *event.decided)
         if "\n" not in event.text:
-            found = self.index.named(event.text) or self.index.locator.value(event.text)
+            found = self.index.named(event.text)
             return (found,) if found is not None else ()
         return ()
 
@@ -508,7 +515,8 @@ class Tracer:
                 if found not in sources:
                     sources.append(found)
         kind = OriginKind.SPEC if sources else OriginKind.TEMPLATE
-        return LineOrigin(kind, tuple(sources), TemplateLine(template, line), printed=not lead.literal)
+        printed = any(not piece.literal for piece, _ in here)
+        return LineOrigin(kind, tuple(sources), self.template_line(template, line), printed=printed)
 
 
 class _TracingTemplateContext(jinja2.runtime.Context):
