@@ -236,6 +236,25 @@ def test_missing_spec_directory_is_a_usage_error(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["validate", "build", "check", "diff"])
+def test_a_spec_directory_holding_no_spec_file_is_a_usage_error_naming_it(
+    command: str, spec_tree: Path, built: Path, tmp_path: Path
+) -> None:
+    """A mistyped --specs (an empty directory, or the generated tree) is refused: it would
+    validate as zero specs, and a build would empty the tree."""
+    empty = tmp_path / "spec"
+    empty.mkdir()
+    (empty / "README.md").write_text("no specs here\n")
+    before = snapshot_tree(built)
+    result = run_cli(command, "--specs", empty, "--out", built) if command != "validate" else run_cli(command, "--specs", empty)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "ttlgen: spec directory 'spec' holds no spec file: looked for *.yaml, *.yml or *.toml files, "
+        "outside hidden directories; pass --specs DIR\n"
+    )
+    assert snapshot_tree(built) == before
+
+
 def test_unknown_option_is_a_usage_error() -> None:
     assert run_cli("build", "--no-such-option").exit_code == 2
 

@@ -8,10 +8,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, did_you_mean
+from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError, did_you_mean
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
-from ttlgen.spec.files import display_path, source_name, spec_files
+from ttlgen.spec.files import display_path, looked_for, source_name, spec_files
 from ttlgen.spec.limits import (
     FILE_BYTES_LIMIT,
     NESTING_LIMIT,
@@ -172,9 +172,14 @@ def load_specs(specs_dir: Path, by_source: bool = False) -> list[SpecDocument]:
     """Load all spec files; every file's errors are reported together. ``by_source``:
     messages name each file by its source name too (a tree read out of git into a
     temporary directory has no path worth showing)."""
+    paths = spec_files(specs_dir)
+    if not paths:
+        # Nothing to load is never what was meant: a mistyped --specs would otherwise
+        # validate, and a build would replace the whole tree with an empty one.
+        raise UsageError(f"spec directory '{display_path(specs_dir)}' holds no spec file: looked for {looked_for()}; pass --specs DIR")
     sink = DiagnosticSink()
     documents = []
-    for path in spec_files(specs_dir):
+    for path in paths:
         source = source_name(specs_dir, path)
         try:
             documents.append(load_file(path, source, source if by_source else None))
