@@ -236,6 +236,82 @@ def test_missing_spec_directory_is_a_usage_error(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["validate", "build", "check", "diff"])
+def test_a_spec_directory_holding_no_spec_file_is_a_usage_error_naming_it(
+    command: str, spec_tree: Path, built: Path, tmp_path: Path
+) -> None:
+    """A mistyped --specs (an empty directory, or the generated tree) is refused: it would
+    validate as zero specs, and a build would empty the tree."""
+    empty = tmp_path / "spec"
+    empty.mkdir()
+    (empty / "README.md").write_text("no specs here\n")
+    before = snapshot_tree(built)
+    result = run_cli(command, "--specs", empty, "--out", built) if command != "validate" else run_cli(command, "--specs", empty)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "ttlgen: spec directory 'spec' holds no spec file: looked for *.yaml, *.yml or *.toml files, "
+        "outside hidden directories; pass --specs DIR\n"
+    )
+    assert snapshot_tree(built) == before
+
+
+def test_a_spec_file_name_that_is_not_utf8_is_refused_at_its_file_and_nothing_is_written(
+    spec_tree: Path, built: Path
+) -> None:
+    spec = first_spec_file(spec_tree)
+    renamed = spec.with_name(os.fsdecode(b"bad\xff" + os.fsencode(spec.name)))
+    spec.rename(renamed)
+    before = snapshot_tree(built)
+    result = run_cli("build", "--specs", spec_tree, "--out", built)
+    assert result.exit_code == 2, result.stderr
+    shown = renamed.relative_to(spec_tree.parent).parent.as_posix() + "/bad\\xff" + spec.name
+    assert f"{shown}: the file's path is not valid UTF-8 (byte 0xff); rename it" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert snapshot_tree(built) == before
+
+
+def test_a_spec_file_name_holding_a_newline_is_refused_on_one_line(spec_tree: Path) -> None:
+    """MANIFEST gives each input one line: a name holding a line break would split it."""
+    spec = first_spec_file(spec_tree)
+    spec.rename(spec.with_name("two\nlines" + spec.suffix))
+    result = run_cli("validate", "--specs", spec_tree)
+    assert result.exit_code == 2
+    message, summary = result.stderr.splitlines()
+    assert message.endswith("/two\\nlines.yaml: the file's path holds the control character U+000A; rename it: "
+                            "spec file names are written into MANIFEST and generated headers")
+    assert summary == "ttlgen: 1 error(s)"
+
+
+def test_a_spec_directory_whose_own_name_is_not_utf8_is_refused_once(spec_tree: Path, tmp_path: Path) -> None:
+    """The directory's name starts every source name, so it is one error, not one per file."""
+    renamed = spec_tree.rename(tmp_path / os.fsdecode(b"specs\xff"))
+    result = run_cli("validate", "--specs", renamed)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "ttlgen: the name of spec directory 'specs\\xff' is not valid UTF-8 (byte 0xff); rename it: "
+        "it starts the spec file names written into MANIFEST and generated headers\n"
+    )
+
+
+def test_a_template_file_name_that_is_not_utf8_is_refused_and_nothing_is_written(
+    spec_tree: Path, built: Path, tmp_path: Path
+) -> None:
+    """Every template file is hashed into MANIFEST by name, a file no template includes too."""
+    from ttlgen.emit._templates import default_templates_dir
+
+    templates = tmp_path / "templates"
+    shutil.copytree(default_templates_dir(), templates, ignore=shutil.ignore_patterns("__pycache__"))
+    (templates / os.fsdecode(b"notes\xff.txt")).write_text("x\n")
+    before = snapshot_tree(built)
+    result = run_cli("build", "--specs", spec_tree, "--templates", templates, "--out", built)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "ttlgen: templates/notes\\xff.txt: the file's path is not valid UTF-8 (byte 0xff); "
+        "rename it: template names are written into MANIFEST\n"
+    )
+    assert snapshot_tree(built) == before
+
+
 def test_unknown_option_is_a_usage_error() -> None:
     assert run_cli("build", "--no-such-option").exit_code == 2
 

@@ -181,9 +181,9 @@ def test_an_unknown_ref_is_bad_input(repo: Path) -> None:
     assert result.stderr == f"ttlgen: unknown git ref 'no-such-branch' in {repo}: no commit has that name\n"
 
 
-def test_a_directory_outside_git_is_bad_input(tmp_path: Path) -> None:
+def test_a_directory_outside_git_is_bad_input(base_repo: Path, tmp_path: Path) -> None:
     specs = tmp_path / "specs"
-    specs.mkdir()
+    shutil.copytree(base_repo / "specs", specs)  # specs that load: only git is missing
     result = run_cli("compat", "--against", "main", "--specs", specs)
     assert result.exit_code == 2
     assert result.stderr == f"ttlgen: {str(specs)!r} is not inside a git repository; compat compares the specs with a git ref\n"
@@ -219,6 +219,18 @@ def test_a_ref_without_the_spec_directory_is_bad_input(repo: Path) -> None:
     result = run_in(repo, "compat", "--against", "empty", "--specs", "specs")
     assert result.exit_code == 2
     assert "has no files under specs/: there are no specs to compare with" in result.stderr
+
+
+def test_a_ref_whose_spec_directory_holds_no_spec_file_is_bad_input_naming_the_ref(repo: Path) -> None:
+    git(repo, "checkout", "-q", "--orphan", "notes")
+    git(repo, "rm", "-q", "-r", "--cached", "specs")
+    (repo / "specs" / "NOTES.md").write_text("specs come later\n", encoding="utf-8")
+    git(repo, "add", "specs/NOTES.md")
+    git(repo, "commit", "-q", "-m", "no specs yet")
+    result = run_in(repo, "compat", "--against", "notes", "--specs", "specs")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ttlgen: 'notes' (")
+    assert "has no spec file under specs/ (looked for *.yaml, *.yml or *.toml files, outside hidden directories)" in result.stderr
 
 
 def test_the_text_report_says_what_was_not_compared_as_the_json_does(repo: Path) -> None:

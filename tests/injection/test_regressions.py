@@ -49,7 +49,10 @@ def build(specs: Path, out: Path) -> Path:
 # hostile file name of a kernel spec (km_layout.hpp names the layout's spec alone), and a
 # pipe in a constant's doc with quotes in an enumeration's doc.
 LINE_BREAK = "line one\nint injected_line = 2;"
-FILE_NAME = "unary ??= \u202e --> \\\nint injected_symbol; \\\n.yaml"
+# The name holds what a name may (the loader refuses controls, line breaks and bidirectional
+# controls: tests/test_build_check.py): a trigraph, an HTML comment terminator, backslashes, a
+# zero-width space that must be escaped to be seen.
+FILE_NAME = "unary ??= \u200b --> \\ int injected_symbol; \\.yaml"
 PIPE = "a | b | c\nd"
 QUOTES = 'a """ b \\N{BULLET} c \\ "'
 
@@ -114,7 +117,8 @@ def test_docstring_with_triple_quotes_and_backslashes_reads_back_as_written(pipe
 
 
 def test_hostile_spec_file_name_stays_inside_headers_and_json(line_break_and_file_name: Path, tmp_path: Path) -> None:
-    # A file name holds anything but "/" and NUL: line breaks, a backslash before one, controls.
+    # A file name the loader takes holds anything but "/", NUL, controls, line breaks and
+    # bidirectional controls: what may end a comment or a string, and invisible characters.
     out = line_break_and_file_name
     for kernel in ("unary_chain_bf16", "unary_chain_f32"):
         program = (out / "kernels" / kernel / "program.json").read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ttlgen.errors import UsageError
+from ttlgen.spec.files import is_spec_path, looked_for
 
 _REGULAR_FILES = ("100644", "100755")
 
@@ -107,6 +108,12 @@ def materialize(root: Path, revision: Revision, prefix: PurePosixPath, target: P
     blobs = _blobs(root, revision, prefix)
     if not blobs:
         raise UsageError(f"{revision.ref!r} ({revision.short}) has no files under {prefix}/: there are no specs to compare with")
+    # Said here, where the ref is known: the loader would name the temporary copy.
+    if not any(is_spec_path(path) for _, path in blobs):
+        raise UsageError(
+            f"{revision.ref!r} ({revision.short}) has no spec file under {prefix}/ (looked for {looked_for()}): "
+            "there are no specs to compare with"
+        )
     for (_, path), content in zip(blobs, _read_blobs(root, [name for name, _ in blobs]), strict=True):
         destination = target.joinpath(*path.parts)
         destination.parent.mkdir(parents=True, exist_ok=True)

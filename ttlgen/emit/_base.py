@@ -19,6 +19,7 @@ import jinja2.bccache
 from ttlgen import cache
 from ttlgen.emit import _filters
 from ttlgen.errors import Diagnostic, Mark, UsageError
+from ttlgen.spec.load import name_problem, shown_name
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,14 @@ class Templates:
             parts = path.relative_to(root).parts
             if any(p.startswith(".") or p == "__pycache__" for p in parts) or not path.is_file():
                 continue
-            files["/".join(parts)] = path.read_bytes()
+            name = "/".join(parts)
+            problem = name_problem(name)
+            if problem is not None:
+                raise TemplateError(
+                    shown_name(_shown(str(path))), 0,
+                    f"the file's path {problem}; rename it: template names are written into MANIFEST",
+                )  # fmt: skip
+            files[name] = path.read_bytes()
         self.files: Mapping[str, bytes] = dict(sorted(files.items()))
         self.digest = hashlib.sha256(b"".join(f"{n}\0{len(b)}\0".encode() + b for n, b in self.files.items())).hexdigest()
 

@@ -47,9 +47,20 @@ from pathlib import Path
 from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import kernel_names
 from ttlgen.model.math_spec import fp32
-from ttlgen.model.ops import VOCABULARY, OpSemantics, OpsModel, Route, op_entity, unknown_name
+from ttlgen.model.ops import (
+    VOCABULARY,
+    OpSemantics,
+    OpsModel,
+    ResolverGeneration,
+    Route,
+    op_entity,
+    unknown_name,
+)
 from ttlgen.model.spelling import CPP_KEYWORDS, SpellingModel
 from ttlgen.model.targets import Target, TargetsModel, facts_of
+from ttlgen.resolver import ResolveFailure, normalize_policy
+from ttlgen.resolver.policy import ATTRIBUTE_NAMES, OPTION_NAMES
+from ttlgen.resolver.semantics import AutoSync, Generation, PolicyValues
 from ttlgen.spec.document import SpecDocument
 
 # The tile ops one stored value may hold. Real kernels store a few dozen; planning is linear
@@ -641,6 +652,38 @@ def _check_dfb_indices(kernel: Kernel, target: Target, sink: DiagnosticSink) -> 
             )
 
 
+_POLICY_NAMES = {"options": ("pass option", OPTION_NAMES), "attributes": ("function attribute", ATTRIBUTE_NAMES)}
+
+
+def _check_policy(doc: SpecDocument, name: str, generation: ResolverGeneration | None, sink: DiagnosticSink) -> None:
+    """Each option and attribute of the kernel's policy, as the resolver reads it, reported
+    at its own key or value: the resolver's diagnostics name no place in the spec (it would
+    be reported at the kernel). The names and values are the resolver's; each entry is
+    normalized alone, so a message is about that entry only. ``generation``: the target's,
+    which decides whether attribute values must have their type (None: the target is
+    unknown, so only what no generation accepts is reported)."""
+    policy = doc.data["kernels"][name].get("policy", {})
+    resolver_generation = (
+        Generation(generation.name, generation.summary, AutoSync(generation.auto_sync), PolicyValues(generation.policy_values))
+        if generation is not None
+        else None
+    )
+    for section, (what, names) in _POLICY_NAMES.items():
+        for key, value in policy.get(section, {}).items():
+            path = ("kernels", name, "policy", section, key)
+            if key not in names:
+                sink.error(doc.key_mark(path), f"unknown {what} {key!r}; known: {', '.join(names)}{did_you_mean(key, names)}")
+                continue
+            entry = {key: value}
+            if section == "options":
+                found = normalize_policy(entry, None, resolver_generation)
+            else:
+                found = normalize_policy(None, entry, resolver_generation)
+            if isinstance(found, ResolveFailure):
+                for error in found.errors:
+                    sink.error(doc.mark(path), error.message)
+
+
 def build(
     documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel, spelling: SpellingModel, targets: TargetsModel
 ) -> KernelsModel:
@@ -660,6 +703,7 @@ def build(
                 )
             elif target.rejected is None:
                 _check_dfb_indices(kernel, target, sink)
+            _check_policy(doc, name, ops.vocabulary.generation(target.generation) if target is not None else None, sink)
             if name in kernels:
                 sink.error(kernel.mark, f"kernel {name!r} is declared twice (first at {kernels[name].mark})")
                 continue

@@ -121,6 +121,9 @@ def resolve_plan(kernel: Kernel, description: KernelDescription, catalog: Catalo
     )
     if isinstance(result, ResolveFailure):
         marks = _op_marks(kernel)
+        # An error of no op is kernel-wide (a policy the ops' needs contradict), so it is
+        # reported at the kernel. A policy entry the resolver cannot read never gets here:
+        # the model reports it at the entry (model/kernels.py, _check_policy).
         for err in result.errors:
             where = marks.get(err.op or "", kernel.mark)
             notes = [Diagnostic(marks.get(n.op or "", kernel.mark), n.message) for n in err.notes]

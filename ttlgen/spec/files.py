@@ -6,7 +6,7 @@ not import the parsers."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from ttlgen.errors import UsageError
 
@@ -17,14 +17,20 @@ def spec_files(specs_dir: Path) -> list[Path]:
     """All spec files, sorted by their path relative to ``specs_dir`` (hidden paths skipped)."""
     if not specs_dir.is_dir():
         raise UsageError(f"spec directory {str(specs_dir)!r} does not exist; pass --specs DIR")
-    found = []
-    for path in specs_dir.rglob("*"):
-        rel = path.relative_to(specs_dir)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if path.suffix in SPEC_SUFFIXES and path.is_file():
-            found.append(path)
+    found = [path for path in specs_dir.rglob("*") if is_spec_path(path.relative_to(specs_dir)) and path.is_file()]
     return sorted(found, key=lambda p: p.relative_to(specs_dir).as_posix())
+
+
+def is_spec_path(rel: PurePath) -> bool:
+    """Whether a file at ``rel`` in a spec directory is read as a spec: by its suffix,
+    outside hidden directories."""
+    return rel.suffix in SPEC_SUFFIXES and not any(part.startswith(".") for part in rel.parts)
+
+
+def looked_for() -> str:
+    """The files a spec directory is searched for, as messages name them."""
+    *others, last = (f"*{suffix}" for suffix in SPEC_SUFFIXES)
+    return f"{', '.join(others)} or {last} files, outside hidden directories"
 
 
 def source_name(specs_dir: Path, path: Path) -> str:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, did_you_mean
+from ttlgen.errors import Diagnostic, DiagnosticSink, Mark, SpecErrors, UsageError, did_you_mean
 from ttlgen.spec import kinds
 from ttlgen.spec.document import Positions, SpecDocument
-from ttlgen.spec.files import display_path, source_name, spec_files
+from ttlgen.spec.files import display_path, looked_for, source_name, spec_files
 from ttlgen.spec.limits import (
     FILE_BYTES_LIMIT,
     NESTING_LIMIT,
@@ -168,14 +170,58 @@ def load_file(path: Path, source: str, display: str | None = None) -> SpecDocume
     return SpecDocument(file, source, kind.name, kind.version, data, positions, hashlib.sha256(raw).hexdigest())
 
 
+def _breaks_a_line(char: str) -> bool:
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or _BIDI_CONTROL.match(char) is not None
+
+
+def name_problem(name: str) -> str | None:
+    """What makes ``name`` (a path as the file system gave it) unusable as the name of an
+    input, or None. Input names are written into MANIFEST (one line per input) and into
+    generated headers, and printed in messages: they must encode as UTF-8 and hold no
+    character that breaks or hides a line (a control, a line or paragraph separator, a
+    bidirectional control)."""
+    raw = os.fsencode(name)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"is not valid UTF-8 (byte 0x{raw[exc.start]:02x})"
+    bad = next((char for char in name if _breaks_a_line(char)), None)
+    return None if bad is None else f"holds the control character U+{ord(bad):04X}"
+
+
+def shown_name(name: str) -> str:
+    """``name`` as a message can print it on one line: undecodable bytes as ``\\xff``,
+    controls as escapes (``\\n``)."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return "".join(c.encode("unicode_escape").decode("ascii") if _breaks_a_line(c) else c for c in text)
+
+
 def load_specs(specs_dir: Path, by_source: bool = False) -> list[SpecDocument]:
     """Load all spec files; every file's errors are reported together. ``by_source``:
     messages name each file by its source name too (a tree read out of git into a
     temporary directory has no path worth showing)."""
+    paths = spec_files(specs_dir)
+    shown_dir = shown_name(display_path(specs_dir))
+    if not paths:
+        # Nothing to load is never what was meant: a mistyped --specs would otherwise
+        # validate, and a build would replace the whole tree with an empty one.
+        raise UsageError(f"spec directory '{shown_dir}' holds no spec file: looked for {looked_for()}; pass --specs DIR")
+    # Every source name starts with the directory's own name (source_name).
+    problem = name_problem(specs_dir.resolve().name)
+    if problem is not None:
+        raise UsageError(
+            f"the name of spec directory '{shown_dir}' {problem}; rename it: "
+            "it starts the spec file names written into MANIFEST and generated headers"
+        )
     sink = DiagnosticSink()
     documents = []
-    for path in spec_files(specs_dir):
+    for path in paths:
         source = source_name(specs_dir, path)
+        problem = name_problem(path.relative_to(specs_dir).as_posix())
+        if problem is not None:
+            file = source if by_source else display_path(path)
+            sink.error(Mark(shown_name(file)), f"the file's path {problem}; rename it: spec file names are written into MANIFEST and generated headers")
+            continue
         try:
             documents.append(load_file(path, source, source if by_source else None))
         except SpecErrors as exc:
