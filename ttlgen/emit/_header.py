@@ -21,8 +21,8 @@ def header_lines(sources: tuple[str, ...]) -> list[str]:
 
 
 def _commented(lines: list[str], mark: str) -> list[str]:
-    """The header's lines as comment text: a source's name is a file name, which may hold
-    anything but "/" and NUL."""
+    """The header's lines as comment text: a source's name is a file name, which the loader
+    keeps to valid UTF-8 without control characters but may still end a comment (``*/``)."""
     if mark == "//":
         return [c_comment_end(piece) for line in lines for piece in c_comment_text(line)]
     return [visible(piece) for line in lines for piece in text_lines(line)]
