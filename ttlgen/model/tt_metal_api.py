@@ -67,6 +67,12 @@ FUNCTION_NAME = "__func__"
 MATH_FUNCTION = "function"
 
 
+# The emulation spec's `math:` tables: which routine takes the math functions of each arity.
+# What a binding's routine passes as `function` is read through them, so a wrong table makes
+# every such check of every binding a consequence of it.
+MATH_TABLES = Entity("emulator math tables")
+
+
 def level_entity(level: str) -> Entity:
     """An API level's declarations, which checks of calls against the level rely on."""
     return Entity("tt-metal API level", level)
@@ -1228,17 +1234,22 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
                 binding.mark,
                 f"`approximate: {binding.approximate}` selects a form of the math spec's function, but {binding.call.function} "
                 f"takes its `{MATH_FUNCTION}` from the glue ({namespace}::math::{leaf}), not from {tables_text}",
+                after=(MATH_TABLES,),
             )
         return
     if not isinstance(found, math_spec.MathFunction):
-        sink.error(binding.mark, f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {math_spec.FORMS[arity]} function as `{MATH_FUNCTION}`")
+        sink.error(
+            binding.mark,
+            f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {math_spec.FORMS[arity]} function as `{MATH_FUNCTION}`",
+            after=(MATH_TABLES,),
+        )
         return
     if found.arity != arity:
         sink.error(
             binding.mark,
             f"{name!r} is a {found.kind} function ({found.mark}), but {namespace}::{binding.call.function} takes a "
             f"{math_spec.FORMS[arity]} one as `{MATH_FUNCTION}`",
-            after=after,
+            after=(*after, MATH_TABLES),
         )
     if binding.approximate is not None and found.approximate is None:
         sink.error(
@@ -1273,6 +1284,7 @@ def _check_glue(
         if index.members(f"math::{table}"):
             sink.error(doc.mark(("math", math_spec.FORMS[arity])), f"the glue declares {namespace}::math::{table} itself; the math header generated from {math.file} defines it")
     routines = sorted(n for n in index.names if not n.startswith(("math::", "types::")))
+    _check_tables(doc, tables, bindings, math, routines, sink)
     generated = {table for _, table in tables}
     for _, found in bindings:
         for binding in found:
@@ -1286,7 +1298,62 @@ def _check_glue(
                 # `function` becomes <namespace>::math::<routine>::<computes>, a name of the glue.
                 known = index.members(f"math::{table}")
                 if binding.computes not in known:
-                    sink.error(binding.mark, f"{binding.computes!r} is not a function of {namespace}::math::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}")
+                    sink.error(
+                        binding.mark,
+                        f"{binding.computes!r} is not a function of {namespace}::math::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}",
+                        after=(MATH_TABLES,),
+                    )
+
+
+def _check_tables(
+    doc: SpecDocument,
+    tables: Sequence[tuple[int, str]],
+    bindings: Sequence[tuple[str, tuple[Binding, ...]]],
+    math: math_spec.MathModel,
+    routines: Sequence[str],
+    sink: DiagnosticSink,
+) -> None:
+    """Each `math:` table is the last name of a glue routine that takes functions of its
+    arity. A routine's arity is not in the glue's text the scanner reads, but its bindings
+    show it: when all of them compute functions of another arity, and that arity's own table
+    is no better, the tables are what is wrong (mapped the wrong way round), not each binding."""
+    leaves = {r.rpartition("::")[2] for r in routines}
+    computed: dict[str, dict[int, list[str]]] = {}  # table -> arity computed -> API functions
+    for function, found in bindings:
+        for binding in found:
+            kind = math.computation(binding.computes) if binding.computes and binding.passes_function else None
+            if isinstance(kind, math_spec.MathFunction):
+                leaf = binding.call.function.rpartition("::")[2]
+                computed.setdefault(leaf, {}).setdefault(kind.arity, []).append(function)
+    by_arity = dict(tables)
+
+    def right(arity: int) -> bool:
+        return arity in computed.get(by_arity.get(arity, ""), {})
+
+    for arity, table in tables:
+        form = math_spec.FORMS[arity]
+        if table not in leaves:
+            sink.error(
+                doc.mark(("math", form)),
+                f"no glue routine is named {table!r}, so none takes the {form} functions{did_you_mean(table, leaves)}",
+                breaks=(MATH_TABLES,),
+            )
+            continue
+        seen = computed.get(table, {})
+        if right(arity) or len(seen) != 1:
+            continue
+        (other, functions), = seen.items()
+        if right(other):
+            continue  # the table holds: its bindings compute the wrong functions, each its own error
+        owner = by_arity.get(other)
+        wanted = math_spec.FORMS[other]
+        listed = list(dict.fromkeys(functions))
+        sink.error(
+            doc.mark(("math", form)),
+            f"the routines named {table!r} do not take {form} functions: their bindings ({', '.join(listed[:3])}{', ...' if len(listed) > 3 else ''}) "
+            f"compute {wanted} ones, so it belongs under `{wanted}:`{f' (now {owner!r})' if owner else ''}",
+            breaks=(MATH_TABLES,),
+        )
 
 
 def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> None:
@@ -1334,7 +1401,7 @@ def _math_tables(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[int, st
             continue
         other = next((math_spec.FORMS[a] for a, t in tables if t == raw[form]), None)
         if other is not None:
-            sink.error(doc.mark(("math", form)), f"{other} and {form} functions need tables of their own; both are {raw[form]!r}")
+            sink.error(doc.mark(("math", form)), f"{other} and {form} functions need tables of their own; both are {raw[form]!r}", breaks=(MATH_TABLES,))
         tables.append((arity, raw[form]))
     return tuple(tables)
 
