@@ -212,3 +212,21 @@ def test_a_function_named_as_a_runtime_primitive_or_a_keyword_is_refused(spec_co
 def test_the_math_is_stated_once(spec_copy: Path) -> None:
     (spec_copy / "ops" / "more_math.yaml").write_text('spec: ttlgen.math/v1\nsummary: more\nfunctions:\n  twice: {unary: "2 * x"}\n', encoding="utf-8")
     assert "a second ttlgen.math file; the math is stated once (first: specs/ops/math.yaml)" in _rejected(spec_copy)
+
+
+def test_one_binding_computing_a_function_of_another_arity_is_its_own_error_not_the_tables(spec_copy: Path) -> None:
+    # The table stays right while another binding of its routine computes its arity: only
+    # the tables' own mistakes (both ways round, or shared) are reported at `math:`.
+    emulation = real_project().api.emulation
+    assert emulation is not None
+    unary = emulation.table(1)
+    name, binding = next(
+        (name, b) for name, found in emulation.bindings for b in found
+        if b.passes_function and b.computes and b.call.function.rpartition("::")[2] == unary
+    )
+    binary = MATH.of_arity(2)[0].name
+    _edit(spec_copy / "tt_metal" / "emulation.yaml", f"{name}: {{computes: {binding.computes},", f"{name}: {{computes: {binary},")
+    result = run_cli("validate", "--specs", spec_copy)
+    assert result.exit_code == 2
+    assert f"functions.{name}: {binary!r} is a binary function" in result.stderr
+    assert ": math." not in result.stderr

@@ -154,8 +154,9 @@ def test_dataflow_buffer_declaring_a_spelled_name_is_a_located_error(spec_copy: 
 
 
 def test_placeholder_an_op_cannot_fill_is_a_located_error(spec_copy: Path, tmp_path: Path) -> None:
-    """{kt} is a matmul's: an SFPU unary spelled with it has nothing to put there."""
-    _edit(spec_copy, 'call: "exp_tile({dst})"', 'call: "exp_tile({dst}, {kt})"')
+    """{kt} is a matmul's: an SFPU unary spelled with it has nothing to put there (in a
+    parameter whose type a count fits, exp_tile's scale, so only the value is missing)."""
+    _edit(spec_copy, 'call: "exp_tile({dst})"', 'call: "exp_tile({dst}, VectorMode::RC, {kt})"')
     error = _build_error(spec_copy, tmp_path)
     assert re.match(r"specs/ops/tt_metal_spelling\.yaml:\d+:\d+: ops\.tile_exp\.sfpu\.call: ", error), error
-    assert "'exp_tile({dst}, {kt})': placeholder {kt} has no value here (operand routes of the sfpu strategy give: " in error
+    assert "'exp_tile({dst}, VectorMode::RC, {kt})': placeholder {kt} has no value here (operand routes of the sfpu strategy give: " in error

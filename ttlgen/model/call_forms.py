@@ -50,6 +50,41 @@ class ArgKind(enum.Enum):
     LITERAL = "literal"  # written in the spelling itself: 0, true, an enumerator, uint32_t
     FORMAT = "format"  # a tile data format's numeric code, as the runtime's enumeration numbers it
 
+    @property
+    def described(self) -> str:
+        """The kind in a message: ``a DST slot``."""
+        return _DESCRIBED[self]
+
+    @property
+    def value_type(self) -> str | None:
+        """What C++ sees when a placeholder of this kind is bound: ``integer`` or ``float``;
+        None where the spelling does not fix it (an attribute's enumerator is checked by each
+        value its op spells, an accessor is an object, a literal placeholder is any text)."""
+        if self in (ArgKind.ENUMERATOR, ArgKind.ACCESSOR, ArgKind.LITERAL):
+            return None
+        return "float" if self is ArgKind.FLOAT else "integer"
+
+
+_DESCRIBED = {
+    ArgKind.CB: "a circular-buffer id",
+    ArgKind.TILE: "a tile index",
+    ArgKind.DST: "a DST slot",
+    ArgKind.COUNT: "a number of tiles",
+    ArgKind.FLAG: "a 0/1 flag",
+    ArgKind.ENUMERATOR: "an attribute's value",
+    ArgKind.FLOAT: "a number attribute's fp32 value",
+    ArgKind.INDEX: "an argument index",
+    ArgKind.ADDRESS: "an address",
+    ArgKind.ACCESSOR: "an accessor",
+    ArgKind.BYTES: "a size in bytes",
+    ArgKind.LITERAL: "a literal",
+    ArgKind.FORMAT: "a data format's code",
+}
+
+# A call argument as a call check sees it: a literal's text (an attribute placeholder's
+# spelled value is one), a placeholder's kind, or None for a value only binding computes.
+CallArg = str | ArgKind | None
+
 
 # The kind of each placeholder, by its name (or by the leaf after an operand name).
 NAMED_KINDS = {
@@ -110,6 +145,12 @@ class CallForm:
     text: str  # as written, for messages
     mark: Mark = field(compare=False)
     deprecated_ok: str | None = field(default=None, compare=False)  # why a deprecated form is used
+
+    @property
+    def arg_types(self) -> tuple[CallArg, ...]:
+        """The function arguments as a call check sees them (:data:`CallArg`), each
+        attribute placeholder by its kind (a caller that knows its spelled values binds them)."""
+        return tuple(a.text if isinstance(a, Literal) else a.kind for a in self.args)
 
     def names(self) -> Iterator[str]:
         """The identifiers this call introduces: its function and literal scopes/names."""

@@ -409,7 +409,7 @@ def _selects_approximate(spelling: Spelling, level: ApiLevel, emulation: Emulati
     if not call.function:
         return None  # no call at this level (the op is absent there): nothing to ask the level about
     template = [a.text if isinstance(a, Literal) else None for a in call.template_args]
-    form, _ = level.check_call(call.function, KernelKind.COMPUTE, template, len(call.args))
+    form, _ = level.check_call(call.function, KernelKind.COMPUTE, template, call.arg_types)
     if not isinstance(form, FunctionForm):
         return None
     binding = emulation.binding(form)

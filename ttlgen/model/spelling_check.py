@@ -5,9 +5,10 @@ call at its own. Ops no shipped kernel uses are checked as well as the ones they
 typo or a wrong arity in any spelling is a located error of ``ttlgen validate`` at the
 spelling-spec line, not a surprise when a kernel first uses the op. The rules are the API
 level's (:meth:`ApiLevel.call_problem`): a known function of the right kind of kernel, an
-arity and template arguments one of its forms takes, an enumerator template argument of
-the right enumeration (an ``{attr.<name>}`` placeholder is checked with each value its
-``attributes`` spell), no removed function, and a deprecated form only with
+arity, template arguments and function arguments one of its forms takes (an enumerator of
+the right enumeration where a parameter is one, no scoped enumerator where it is a number;
+an ``{attr.<name>}`` placeholder is checked with each value its ``attributes`` spell, any
+other placeholder by what it is bound to), no removed function, and a deprecated form only with
 ``deprecated_ok``. The accessor's type, constructors and member function are checked
 against the level's type declarations.
 """
@@ -18,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from itertools import product
 
 from ttlgen.errors import DiagnosticSink, Mark
-from ttlgen.model.call_forms import CallForm, Literal
+from ttlgen.model.call_forms import CallArg, CallForm, Literal, Placeholder
 from ttlgen.model.spelling import BracedAccessor, LevelSpelling, Spelling, SpellingModel
 from ttlgen.model.tt_metal_api import ApiLevel, ApiModel, KernelKind, level_entity
 
@@ -48,19 +49,28 @@ def _calls(level: LevelSpelling) -> Iterator[_Checked]:
             yield form, _COMPUTE, None, spelling
 
 
-def _template_args(form: CallForm, spelling: Spelling | None) -> list[list[str | None]]:
-    """Every combination of template arguments the form can be bound with: a literal is
-    itself, an attribute placeholder each value its op spells, any other placeholder a
-    value computed at binding (None)."""
-    choices: list[Sequence[str | None]] = []
-    for arg in form.template_args:
-        if isinstance(arg, Literal):
-            choices.append([arg.text])
-            continue
+def _bindings(form: CallForm, spelling: Spelling | None) -> list[tuple[list[str | None], list[CallArg]]]:
+    """Every combination of template and function arguments the form can be bound with: a
+    literal is itself, an attribute placeholder each value its op spells, any other
+    placeholder a value computed at binding (None for a template argument, its kind for a
+    function argument)."""
+
+    def spelled(arg: Placeholder) -> list[str]:
         root, _, attr = arg.key.partition(".")
         values = [v for name, spelled in (spelling.attributes if spelling else ()) if name == attr for _, v in spelled]
-        choices.append(sorted(set(values)) if root == "attr" and values else [None])
-    return [list(c) for c in product(*choices)]
+        return sorted(set(values)) if root == "attr" else []
+
+    choices: list[Sequence[CallArg]] = []
+    for arg in form.template_args:
+        choices.append([arg.text] if isinstance(arg, Literal) else spelled(arg) or [None])
+    for arg in form.args:
+        choices.append([arg.text] if isinstance(arg, Literal) else spelled(arg) or [arg.kind])
+    count = len(form.template_args)
+    out: list[tuple[list[str | None], list[CallArg]]] = []
+    for chosen in product(*choices):
+        template = [a if isinstance(a, str) else None for a in chosen[:count]]
+        out.append((template, list(chosen[count:])))
+    return out
 
 
 def _check_accessor_type(level: LevelSpelling, api: ApiLevel, sink: DiagnosticSink) -> None:
@@ -82,8 +92,8 @@ def check(spelling: SpellingModel, api: ApiModel, sink: DiagnosticSink) -> None:
             if not form.function:
                 continue  # unparsable: reported where it was read
             for kind in kinds:
-                for template_args in _template_args(form, owner):
-                    problem = found.call_problem(form.function, kind, template_args, len(form.args), member_of, form.deprecated_ok)
+                for template_args, args in _bindings(form, owner):
+                    problem = found.call_problem(form.function, kind, template_args, args, member_of, form.deprecated_ok)
                     if problem is not None and (form.mark, problem) not in seen:
                         seen.add((form.mark, problem))
                         sink.error(form.mark, problem, after=(level_entity(level.level),))

@@ -32,10 +32,19 @@ from typing import Any
 from ttlgen import release_headers
 from ttlgen.errors import DiagnosticSink, Entity, Mark, did_you_mean
 from ttlgen.model import emulator_glue, math_spec
-from ttlgen.model.call_forms import CallForm, FormError, Literal, parse_call, parse_value
+from ttlgen.model.call_forms import (
+    ArgKind,
+    CallArg,
+    CallForm,
+    FormError,
+    Literal,
+    parse_call,
+    parse_value,
+)
 from ttlgen.model.cpp_declarations import (
     BUILTIN_TYPES,
     DeclarationError,
+    Param,
     Signature,
     TemplateParam,
     TypeRef,
@@ -56,6 +65,12 @@ _BUILTIN_PREFIX = "__builtin_"
 FUNCTION_NAME = "__func__"
 # A binding argument that stands for the math the call computes.
 MATH_FUNCTION = "function"
+
+
+# The emulation spec's `math:` tables: which routine takes the math functions of each arity.
+# What a binding's routine passes as `function` is read through them, so a wrong table makes
+# every such check of every binding a consequence of it.
+MATH_TABLES = Entity("emulator math tables")
 
 
 def level_entity(level: str) -> Entity:
@@ -436,20 +451,23 @@ class ApiLevel:
         name: str,
         kernel: KernelKind,
         template_args: Sequence[str | None],
-        arg_count: int,
+        args: int | Sequence[CallArg],
         member_of: str | None = None,
     ) -> tuple[FunctionForm | Signature | None, CallProblem | None]:
         """The form a call binds to, or the problem. ``template_args`` holds each explicit
-        template argument's literal text (None for a computed value); ``member_of`` names the
-        class whose member function (or, with ``name`` equal to it, constructor) is called."""
-        key = (name, kernel, tuple(template_args), arg_count, member_of)
+        template argument's literal text (None for a computed value); ``args`` each function
+        argument as far as the caller knows it (:data:`CallArg`), or only their number;
+        ``member_of`` names the class whose member function (or, with ``name`` equal to it,
+        constructor) is called."""
+        typed = (None,) * args if isinstance(args, int) else tuple(args)
+        key = (name, kernel, tuple(template_args), typed, member_of)
         found = self._checked.get(key)
         if found is None:
-            found = self._checked[key] = self._check_call(name, kernel, template_args, arg_count, member_of)
+            found = self._checked[key] = self._check_call(name, kernel, template_args, typed, member_of)
         return found
 
     @functools.cached_property
-    def _checked(self) -> dict[tuple[str, KernelKind, tuple[str | None, ...], int, str | None], tuple[FunctionForm | Signature | None, CallProblem | None]]:
+    def _checked(self) -> dict[tuple[str, KernelKind, tuple[str | None, ...], tuple[CallArg, ...], str | None], tuple[FunctionForm | Signature | None, CallProblem | None]]:
         # A binding depends only on the call's name, kernel kind and argument shape, and the
         # plan asks for the same few dozen calls thousands of times (checks, hoisting, formats).
         return {}
@@ -459,20 +477,24 @@ class ApiLevel:
         name: str,
         kernel: KernelKind,
         template_args: Sequence[str | None],
-        arg_count: int,
+        args: tuple[CallArg, ...],
         member_of: str | None,
     ) -> tuple[FunctionForm | Signature | None, CallProblem | None]:
         if member_of is not None:
-            return self._check_member(name, member_of, template_args, arg_count)
+            return self._check_member(name, member_of, template_args, args)
         forms = self.forms(name, kernel)
         if not forms:
             kind = self.type(name)
             if kind is not None and not kind.is_enum:
-                return self._check_member(name, name, template_args, arg_count)
+                return self._check_member(name, name, template_args, args)
             return None, CallProblem(self._unknown(name, kernel))
-        fitting = [f for f in forms if self._fits(f.signature, template_args, arg_count)]
+        arg_count = len(args)
+        fitting = [f for f in forms if self._fits(f.signature, template_args, args)]
         if not fitting:
             counted = [f for f in forms if f.signature.accepts_template_args(len(template_args)) and f.signature.accepts_args(arg_count)]
+            templated = [f for f in counted if self._template_args_fit(f.signature, template_args)]
+            if templated:
+                return None, CallProblem(self._arg_mismatch(templated[0].signature, args, [f.signature for f in forms], forms[0].header))
             if counted:
                 return None, CallProblem(self._template_mismatch(counted[0], template_args))
             shapes = "; ".join(f.signature.shape for f in forms)
@@ -490,14 +512,14 @@ class ApiLevel:
         name: str,
         kernel: KernelKind,
         template_args: Sequence[str | None],
-        arg_count: int,
+        args: int | Sequence[CallArg],
         member_of: str | None = None,
         deprecated_ok: str | None = None,
     ) -> str | None:
         """What is wrong with a spelled call at this level, or None: :meth:`check_call`'s
         problem, where a deprecated form is allowed with the spelling's ``deprecated_ok`` and
         ``deprecated_ok`` on a form that is not deprecated is a problem of its own."""
-        found, problem = self.check_call(name, kernel, template_args, arg_count, member_of)
+        found, problem = self.check_call(name, kernel, template_args, args, member_of)
         if problem is not None:
             return None if problem.deprecated is not None and deprecated_ok else problem.message
         if deprecated_ok and isinstance(found, FunctionForm):
@@ -515,7 +537,7 @@ class ApiLevel:
         return None
 
     def _check_member(
-        self, name: str, owner: str, template_args: Sequence[str | None], arg_count: int
+        self, name: str, owner: str, template_args: Sequence[str | None], args: tuple[CallArg, ...]
     ) -> tuple[Signature | None, CallProblem | None]:
         kind = self.type(owner)
         if kind is None:
@@ -524,36 +546,93 @@ class ApiLevel:
             if template_args and len(template_args) > len(kind.template):
                 return None, CallProblem(f"{owner!r} takes {len(kind.template)} template arguments, got {len(template_args)}")
             candidates = kind.constructors
-            fits = [c for c in candidates if c.accepts_args(arg_count)]
+            # A constructor's template arguments are the class's, checked above.
+            fits = [c for c in candidates if c.accepts_args(len(args)) and self._args_fit(c, args)]
         else:
             candidates = tuple(m for m in kind.members if m.name == name)
-            fits = [m for m in candidates if self._fits(m, template_args, arg_count)]
+            fits = [m for m in candidates if self._fits(m, template_args, args)]
         if not candidates:
             if name == owner:
                 return None, CallProblem(f"{owner!r} declares no constructor at API level {self.level!r}")
             members = [m.name for m in kind.members]
             return None, CallProblem(f"{owner!r} has no member function {name!r} at API level {self.level!r}{did_you_mean(name, members)}")
         if not fits:
+            counted = [c for c in candidates if c.accepts_args(len(args))]
+            if counted:
+                return None, CallProblem(self._arg_mismatch(counted[0], args, candidates, None, f"{owner}::{name}"))
             shapes = "; ".join(c.shape for c in candidates)
-            return None, CallProblem(f"no form of {owner}::{name} takes {arg_count} arguments; declared: {shapes}")
+            return None, CallProblem(f"no form of {owner}::{name} takes {len(args)} arguments; declared: {shapes}")
         return fits[0], None
 
-    def _fits(self, signature: Signature, template_args: Sequence[str | None], arg_count: int) -> bool:
-        if not signature.accepts_template_args(len(template_args)) or not signature.accepts_args(arg_count):
+    def _fits(self, signature: Signature, template_args: Sequence[str | None], args: Sequence[CallArg]) -> bool:
+        if not signature.accepts_template_args(len(template_args)) or not signature.accepts_args(len(args)):
             return False
+        return self._template_args_fit(signature, template_args) and self._args_fit(signature, args)
+
+    def _template_args_fit(self, signature: Signature, template_args: Sequence[str | None]) -> bool:
         return all(
             text is None or self.template_arg_fits(param, text)
             for param, text in zip(signature.template, template_args, strict=False)
         )
 
+    def _args_fit(self, signature: Signature, args: Sequence[CallArg]) -> bool:
+        return all(self.arg_problem(param, arg) is None for param, arg in zip(signature.params, args, strict=False))
+
+    def arg_problem(self, param: Param, arg: CallArg) -> str | None:
+        """Why a function argument cannot bind ``param`` (a phrase following the argument),
+        or None when it can or its type is not knowable from the spelling. C++ converts
+        between arithmetic types implicitly (so ``1`` or ``true`` binds a ``uint32_t``,
+        ``{dst}`` a ``bool``) and an unscoped enumerator to them, but nothing to an
+        enumeration and no scoped enumerator to anything else: those the headers reject. A
+        parameter of a class or template type takes what its conversions allow, which the
+        spec does not state."""
+        if arg is None or (isinstance(arg, ArgKind) and arg.value_type is None) or param.type.pointer:
+            return None
+        named = self._enumerator_of(arg) if isinstance(arg, str) else None
+        if isinstance(arg, str) and named is not None and not named[0].has_enumerator(named[1]):
+            kind = named[0]
+            return f"is no enumerator of {kind.name}{did_you_mean(arg, [f'{kind.name}::{e.name}' for e in kind.enumerators or ()])}"
+        parameter = f"parameter {param.name!r}" if param.name else f"the {param.type.name} parameter"
+        target = self.type(param.type.name)
+        if target is not None and target.is_enum:
+            if isinstance(arg, str) and self.template_arg_fits(TemplateParam(param.name or "", param.type, None), arg):
+                return None
+            return f"is not a {target.name}, which {parameter} takes: {', '.join(self._enumerators(target))}"
+        if named is not None and named[0].scoped and param.type.name in BUILTIN_TYPES:
+            return f"is a {named[0].name} enumerator, and a scoped enumerator does not convert to {param.type.name}, which {parameter} takes"
+        return None
+
+    def _enumerator_of(self, text: str) -> tuple[TypeDecl, str] | None:
+        """The level's enumeration a qualified literal (``E::V``) names, and ``V``."""
+        scope, _, leaf = text.rpartition("::")
+        kind = self.type(scope) if scope else None
+        return (kind, leaf) if kind is not None and kind.is_enum else None
+
+    def _enumerators(self, kind: TypeDecl) -> list[str]:
+        scope = f"{kind.name}::" if kind.scoped else ""
+        return [f"{scope}{e.name}" for e in kind.enumerators or ()]
+
+    def _arg_mismatch(
+        self, signature: Signature, args: Sequence[CallArg], forms: Sequence[Signature], header: str | None, name: str | None = None
+    ) -> str:
+        """The first argument ``signature`` does not take, what its parameter takes, and every form."""
+        called = name or signature.name
+        for number, (param, arg) in enumerate(zip(signature.params, args, strict=False), 1):
+            problem = self.arg_problem(param, arg)
+            if problem is None:
+                continue
+            shown = repr(arg) if isinstance(arg, str) else arg.described if arg is not None else "a computed value"
+            declared = "; ".join(f"{called}({', '.join(p.text for p in f.params)})" for f in forms)
+            where = f" ({header})" if header else ""
+            forms_word = "form" if len(forms) == 1 else "forms"
+            return f"argument {number} of {called!r}, {shown}, {problem}; {forms_word} at API level {self.level!r}: {declared}{where}"
+        return f"no form of {called!r} at API level {self.level!r} takes these arguments"
+
     def enumerator_choices(self, param: TemplateParam) -> list[str]:
         """How a template argument of ``param`` may be written: its enum's enumerators, scoped
         as the enum is (none when the parameter is no enum)."""
         kind = self.type(param.type.name) if param.type is not None else None
-        if kind is None:
-            return []
-        scope = f"{kind.name}::" if kind.scoped else ""
-        return [f"{scope}{e.name}" for e in kind.enumerators or ()]
+        return [] if kind is None else self._enumerators(kind)
 
     def _template_mismatch(self, form: FunctionForm, template_args: Sequence[str | None]) -> str:
         for param, text in zip(form.signature.template, template_args, strict=False):
@@ -1155,17 +1234,22 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
                 binding.mark,
                 f"`approximate: {binding.approximate}` selects a form of the math spec's function, but {binding.call.function} "
                 f"takes its `{MATH_FUNCTION}` from the glue ({namespace}::math::{leaf}), not from {tables_text}",
+                after=(MATH_TABLES,),
             )
         return
     if not isinstance(found, math_spec.MathFunction):
-        sink.error(binding.mark, f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {math_spec.FORMS[arity]} function as `{MATH_FUNCTION}`")
+        sink.error(
+            binding.mark,
+            f"{name!r} is a runtime primitive, not a function of {math.file}: {binding.call.function} takes a {math_spec.FORMS[arity]} function as `{MATH_FUNCTION}`",
+            after=(MATH_TABLES,),
+        )
         return
     if found.arity != arity:
         sink.error(
             binding.mark,
             f"{name!r} is a {found.kind} function ({found.mark}), but {namespace}::{binding.call.function} takes a "
             f"{math_spec.FORMS[arity]} one as `{MATH_FUNCTION}`",
-            after=after,
+            after=(*after, MATH_TABLES),
         )
     if binding.approximate is not None and found.approximate is None:
         sink.error(
@@ -1200,6 +1284,7 @@ def _check_glue(
         if index.members(f"math::{table}"):
             sink.error(doc.mark(("math", math_spec.FORMS[arity])), f"the glue declares {namespace}::math::{table} itself; the math header generated from {math.file} defines it")
     routines = sorted(n for n in index.names if not n.startswith(("math::", "types::")))
+    _check_tables(doc, tables, bindings, math, routines, sink)
     generated = {table for _, table in tables}
     for _, found in bindings:
         for binding in found:
@@ -1213,7 +1298,62 @@ def _check_glue(
                 # `function` becomes <namespace>::math::<routine>::<computes>, a name of the glue.
                 known = index.members(f"math::{table}")
                 if binding.computes not in known:
-                    sink.error(binding.mark, f"{binding.computes!r} is not a function of {namespace}::math::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}")
+                    sink.error(
+                        binding.mark,
+                        f"{binding.computes!r} is not a function of {namespace}::math::{table}{did_you_mean(binding.computes, known)}; known: {', '.join(known) or 'none'}",
+                        after=(MATH_TABLES,),
+                    )
+
+
+def _check_tables(
+    doc: SpecDocument,
+    tables: Sequence[tuple[int, str]],
+    bindings: Sequence[tuple[str, tuple[Binding, ...]]],
+    math: math_spec.MathModel,
+    routines: Sequence[str],
+    sink: DiagnosticSink,
+) -> None:
+    """Each `math:` table is the last name of a glue routine that takes functions of its
+    arity. A routine's arity is not in the glue's text the scanner reads, but its bindings
+    show it: when all of them compute functions of another arity, and that arity's own table
+    is no better, the tables are what is wrong (mapped the wrong way round), not each binding."""
+    leaves = {r.rpartition("::")[2] for r in routines}
+    computed: dict[str, dict[int, list[str]]] = {}  # table -> arity computed -> API functions
+    for function, found in bindings:
+        for binding in found:
+            kind = math.computation(binding.computes) if binding.computes and binding.passes_function else None
+            if isinstance(kind, math_spec.MathFunction):
+                leaf = binding.call.function.rpartition("::")[2]
+                computed.setdefault(leaf, {}).setdefault(kind.arity, []).append(function)
+    by_arity = dict(tables)
+
+    def right(arity: int) -> bool:
+        return arity in computed.get(by_arity.get(arity, ""), {})
+
+    for arity, table in tables:
+        form = math_spec.FORMS[arity]
+        if table not in leaves:
+            sink.error(
+                doc.mark(("math", form)),
+                f"no glue routine is named {table!r}, so none takes the {form} functions{did_you_mean(table, leaves)}",
+                breaks=(MATH_TABLES,),
+            )
+            continue
+        seen = computed.get(table, {})
+        if right(arity) or len(seen) != 1:
+            continue
+        (other, functions), = seen.items()
+        if right(other):
+            continue  # the table holds: its bindings compute the wrong functions, each its own error
+        owner = by_arity.get(other)
+        wanted = math_spec.FORMS[other]
+        listed = list(dict.fromkeys(functions))
+        sink.error(
+            doc.mark(("math", form)),
+            f"the routines named {table!r} do not take {form} functions: their bindings ({', '.join(listed[:3])}{', ...' if len(listed) > 3 else ''}) "
+            f"compute {wanted} ones, so it belongs under `{wanted}:`{f' (now {owner!r})' if owner else ''}",
+            breaks=(MATH_TABLES,),
+        )
 
 
 def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> None:
@@ -1261,7 +1401,7 @@ def _math_tables(doc: SpecDocument, sink: DiagnosticSink) -> tuple[tuple[int, st
             continue
         other = next((math_spec.FORMS[a] for a, t in tables if t == raw[form]), None)
         if other is not None:
-            sink.error(doc.mark(("math", form)), f"{other} and {form} functions need tables of their own; both are {raw[form]!r}")
+            sink.error(doc.mark(("math", form)), f"{other} and {form} functions need tables of their own; both are {raw[form]!r}", breaks=(MATH_TABLES,))
         tables.append((arity, raw[form]))
     return tuple(tables)
 
