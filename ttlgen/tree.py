@@ -12,6 +12,7 @@ import difflib
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,15 +88,21 @@ def _walk(out_dir: Path) -> tuple[dict[str, bool], list[str]]:
     return dict(sorted(entries.items())), directories
 
 
+def directories_of(paths: Iterable[str]) -> set[str]:
+    """Every directory below the root that holds one of ``paths`` ("a", "a/b", ...)."""
+    found: set[str] = set()
+    for path in paths:
+        end = path.rfind("/")
+        while end > 0 and path[:end] not in found:
+            found.add(path[:end])
+            end = path.rfind("/", 0, end)
+    return found
+
+
 def _empty_directories(entries: dict[str, bool], directories: list[str], files: dict[str, bytes]) -> list[str]:
     """The outermost directories (as "a/b/") that hold no entry at any depth and no file
     ``files`` puts there: a build leaves them out of the tree, so they are orphans."""
-    occupied: set[str] = set()
-    for path in (*entries, *files):
-        end = path.rfind("/")
-        while end > 0 and path[: end + 1] not in occupied:
-            occupied.add(path[: end + 1])
-            end = path.rfind("/", 0, end)
+    occupied = {f"{directory}/" for directory in directories_of((*entries, *files))}
     outermost = []
     for directory in directories:
         parent = directory[: directory.rfind("/", 0, -1) + 1]  # "" for the root

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, Union
 
 from ttlgen.errors import UsageError
-from ttlgen.tree import ReadError, TreeDiff, compare, read_regular
+from ttlgen.tree import ReadError, TreeDiff, compare, directories_of, read_regular
 
 try:
     import fcntl
@@ -350,13 +350,7 @@ def _mode(path: StrPath) -> int:
 
 def _directories(files: Iterable[str]) -> list[str]:
     """Every directory of the tree below its root ("a", "a/b", ...), parents first."""
-    found: set[str] = set()
-    for path in files:
-        end = path.rfind("/")
-        while end > 0 and path[:end] not in found:
-            found.add(path[:end])
-            end = path.rfind("/", 0, end)
-    return sorted(found, key=lambda directory: (directory.count("/"), directory))
+    return sorted(directories_of(files), key=lambda directory: (directory.count("/"), directory))
 
 
 def _modes_differ(out_dir: Path, files: Iterable[str], modes: _Modes) -> bool:
