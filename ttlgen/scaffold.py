@@ -26,10 +26,12 @@ from typing import Any
 
 from ttlgen import cache, release_headers
 from ttlgen.errors import Diagnostic, SpecErrors, UsageError, did_you_mean
-from ttlgen.model.ops import OpSemantics, Route
+from ttlgen.model.kernels import KIND as KERNEL_KIND
+from ttlgen.model.ops import OPS_KIND, OpSemantics, Route
 from ttlgen.model.project import Project, build_project
+from ttlgen.model.spelling import KIND as SPELLING_KIND
 from ttlgen.model.targets import ARCHITECTURE_KIND, NO_ARCHITECTURE, TARGET_KIND
-from ttlgen.model.tt_metal_api import KernelKind
+from ttlgen.model.tt_metal_api import EMULATION_KIND, KernelKind
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.load import load_specs
 from ttlgen.validate.documents import validate_documents
@@ -76,7 +78,7 @@ def _mapping(value: object) -> dict[str, Any]:
 
 
 def _kernel_names(documents: Sequence[SpecDocument]) -> dict[str, SpecDocument]:
-    return {name: doc for doc in _of_kind(documents, "ttlgen.kernel") for name in _mapping(doc.data.get("kernels"))}
+    return {name: doc for doc in _of_kind(documents, KERNEL_KIND) for name in _mapping(doc.data.get("kernels"))}
 
 
 def _declared(documents: Sequence[SpecDocument], kind: str) -> dict[str, SpecDocument]:
@@ -87,7 +89,7 @@ def _declared(documents: Sequence[SpecDocument], kind: str) -> dict[str, SpecDoc
 def _op_names(documents: Sequence[SpecDocument]) -> list[str]:
     return [
         str(name)
-        for doc in _of_kind(documents, "ttlgen.ops")
+        for doc in _of_kind(documents, OPS_KIND)
         for body in _mapping(doc.data.get("families")).values()
         for name in (_mapping(body).get("names") or [])
     ]
@@ -443,14 +445,14 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
     ops_doc = _copyable(by_file[model.mark.file], edit)
     original = _read(ops_doc)
     scaffolds.append(Scaffold(Path(ops_doc.display), _named(ops_doc, family, name), (), (), original, f"{name!r} to family {family!r}"))
-    spelling_doc = _copyable(_one(documents, "ttlgen.op_spelling"), edit)
+    spelling_doc = _copyable(_one(documents, SPELLING_KIND), edit)
     if name in spelling_doc.data["ops"]:
         raise UsageError(f"{spelling_doc.display} already spells an op named {name!r}; remove it or choose another name")
     original = _read(spelling_doc)
     keys = tuple(f"ops.{name}.{key}.{part}" for key in model.spelling_keys for part in ("init", "call"))
     scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(model, name, function)), keys, (), original, f"the spelling of {name!r}"))
     bindings, functions = _binding_entry(project, model, function, math)
-    emulation_doc = next(iter(_of_kind(documents, "ttlgen.tt_metal_emulation")), None)
+    emulation_doc = next(iter(_of_kind(documents, EMULATION_KIND)), None)
     if bindings and emulation_doc is not None:
         _copyable(emulation_doc, edit)
         taken = [f for f in functions if f in emulation_doc.data["functions"]]
@@ -490,7 +492,7 @@ def _one(documents: Sequence[SpecDocument], kind: str) -> SpecDocument:
 
 # The files `new kernel` and `new arch` write: an op is made without them while their blanks
 # are empty, as no op's model depends on a kernel, an architecture or a target.
-_UNFINISHED_KINDS = frozenset({"ttlgen.kernel", ARCHITECTURE_KIND, TARGET_KIND})
+_UNFINISHED_KINDS = frozenset({KERNEL_KIND, ARCHITECTURE_KIND, TARGET_KIND})
 
 
 def _op_project(documents: Sequence[SpecDocument]) -> tuple[Project, tuple[Diagnostic, ...]]:
