@@ -24,7 +24,7 @@ STAGES = (
     ("model", ("ttlgen.model",)),
     ("plan", ("ttlgen.plan",)),
     ("emit", ("ttlgen.emit",)),
-    ("write", ("ttlgen.tree", "ttlgen.write")),
+    ("write", ("ttlgen.tree", "ttlgen.tree_lock", "ttlgen.fs_steps", "ttlgen.write")),
     ("commands", ("ttlgen.pipeline", "ttlgen.scaffold", "ttlgen.cli", "ttlgen.__main__", "ttlgen.resolve", "ttlgen.run", "ttlgen.accuracy_limits", "ttlgen.commands", "ttlgen.compat", "ttlgen.provenance", "ttlgen.upstream")),
 )
 # The emulator consumes generated kernels like a runtime does: it sees no generator stage.

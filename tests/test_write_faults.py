@@ -27,9 +27,10 @@ import pytest
 
 from tests.conftest import GENERATED, SPECS, run_cli
 from tests.tree_support import forked_ttlgen, small_render
-from ttlgen import write
+from ttlgen import fs_steps, write
 from ttlgen.errors import UsageError
 from ttlgen.tree import existing_entries
+from ttlgen.tree_lock import tree_lock
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill tests fork a child build")
 
@@ -110,7 +111,7 @@ def test_a_build_killed_at_any_step_leaves_the_old_or_the_new_tree(
 ) -> None:
     if not exchange:
         monkeypatch.setattr(write.FS, "exchange", lambda a, b: False)
-    elif write._EXCHANGE is None:
+    elif fs_steps._EXCHANGE is None:
         pytest.skip("this system cannot exchange two paths in one step")
     out = tmp_path / "generated"
     small_tree(out)
@@ -167,7 +168,7 @@ def test_two_builds_of_one_tree_run_one_after_the_other(tmp_path: Path, monkeypa
     ready_read, ready_write = os.pipe()
 
     def slow_build() -> None:
-        with write.tree_lock(out):
+        with tree_lock(out):
             os.write(ready_write, b"x")
             # Hold the lock until the second build says it waits for it.
             wait_for(lambda: log.exists() and "another ttlgen" in log.read_text(encoding="utf-8"), "the second build waits")
@@ -175,7 +176,7 @@ def test_two_builds_of_one_tree_run_one_after_the_other(tmp_path: Path, monkeypa
             write.write_tree(out, files)
 
     def second_build() -> None:
-        with open(log, "w", encoding="utf-8") as handle, write.tree_lock(out, waiting=handle):
+        with open(log, "w", encoding="utf-8") as handle, tree_lock(out, waiting=handle):
             write.recover(out)  # must not remove the first build's stage
             write.write_tree(out, files)
 
@@ -417,7 +418,7 @@ def test_a_build_locks_a_tree_whose_directory_does_not_exist_yet(tmp_path: Path)
             return
         raise AssertionError("the lock is free")
 
-    with write.tree_lock(out):
+    with tree_lock(out):
         assert in_child(lock_from_another_process) == 0
 
 
@@ -536,7 +537,7 @@ def test_a_recovery_the_disk_refuses_exits_2_with_one_line(
 
 
 def test_a_refused_exchange_names_the_tree_not_its_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if write._EXCHANGE is None:
+    if fs_steps._EXCHANGE is None:
         pytest.skip("this system has no renameat2 exchange")
     out = tmp_path / "generated"
     write.write_tree(out, small_render())
@@ -545,7 +546,7 @@ def test_a_refused_exchange_names_the_tree_not_its_stage(tmp_path: Path, monkeyp
         ctypes.set_errno(errno.EPERM)
         return -1
 
-    monkeypatch.setattr(write, "_EXCHANGE", refuse)
+    monkeypatch.setattr(fs_steps, "_EXCHANGE", refuse)
     with pytest.raises(write.OutputError) as refused:
         write.write_tree(out, {**small_render(), "added.txt": b"new\n"})
     assert refused.value.path == out

@@ -148,7 +148,7 @@ def _refuse_inputs_inside(out: Path, specs: Path, templates: Path | None, no_cac
     the templates or the cache a build reads with it."""
     from ttlgen import cache
     from ttlgen.emit._templates import default_templates_dir
-    from ttlgen.write import resolved, tree_path
+    from ttlgen.tree_lock import resolved, tree_path
 
     tree = tree_path(out)
     inputs = [("the spec directory", specs, "choose another --out"), ("the template directory", templates or default_templates_dir(), "choose another --out")]
@@ -164,7 +164,7 @@ def _refuse_out_inside_inputs(out: Path, specs: Path, templates: Path | None) ->
     """A tree inside a directory of inputs is read back as input by the next build."""
     from ttlgen.emit._templates import default_templates_dir
     from ttlgen.spec.files import SPEC_SUFFIXES
-    from ttlgen.write import resolved, tree_path
+    from ttlgen.tree_lock import resolved, tree_path
 
     tree = tree_path(out)
     reasons = (
@@ -182,7 +182,8 @@ def _refuse_out_inside_inputs(out: Path, specs: Path, templates: Path | None) ->
 def _reading(out: Path) -> Iterator[None]:
     """Read the tree under its shared lock, first putting back a tree that a build killed
     in the middle of its swap left beside the path."""
-    from ttlgen.write import interrupted_swap, recover, tree_lock
+    from ttlgen.tree_lock import tree_lock
+    from ttlgen.write import interrupted_swap, recover
 
     if interrupted_swap(out) is not None:
         with tree_lock(out, waiting=sys.stderr):
@@ -208,7 +209,8 @@ def build(
 
     def action() -> int:
         from ttlgen.emit._notice import MANIFEST, NOTICE
-        from ttlgen.write import is_generated_tree, recover, tree_lock, write_tree
+        from ttlgen.tree_lock import tree_lock
+        from ttlgen.write import is_generated_tree, recover, write_tree
 
         _refuse_inputs_inside(out, specs, templates, no_cache)
         _refuse_out_inside_inputs(out, specs, templates)

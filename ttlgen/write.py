@@ -13,195 +13,29 @@ depend on which files changed) while nothing of the old tree changes before the 
 
 Builds are serialised by an advisory lock on the directory holding the tree; ``check``
 and ``diff`` take the same lock shared, so they never read a tree in the middle of a swap.
-An output path that is a symbolic link is replaced where it points (:func:`tree_path`).
+An output path that is a symbolic link is replaced where it points (`tree_path`).
 
-Reading and comparing the tree is ttlgen/tree.py.
+The lock and the tree's path are ttlgen/tree_lock.py; each step on the disk goes through
+ttlgen/fs_steps.py; reading and comparing the tree is ttlgen/tree.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
-import errno
 import os
-import shutil
 import stat
-import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Union
 
 from ttlgen.errors import UsageError
+from ttlgen.fs_steps import FS, OutputError, StrPath
 from ttlgen.tree import ReadError, TreeDiff, compare, directories_of, read_regular
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows has no advisory locks of this kind
-    fcntl = None  # type: ignore[assignment]
-
-# What the file-system steps take: the stage's paths are strings (see _FileSystem).
-StrPath = Union[str, "os.PathLike[str]"]
-
-
-class OutputError(UsageError):
-    """The output tree could not be written (the environment refused it). A swapped tree is
-    intact; a tree updated in place is marked incomplete until the next build succeeds."""
-
-    def __init__(self, path: Path, error: OSError, in_place: bool = False) -> None:
-        self.path = path
-        self.error = error
-        reason = error.strerror or str(error)
-        outcome = (
-            f"the tree is marked incomplete ({INCOMPLETE}) until a build succeeds"
-            if in_place
-            else "the previous tree is unchanged"
-        )
-        super().__init__(f"cannot write {path}: {reason}; {outcome}")
-
+from ttlgen.tree_lock import tree_path
 
 # Written first and removed last by an update in place (`_update_in_place`): while it is
 # there, `check` lists it as an orphan, so a tree an interrupted update left half new is
 # never taken for an up-to-date one.
 INCOMPLETE = ".ttlgen-incomplete"
-
-
-# ----------------------------------------------------------------------- file system
-
-
-def _renameat2() -> Callable[[bytes, bytes], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    # The interpreter's own symbols include its C library's, and looking there costs no
-    # search: ctypes.util.find_library runs `ldconfig -p` in a child process (2-4 ms of
-    # every build, measured).
-    try:
-        func = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        try:
-            func = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).renameat2
-        except (OSError, AttributeError):
-            return None
-    func.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
-    func.restype = ctypes.c_int
-    at_fdcwd, rename_exchange = -100, 2
-
-    def exchange(a: bytes, b: bytes) -> int:
-        return int(func(at_fdcwd, a, at_fdcwd, b, rename_exchange))
-
-    return exchange
-
-
-_EXCHANGE = _renameat2()
-
-
-class _FileSystem:
-    """Every change a build makes to the disk goes through here, one call per step, so
-    tests can stop a build at each of them (and the rest of this module stays plain)."""
-
-    # The paths of a stage's files are plain strings: a tree is hundreds of them, and a
-    # pathlib join costs more than the system call it feeds.
-
-    def mkdir(self, path: StrPath) -> None:
-        os.mkdir(path)
-
-    def write(self, path: StrPath, content: bytes) -> None:
-        with open(path, "wb") as handle:
-            handle.write(content)
-
-    def link(self, old: StrPath, new: StrPath) -> None:
-        try:
-            os.link(old, new, follow_symlinks=False)
-        except OSError:
-            shutil.copy2(old, new, follow_symlinks=False)
-
-    def copy(self, old: StrPath, new: StrPath, content: bytes) -> None:
-        """A new file with ``old``'s content (known to be ``content``) and mtime."""
-        times = os.stat(old, follow_symlinks=False)
-        self.write(new, content)
-        os.utime(new, ns=(times.st_atime_ns, times.st_mtime_ns))
-
-    def chmod(self, path: StrPath, mode: int) -> None:
-        os.chmod(path, mode)
-
-    def unlink(self, path: StrPath) -> None:
-        os.unlink(path)
-
-    def rename(self, old: Path, new: Path) -> None:
-        os.rename(old, new)
-
-    def exchange(self, a: Path, b: Path) -> bool:
-        """Swap two existing paths in one step; False where the system cannot."""
-        if _EXCHANGE is None:
-            return False
-        if _EXCHANGE(os.fsencode(a), os.fsencode(b)) == 0:
-            return True
-        code = ctypes.get_errno()
-        if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-            return False
-        # Named by the tree's path: the stage is a temporary name the user never chose.
-        raise OSError(code, os.strerror(code), str(b))
-
-    def remove_tree(self, path: Path) -> None:
-        """Remove a leftover, whatever it is; a link is removed, never followed."""
-        if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
-            path.unlink(missing_ok=True)
-        else:
-            # A leftover that cannot be removed now (a directory made unwritable inside
-            # it) is removed by the next command's recovery; the tree at the path is
-            # complete either way.
-            _remove_directory(path)
-
-
-def _remove_directory(root: Path) -> None:
-    """shutil.rmtree(root, ignore_errors=True) without recursion: before Python 3.12 it
-    recursed once a level, so a tree nested a thousand deep raised RecursionError."""
-    pending, emptied = [os.fspath(root)], []
-    while pending:
-        directory = pending.pop()
-        emptied.append(directory)
-        try:
-            with os.scandir(directory) as scan:
-                entries = list(scan)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-    for directory in reversed(emptied):  # every directory after those inside it
-        with contextlib.suppress(OSError):
-            os.rmdir(directory)
-
-
-FS = _FileSystem()
-
-
-def resolved(path: Path) -> Path:
-    """``path`` made absolute with every symbolic link in it followed."""
-    try:
-        return path.resolve()
-    except RuntimeError:  # Python before 3.13 reports a loop of links so
-        reason = "a loop of symbolic links"
-    except OSError as exc:
-        reason = "a loop of symbolic links" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
-    raise UsageError(f"cannot follow the symbolic links of {path}: {reason}")
-
-
-def tree_path(out_dir: Path) -> Path:
-    """Where the tree of ``out_dir`` is, as an absolute path whose parent is the directory
-    that really holds it (so ``--out .`` and ``--out ..`` stage and lock beside the tree,
-    never inside it): ``out_dir``, or where it points when it is a symbolic link. The tree
-    is replaced at the link's target and the link is kept (swapping the link itself would
-    leave the target's old tree behind it)."""
-    absolute = Path(os.path.abspath(out_dir))
-    if absolute.parent == absolute:
-        raise UsageError(f"--out {out_dir} is a file system's root; choose a directory below it")
-    located = resolved(absolute.parent) / absolute.name
-    return resolved(located) if located.is_symlink() else located
 
 
 def _swap_refused(out_dir: Path) -> str | None:
@@ -237,46 +71,6 @@ def _leftovers(out_dir: Path) -> list[tuple[str, Path]]:
         if name.startswith(prefix) and role in ("stage", "old") and pid.isdigit():
             found.append((role, out_dir.parent / name))
     return found
-
-
-@contextlib.contextmanager
-def tree_lock(out_dir: Path, shared: bool = False, waiting: IO[str] | None = None) -> Iterator[None]:
-    """Hold the tree's lock: exclusive for a build, shared for a reader.
-
-    The lock is an advisory lock on the directory that holds the tree (the tree itself is
-    replaced by every build, and a lock file would be litter beside it). When another
-    ttlgen holds it, one line is written to ``waiting`` and the call blocks until the
-    other finishes. A build creates that directory when it does not exist yet, so that
-    builds of a new tree are serialised too; a reader of a tree whose directory does not
-    exist has nothing to lock (and nothing to read).
-    """
-    parent = tree_path(out_dir).parent
-    if not shared:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(Path(exc.filename) if exc.filename else parent, exc) from None
-    if fcntl is None or not parent.is_dir():
-        yield
-        return
-    try:
-        descriptor = os.open(parent, os.O_RDONLY)
-    except OSError:  # an unreadable parent: the build fails on its own error later
-        yield
-        return
-    try:
-        mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-        try:
-            fcntl.flock(descriptor, mode | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if waiting is not None:
-                what = "writing" if shared else "using"
-                waiting.write(f"ttlgen: another ttlgen is {what} {out_dir}; waiting for it to finish\n")
-                waiting.flush()
-            fcntl.flock(descriptor, mode)
-        yield
-    finally:
-        os.close(descriptor)
 
 
 def interrupted_swap(out_dir: Path) -> Path | None:
@@ -471,7 +265,11 @@ def write_tree(out_dir: Path, files: dict[str, bytes]) -> TreeDiff:
         try:
             _update_in_place(out_dir, files, diff, _Modes.current())
         except OSError as exc:
-            raise OutputError(Path(exc.filename) if exc.filename else out_dir, exc, in_place=True) from None
+            raise OutputError(
+                Path(exc.filename) if exc.filename else out_dir,
+                exc,
+                f"the tree is marked incomplete ({INCOMPLETE}) until a build succeeds",
+            ) from None
         return diff
     stage = _stage_name(out_dir, "stage")
     old = _stage_name(out_dir, "old")
