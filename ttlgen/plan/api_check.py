@@ -7,10 +7,11 @@ enumerator template arguments of the right enumeration, and function arguments i
 parameters take (:meth:`ApiLevel.arg_problem`, the rule the spelled forms are held to at
 validate time; here the values the lowering bound, its own numbers and enumerators among
 them, are judged as written). A removed function, or a form the level deprecates, is an
-error unless the spelling spec says why the deprecated form is still used. The compute program starts with exactly one of the level's start-up calls,
-outside any loop (the init protocol). Errors point at the spelling-spec line the call
-was bound from (``Call.origin``). The headers a program includes are the ones declaring
-the functions it calls (:func:`includes`); an include the level does not list is an error.
+error unless the spelling spec says why the deprecated form is still used. The compute
+program starts with exactly one of the level's start-up calls, outside any loop (the init
+protocol). Errors point at the spelling-spec line the call was bound from (``Call.origin``).
+The headers a program includes are the ones declaring the functions it calls
+(:func:`includes`); an include the level does not list is an error.
 """
 
 from __future__ import annotations
