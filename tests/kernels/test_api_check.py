@@ -3,19 +3,22 @@
 The located errors of spelling edits (unknown, removed, deprecated, wrong arity or
 enumerator, a level missing from a per-level call, a start-up call that is none) are
 bad-spec cases (tests/fixtures/bad_specs/kernels/); these build programs directly to pin
-the rules no spelling edit can break on its own: the init protocol, includes, and calls
-declared only for the other kind of kernel.
+the rules no spelling edit can break on its own: the init protocol, includes, calls
+declared only for the other kind of kernel, and the types of the arguments the lowering
+binds (its own numbers and enumerators, which no spelled form shows).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import real_project, run_cli
 from ttlgen.errors import DiagnosticSink, Mark
 from ttlgen.model.call_forms import ArgKind
-from ttlgen.model.tt_metal_api import ApiLevel
+from ttlgen.model.cpp_declarations import BUILTIN_TYPES, Param
+from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, TypeDecl
 from ttlgen.plan import api_check
 from ttlgen.plan import kernel_ir as ir
 
@@ -105,3 +108,80 @@ def test_a_deprecated_form_the_spelling_explains_builds(spec_copy: Path, tmp_pat
     result = run_cli("build", "--specs", spec_copy, "--out", tmp_path / "out")
     assert result.exit_code == 0, result.stderr
     assert "copy_tile_to_dst_init_short(cb_x);" in (tmp_path / "out" / "kernels" / "unary_chain_bf16" / "compute.cpp").read_text()
+
+
+def _integral(param: Param) -> bool:
+    return param.type.name in BUILTIN_TYPES and param.type.name not in ("bool", "float", "double") and not param.type.pointer
+
+
+def _enumeration(param: Param) -> TypeDecl | None:
+    kind = current().type(param.type.name)
+    return kind if kind is not None and kind.is_enum else None
+
+
+def _form_taking(wanted: Callable[[Param], bool]) -> tuple[FunctionForm, int]:
+    """A compute function of the level with one current form, callable without template
+    arguments, whose parameter at the returned index is ``wanted`` and the others integral."""
+    for form in current().all_forms():
+        params = form.signature.params
+        if form.kernel is not KernelKind.COMPUTE or form.deprecated is not None or not form.signature.accepts_template_args(0):
+            continue
+        if len(current().forms(form.name, KernelKind.COMPUTE)) != 1:
+            continue
+        for index, param in enumerate(params):
+            if wanted(param) and all(_integral(p) for i, p in enumerate(params) if i != index):
+                return form, index
+    raise AssertionError("the API level declares no compute function with such a parameter")
+
+
+def _scoped_enumerator(other_than: str) -> str:
+    kind = next(t for t in current().types if t.is_enum and t.scoped and t.name != other_than and t.enumerators)
+    assert kind.enumerators is not None
+    return f"{kind.name}::{kind.enumerators[0].name}"
+
+
+def _calling(form: FunctionForm, index: int, value: ir.Expr) -> ir.Call:
+    """A call of ``form`` passing ``value`` at ``index`` and small numbers elsewhere."""
+    args = tuple(ir.Arg(ArgKind.LITERAL, value if i == index else ir.Const(i)) for i in range(len(form.signature.params)))
+    return ir.Call(ir.Step.OP, form.name, (), args, Mark("spelling.yaml", 7, 1))
+
+
+def test_an_enumerator_of_another_enumeration_is_an_error_naming_the_parameter() -> None:
+    form, index = _form_taking(lambda p: _enumeration(p) is not None)
+    param = form.signature.params[index]
+    kind = _enumeration(param)
+    assert kind is not None
+    wrong = _scoped_enumerator(other_than=kind.name)
+    errors = _errors(ir.ProgramKind.COMPUTE, (STARTUP, _calling(form, index, ir.Symbol(wrong))))
+    assert len(errors) == 1
+    assert errors[0].startswith(
+        f"spelling.yaml:7:1: argument {index + 1} of {form.name!r}, {wrong!r}, is not a {kind.name}, which parameter {param.name!r} takes: "
+    )
+
+
+def test_a_scoped_enumerator_passed_to_an_integer_parameter_is_an_error() -> None:
+    form, index = _form_taking(_integral)
+    param = form.signature.params[index]
+    enumerator = _scoped_enumerator(other_than="")
+    errors = _errors(ir.ProgramKind.COMPUTE, (STARTUP, _calling(form, index, ir.Symbol(enumerator))))
+    assert len(errors) == 1
+    scope = enumerator.rpartition("::")[0]
+    assert errors[0].startswith(
+        f"spelling.yaml:7:1: argument {index + 1} of {form.name!r}, {enumerator!r}, is a {scope} enumerator, and a scoped enumerator "
+        f"does not convert to {param.type.name}, which parameter {param.name!r} takes"
+    )
+
+
+def test_an_integer_literal_passed_to_an_integer_parameter_is_accepted() -> None:
+    form, index = _form_taking(_integral)
+    assert _errors(ir.ProgramKind.COMPUTE, (STARTUP, _calling(form, index, ir.Const(3)))) == []
+
+
+def test_a_number_passed_to_an_enumeration_parameter_is_an_error() -> None:
+    form, index = _form_taking(lambda p: _enumeration(p) is not None)
+    param = form.signature.params[index]
+    kind = _enumeration(param)
+    assert kind is not None
+    errors = _errors(ir.ProgramKind.COMPUTE, (STARTUP, _calling(form, index, ir.Const(1))))
+    assert len(errors) == 1
+    assert errors[0].startswith(f"spelling.yaml:7:1: argument {index + 1} of {form.name!r}, '1', is not a {kind.name}, which parameter {param.name!r} takes: ")

@@ -3,12 +3,15 @@
 A call must name a function (or a constructor or member function of a type) the level
 declares for the program's kind of kernel, with as many arguments and template arguments
 as one of its forms takes (defaults and deduced template parameters respected), with
-enumerator template arguments of the right enumeration. A removed function, or a form the
-level deprecates, is an error unless the spelling spec says why the deprecated form is
-still used. The compute program starts with exactly one of the level's start-up calls,
-outside any loop (the init protocol). Errors point at the spelling-spec line the call
-was bound from (``Call.origin``). The headers a program includes are the ones declaring
-the functions it calls (:func:`includes`); an include the level does not list is an error.
+enumerator template arguments of the right enumeration, and function arguments its
+parameters take (:meth:`ApiLevel.arg_problem`, the rule the spelled forms are held to at
+validate time; here the values the lowering bound, its own numbers and enumerators among
+them, are judged as written). A removed function, or a form the level deprecates, is an
+error unless the spelling spec says why the deprecated form is still used. The compute
+program starts with exactly one of the level's start-up calls, outside any loop (the init
+protocol). Errors point at the spelling-spec line the call was bound from (``Call.origin``).
+The headers a program includes are the ones declaring the functions it calls
+(:func:`includes`); an include the level does not list is an error.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ttlgen.errors import DiagnosticSink, Mark
+from ttlgen.model.call_forms import ArgKind, CallArg
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, State
 from ttlgen.plan import kernel_ir as ir
 from ttlgen.plan.hoist import Effects
@@ -45,13 +49,34 @@ def _literal(arg: ir.Arg) -> str | None:
     return None
 
 
+def _arg(arg: ir.Arg) -> CallArg:
+    """A function argument as :meth:`ApiLevel.arg_problem` judges it: a number (in decimal:
+    only that it is one matters), or a symbol as the kernel source writes it; an fp32 value
+    as a float; any other value (a variable, an expression) by the kind of value the
+    argument holds, as the spelled form's check saw its placeholder."""
+    value = arg.value
+    if isinstance(value, ir.Const | ir.Bits):
+        return str(value.value)
+    if isinstance(value, ir.Symbol):
+        return value.text
+    if isinstance(value, ir.Float):
+        return ArgKind.FLOAT
+    return arg.kind
+
+
+def _args(call: ir.Call) -> tuple[CallArg, ...]:
+    return tuple(_arg(a) for a in call.args)
+
+
 def _api_calls(program: ir.Program) -> list[ir.Call]:
     return [c for c in program.calls() if c.step is not ir.Step.HELPER]
 
 
 def form_of(level: ApiLevel, call: ir.Call, kernel: KernelKind) -> FunctionForm | None:
     """The declared form a (valid) call binds to; None for constructors and member calls."""
-    found, _ = level.check_call(call.function, kernel, [_literal(a) for a in call.template_args], len(call.args), call.member_of)
+    # Bound by its arguments' types, as the check accepted it: of overloads taking as many
+    # arguments, the one the compiler picks.
+    found, _ = level.check_call(call.function, kernel, [_literal(a) for a in call.template_args], _args(call), call.member_of)
     return found if isinstance(found, FunctionForm) else None
 
 
@@ -141,7 +166,7 @@ def _check(program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Ma
     kind = kernel_kind(program)
     for call in calls:
         template_args = [_literal(a) for a in call.template_args]
-        problem = level.call_problem(call.function, kind, template_args, len(call.args), call.member_of, call.deprecated_ok)
+        problem = level.call_problem(call.function, kind, template_args, _args(call), call.member_of, call.deprecated_ok)
         if problem is not None:
             sink.error(call.origin or where, problem)
     for declared in _spec_types(program):
