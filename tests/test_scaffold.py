@@ -13,6 +13,7 @@ from tests.conftest import real_project, run_cli
 from tests.spec_fuzz import dump_toml
 from tests.spec_patch import apply_edits
 from tests.user_ops import BINARIES, UNARIES, UserOp
+from ttlgen.model.math_spec import MathFunction
 from ttlgen.model.project import Project
 from ttlgen.model.targets import NO_ARCHITECTURE
 from ttlgen.pipeline import load_project
@@ -120,6 +121,87 @@ def test_a_new_op_is_refused_when_its_name_is_taken_or_its_kind_unknown(spec_cop
     assert taken.exit_code == 2 and f"there is already an op named {existing!r}" in taken.stderr
     unknown = run_cli("new", "op", "tile_user_op", "--kind", "unray", "--specs", spec_copy)
     assert unknown.exit_code == 2 and "did you mean 'unary'" in unknown.stderr
+    assert {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()} == before
+
+
+def _emulator_computes_math_spec_functions(project: Project, family: str) -> bool:
+    """Whether every call spelling the family's ops has the emulator compute a function of the
+    math spec (its binding passes `function` to a routine of a math table): the only math a
+    new op can state by spec edit. A runtime primitive (matmul, reduce, ...), a function of
+    the glue's own C++ (the FPU binaries) or a routine taking no function is none."""
+    emulation = project.api.emulation
+    assert emulation is not None
+    bindings = dict(emulation.bindings)
+    calls = [
+        spelled.call
+        for level in project.spelling.levels
+        for op in project.ops.ops
+        if op.family == family
+        for key in op.spelling_keys
+        if (spelled := level.spelling(op.name, key)) is not None and spelled.absent is None
+    ]
+    found = [b for call in calls for b in bindings.get(call.function, ())]
+    return bool(found) and all(emulation.math_function(b) is not None for b in found)
+
+
+FAMILIES = sorted({op.family for op in real_project().ops.ops})
+SCAFFOLDED = [f for f in FAMILIES if _emulator_computes_math_spec_functions(real_project(), f)]
+REFUSED = [f for f in FAMILIES if f not in SCAFFOLDED]
+
+
+def _placeholder_lines(specs: Path) -> set[tuple[Path, int]]:
+    return {
+        (path, n)
+        for path in specs.rglob("*.yaml")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if PLACEHOLDER.match(line)
+    }
+
+
+@pytest.mark.parametrize("family", SCAFFOLDED)
+def test_a_new_op_of_a_family_computing_math_spec_functions_validates_with_only_its_own_placeholders(spec_copy: Path, family: str) -> None:
+    result = run_cli("new", "op", "tile_user_op", "--kind", family, "--specs", spec_copy)
+    assert result.exit_code == 0, result.stderr
+    placeholders = _placeholder_lines(spec_copy)
+    assert placeholders
+    missing = run_cli("validate", "--specs", spec_copy)
+    assert missing.exit_code == 2
+    errors = [line.split(":") for line in missing.stderr.splitlines() if not line.startswith("ttlgen:")]
+    assert all("expected a string, got null" in line[-1] for line in errors), missing.stderr
+    assert {((spec_copy.parent / e[0]).resolve(), int(e[1])) for e in errors} == {(p.resolve(), n) for p, n in placeholders}, missing.stderr
+
+
+@pytest.mark.parametrize("family", SCAFFOLDED)
+def test_a_new_op_binds_functions_of_its_own_computing_its_own_math_and_changes_no_other_binding(spec_copy: Path, family: str) -> None:
+    emulation = spec_copy / "tt_metal" / "emulation.yaml"
+    before = yaml.safe_load(emulation.read_text(encoding="utf-8"))["functions"]
+    assert run_cli("new", "op", "tile_user_op", "--kind", family, "--specs", spec_copy).exit_code == 0
+    after = yaml.safe_load(emulation.read_text(encoding="utf-8"))["functions"]
+    assert {name: after.get(name) for name in before} == before
+    added = {name: binding for name, binding in after.items() if name not in before}
+    assert added and all("user_op" in name for name in added)
+    assert {b["computes"] for b in added.values() if isinstance(b, dict)} == {"user_op"}
+
+
+@pytest.mark.parametrize("family", SCAFFOLDED)
+def test_a_new_ops_math_placeholder_has_the_operands_and_attributes_of_its_familys_math(spec_copy: Path, family: str) -> None:
+    project = real_project()
+    math = [project.spelling.math_of(op.name) for op in project.ops.ops if op.family == family]
+    shapes = {(m.kind, m.attributes) for m in math if isinstance(m, MathFunction)}
+    assert len(shapes) == 1  # its ops' math: one form, the same attributes
+    ((form, attributes),) = shapes
+    assert run_cli("new", "op", "tile_user_op", "--kind", family, "--specs", spec_copy).exit_code == 0
+    stated = yaml.safe_load((spec_copy.parent / project.math.file).read_text(encoding="utf-8"))["functions"]["user_op"]
+    assert stated == {form: None, **({"attributes": list(attributes)} if attributes else {})}
+
+
+@pytest.mark.parametrize("family", REFUSED)
+def test_a_new_op_of_a_family_whose_math_the_specs_cannot_state_is_refused_naming_the_family_and_those_that_can_be(spec_copy: Path, family: str) -> None:
+    before = {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()}
+    result = run_cli("new", "op", "tile_user_op", "--kind", family, "--specs", spec_copy)
+    assert result.exit_code == 2, result.stdout
+    assert f"ops of family {family!r} cannot be scaffolded: " in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.rsplit("a family that can be: ", 1)[1].strip().split(", ") == SCAFFOLDED
     assert {p: p.read_bytes() for p in spec_copy.rglob("*") if p.is_file()} == before
 
 

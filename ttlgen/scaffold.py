@@ -26,6 +26,7 @@ from typing import Any
 
 from ttlgen import cache, release_headers
 from ttlgen.errors import Diagnostic, SpecErrors, UsageError, did_you_mean
+from ttlgen.model import math_spec
 from ttlgen.model.kernels import KIND as KERNEL_KIND
 from ttlgen.model.ops import OPS_KIND, OpSemantics, Route
 from ttlgen.model.project import Project, build_project
@@ -370,58 +371,131 @@ def _named(doc: SpecDocument, family: str, name: str) -> str:
     return "\n".join(lines)
 
 
-def _function_of(op: OpSemantics, base: str) -> str:
+@dataclass(frozen=True)
+class _Fit:
+    """How a new op of a family is made: its emulator bindings copied from those of the
+    family's op ``model`` (its ``init`` and ``call`` at the first API level spelling it), whose
+    call passes the emulator a function of the math spec taking ``arity`` operands and
+    ``attributes``, which a new op states as its own math."""
+
+    model: OpSemantics
+    init: str | None
+    call: str
+    arity: int
+    attributes: tuple[str, ...]
+
+
+def _fit(project: Project, model: OpSemantics, spelling: str) -> _Fit | str:
+    """How a new op like ``model`` is made, or why none can be: an op's math is a spec edit
+    only where the emulator takes it from the math spec, i.e. where each call of the family
+    binds a routine taking a function of one of the emulation's math tables; a runtime
+    primitive, a function of the glue's own (C++) or a routine taking no function would
+    compute the model's math, not the new op's. ``spelling``: the spelling spec, as shown."""
+    emulation = project.api.emulation
+    if emulation is None:
+        return "the specs have no emulation spec, whose bindings a new op's are made like"
+    spelled = [(level.level, key, s) for level in project.spelling.levels for key in model.spelling_keys if (s := level.spelling(model.name, key)) is not None]
+    if not spelled:
+        return f"its op {model.name!r} has no entry under `ops:` of {spelling} (the generated kernel makes its calls itself, under `kernel:`), so there is no op call a new op's could be made like"
+    calls = [(level, key, s.init, s.call) for level, key, s in spelled if s.absent is None]
+    if not calls:
+        return f"no API level has a function for its op {model.name!r} (`absent:` in {spelling} at every level), so there is no call a new op's could be made like"
+    math = emulation.math
+    by_function = dict(emulation.bindings)
+    found: set[tuple[int, tuple[str, ...]]] = set()
+    for level, key, _, call in calls:
+        where = f"its {key} call {call.function} (API level {level!r})"
+        bindings = by_function.get(call.function, ())
+        if not bindings:
+            return f"{where} has no emulator binding"
+        for binding in bindings:
+            text, routine = binding.call.text, binding.call.function
+            computation = math.computation(binding.computes) if binding.computes else None
+            if computation is None:
+                return f"{where} binds {text}, which computes no math of {math.file}"
+            if isinstance(computation, math_spec.Primitive):
+                return (
+                    f"{where} computes the runtime primitive {computation.name!r} ({computation.meaning}), a datapath of the emulator's "
+                    f"own C++, not an expression a new op could state in {math.file}"
+                )
+            if not binding.passes_function:
+                return f"{where} binds {text}, a routine that takes no math function: the emulator would compute what {routine} does, whatever math a new op stated"
+            arity = emulation.table_arity(routine)
+            if arity is None:
+                return (
+                    f"{where} binds {text}, whose `function` is one of the emulator glue's own ({emulation.namespace}::math::{routine.rpartition('::')[2]}, "
+                    f"C++), not a function of {math.file}: a new op's would need C++ in the emulator glue"
+                )
+            found.add((arity, computation.attributes))
+    if len(found) > 1:
+        return f"its calls take math functions of different forms ({', '.join(math_spec.FORMS[a] for a, _ in sorted(found))}), which one new function cannot be"
+    ((arity, attributes),) = found
+    _, _, init, call = calls[0]
+    return _Fit(model, init.function if init is not None else None, call.function, arity, attributes)
+
+
+def _scaffoldable(project: Project, spelling: str) -> list[str]:
+    return [family for family, ops in sorted(_families(project).items()) if isinstance(_fit(project, ops[0], spelling), _Fit)]
+
+
+def _function_of(fit: _Fit, base: str) -> str:
     """tt-metal's usual name of an op's function: <base>_tile, <base>_binary_tile for a binary."""
-    dst_operands = [r for r in op.strategies[0].routes if r is Route.DST]
-    return f"{base}_binary_tile" if len(dst_operands) > 1 else f"{base}_tile"
+    return f"{base}_binary_tile" if fit.arity > 1 else f"{base}_tile"
 
 
-def _spelling_entry(op: OpSemantics, name: str, function: str) -> str:
+def _spelling_entry(fit: _Fit, name: str, function: str) -> str:
     """The op's spelling with its init and call left to fill in, keyed as its family's ops."""
+    op = fit.model
     dst_operands = [o.name for o, r in zip(op.operands, op.strategies[0].routes, strict=False) if r is Route.DST]
     # A unary works in place ({dst} is its operand's slot); a binary names both operands.
-    args = ", ".join([*(f"{{{o}.dst}}" for o in dst_operands), "{dst}"]) if len(dst_operands) > 1 else "{dst}"
+    args = [*(f"{{{o}.dst}}" for o in dst_operands), "{dst}"] if len(dst_operands) > 1 else ["{dst}"]
+    args += [f"{{attr.{a}}}" for a in fit.attributes]
     lines = [f"  {name}:"]
     for key in op.spelling_keys:
         lines += [
             f"    {key}:",
             f"      init:  # to fill in: its tt-metal init, e.g. {function}_init()",
-            f"      call:  # to fill in: its tt-metal call, e.g. {function}({args})",
+            f"      call:  # to fill in: its tt-metal call, e.g. {function}({', '.join(args)})",
         ]
     return "\n".join(lines)
 
 
-def _binding_entry(project: Project, family_op: OpSemantics, function: str, math: str) -> tuple[str, tuple[str, ...]]:
-    """Emulator bindings of ``function`` and its init, made like the bindings of the calls of
-    ``family_op``, an op of the same family: (text, functions)."""
+def _binding_entry(project: Project, fit: _Fit, function: str, math: str) -> tuple[str, tuple[str, ...]]:
+    """Emulator bindings of ``function`` and its init, made like those of the calls of the
+    family's op: the call computes ``math``, the new op's own (text, functions)."""
     emulation = project.api.emulation
-    level = project.spelling.levels[0] if project.spelling.levels else None
-    model = level.spelling(family_op.name, family_op.spelling_keys[0]) if level is not None else None
-    if emulation is None or model is None or model.absent is not None:
-        return "", ()
+    assert emulation is not None  # a _Fit is made only from an emulation's bindings
+    bindings = dict(emulation.bindings)
     lines = []
     functions = []
-    for form, suffix in ((model.init, "_init"), (model.call, "")):
-        new = f"{function}{suffix}"
-        raw = next((r for n, bindings in emulation.bindings if n == form.function for r in bindings), None)
-        if raw is None:
+    for model, suffix in ((fit.init, "_init"), (fit.call, "")):
+        found = bindings.get(model, ()) if model is not None else ()
+        if not found:
             continue
+        raw = found[0]
+        new = f"{function}{suffix}"
         call = raw.call.text
         functions.append(new)
         lines.append(f"  {new}: {{computes: {math}, call: \"{call}\"}}" if raw.computes else f"  {new}: {call}")
     return "\n".join(lines), tuple(functions)
 
 
-def _math_entry(project: Project, model: OpSemantics, math: str) -> Scaffold | None:
-    """The math spec with ``math`` to state, when it lacks the function (None: it has it)."""
+def _math_entry(project: Project, fit: _Fit, math: str) -> Scaffold | None:
+    """The math spec with ``math`` to state in the form the family's calls pass it (its
+    operands and the attributes it reads), when it lacks the function (None: it has it)."""
     if project.math.function(math) is not None or project.math.display is None:
         return None
     path = Path(project.math.display)
     original = path.read_text(encoding="utf-8")
-    dst_operands = [r for r in model.strategies[0].routes if r is Route.DST]
-    form, operands = ("binary", "x and y") if len(dst_operands) > 1 else ("unary", "x")
-    entry = f"  {math}:\n    {form}:  # to fill in: what it computes, an expression of {operands}"
-    return Scaffold(path, _inserted(original, "functions", entry), (f"functions.{math}.{form}",), (), original, f"the math of {math!r}")
+    form = math_spec.FORMS[fit.arity]
+    attributes = [f"its attribute {a}" for a in fit.attributes]
+    reads = " and ".join([*math_spec.OPERANDS[form], *attributes]) or "nothing (a constant)"
+    entry = f"  {math}:\n    {form}:  # to fill in: what it computes, an expression of {reads}"
+    review: tuple[str, ...] = ()
+    if fit.attributes:
+        entry += f"\n    attributes: [{', '.join(fit.attributes)}]"
+        review = (f"functions.{math}.attributes",)
+    return Scaffold(path, _inserted(original, "functions", entry), (f"functions.{math}.{form}",), review, original, f"the math of {math!r}")
 
 
 def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> list[Scaffold]:
@@ -434,9 +508,14 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
     project, errors = _op_project(documents)
     family = _family_of_kind(project, kind)
     model = _families(project)[family][0]
+    spelling_doc = _one(documents, SPELLING_KIND)
+    fit = _fit(project, model, spelling_doc.display)
+    if isinstance(fit, str):
+        can = ", ".join(_scaffoldable(project, spelling_doc.display)) or "none"
+        raise UsageError(f"ops of family {family!r} cannot be scaffolded: {fit}; add one by hand (CONTRIBUTING.md), or give --kind a family that can be: {can}")
     base = name.removeprefix("tile_")
     math = base
-    function = function or _function_of(model, base)
+    function = function or _function_of(fit, base)
     if not _NAME.match(function):
         raise UsageError(f"--function {function!r} is no C++ function name (lower case letters, digits and '_')")
     scaffolds: list[Scaffold] = []
@@ -445,13 +524,13 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
     ops_doc = _copyable(by_file[model.mark.file], edit)
     original = _read(ops_doc)
     scaffolds.append(Scaffold(Path(ops_doc.display), _named(ops_doc, family, name), (), (), original, f"{name!r} to family {family!r}"))
-    spelling_doc = _copyable(_one(documents, SPELLING_KIND), edit)
+    _copyable(spelling_doc, edit)
     if name in spelling_doc.data["ops"]:
         raise UsageError(f"{spelling_doc.display} already spells an op named {name!r}; remove it or choose another name")
     original = _read(spelling_doc)
     keys = tuple(f"ops.{name}.{key}.{part}" for key in model.spelling_keys for part in ("init", "call"))
-    scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(model, name, function)), keys, (), original, f"the spelling of {name!r}"))
-    bindings, functions = _binding_entry(project, model, function, math)
+    scaffolds.append(Scaffold(Path(spelling_doc.display), _inserted(original, "ops", _spelling_entry(fit, name, function)), keys, (), original, f"the spelling of {name!r}"))
+    bindings, functions = _binding_entry(project, fit, function, math)
     emulation_doc = next(iter(_of_kind(documents, EMULATION_KIND)), None)
     if bindings and emulation_doc is not None:
         _copyable(emulation_doc, edit)
@@ -476,7 +555,7 @@ def new_op(specs: Path, name: str, kind: str, function: str | None = None) -> li
                 tuple(f"functions.{f}" for f in functions), original, f"emulator bindings of {', '.join(functions)}", tuple(notes),
             )
         )
-    stated = _math_entry(project, model, math)
+    stated = _math_entry(project, fit, math)
     if stated is not None:
         _copyable(by_file[str(stated.path)], edit)
         scaffolds.append(stated)
