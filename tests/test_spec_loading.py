@@ -193,6 +193,24 @@ def test_toml_syntax_error_is_located(tmp_path: Path) -> None:
     assert "invalid TOML" in messages[0]
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("[widgets.a]\nsize = 1\nsize = 2\n", "4:1: widgets.a.size: duplicate key 'size' (first defined at line 3)"),
+        ("[widgets.a.b]\n[widgets]\na.b.c = 1\n", "4:3: widgets.a.b: table 'b' is defined twice (first defined at line 2)"),
+        ("[widgets]\na = 1\n[[widgets.a]]\n", "4:11: widgets.a: 'a' is given its whole value at line 3"),
+        ("widgets = {a = {}}\nwidgets.b = 1\n", "3:1: widgets: 'widgets' is given its whole value at line 2"),
+        ("widgets = {a = {}}\n[widgets.b]\n", "3:2: widgets: 'widgets' is given its whole value at line 2"),
+    ],
+    ids=["key", "table_through_dotted_key", "array_of_tables_after_key", "dotted_key_into_inline_table",
+         "header_into_inline_table"],
+)
+def test_toml_redefinition_names_the_key_and_its_first_definition(tmp_path: Path, body: str, expected: str) -> None:
+    specs = write(tmp_path, "w.toml", 'spec = "test.widgets/v1"\n' + body)
+    (message,) = errors_of(specs)
+    assert message.startswith(f"specs/w.toml:{expected}")
+
+
 def test_toml_and_yaml_forms_load_to_the_same_data(tmp_path: Path) -> None:
     write(tmp_path, "a.yaml", "spec: test.widgets/v1\nwidgets:\n  a: {strategies: [fpu], size: 3}\n")
     specs = write(tmp_path, "b.toml", 'spec = "test.widgets/v1"\n[widgets.a]\nstrategies = ["fpu"]\nsize = 3\n')

@@ -380,6 +380,7 @@ VARIED_DOCUMENTS = [
     "a = 1 # \u2028 in comment\n",
     "t = 1979-05-27T00:32:00.999999+07:00\nu = 00:32:00.5\n",
     "'q' = 1\n\"r\" . '' = 2\n",
+    "[a.b.c]\n[a]\nb.d = 1\nb.e = 2\n[a.b.f]\n",  # dotted keys may fill a table a header only implied
 ]
 
 
@@ -412,12 +413,24 @@ def test_valid_toml_redefines_nothing(text: str) -> None:
         ("[[t]]\nx = 1\n[[t]]\nx = 1\nx = 2\n", Redefinition(("t", 1, "x"), Pos(5, 1), Pos(4, 1), table=False)),
         ("a.b = 1\na.b = 2\n", Redefinition(("a", "b"), Pos(2, 3), Pos(1, 3), table=False)),
         ("[t]\nx.y = 1\n[t.x]\n", Redefinition(("t", "x"), Pos(3, 4), Pos(2, 1), table=True)),
-        ("a = {b = 1}\n[a]\n", Redefinition(("a",), Pos(2, 2), Pos(1, 1), table=True)),
+        ("a = {b = 1}\n[a]\n", Redefinition(("a",), Pos(2, 2), Pos(1, 1), table=True, closed=True)),
         ("x = {a = 1, a = 2}\n", Redefinition(("x", "a"), Pos(1, 13), Pos(1, 6), table=False)),
         ("[x.b.c]\n[x]\nb = 1\n", Redefinition(("x", "b"), Pos(3, 1), Pos(1, 4), table=False)),
+        ("a.b = 1\n[a.b]\n", Redefinition(("a", "b"), Pos(2, 4), Pos(1, 3), table=True, closed=True)),
+        ("[a.b]\nc = 1\n[a]\nb.d = 2\n", Redefinition(("a", "b"), Pos(4, 1), Pos(1, 4), table=True)),
+        ("[x]\n[[x]]\n", Redefinition(("x",), Pos(2, 3), Pos(1, 2), table=True)),
+        ("x = [1]\n[[x]]\n", Redefinition(("x",), Pos(2, 3), Pos(1, 1), table=True, closed=True)),
+        ("a = {b = 1}\n[a.c]\n", Redefinition(("a",), Pos(2, 2), Pos(1, 1), table=True, closed=True)),
+        ("a = {b = 1}\n[[a.c]]\n", Redefinition(("a",), Pos(2, 3), Pos(1, 1), table=True, closed=True)),
+        ("a = {b = 1}\na.c = 2\n", Redefinition(("a",), Pos(2, 1), Pos(1, 1), table=False, closed=True)),
+        ("[t]\nx = 1\nx.y = 2\n", Redefinition(("t", "x"), Pos(3, 1), Pos(2, 1), table=False, closed=True)),
+        ("[[x]]\ny = 1\n[x.y.z]\n", Redefinition(("x", 0, "y"), Pos(3, 4), Pos(2, 1), table=True, closed=True)),
     ],
     ids=["key", "table", "key_in_array_of_tables", "dotted_key", "table_of_dotted_key", "table_of_inline_table",
-         "inline_table_key", "key_of_implied_table"],
+         "inline_table_key", "key_of_implied_table", "table_of_dotted_key_value", "dotted_key_through_table",
+         "array_of_tables_after_table", "array_of_tables_after_array", "sub_table_of_inline_table",
+         "array_of_tables_in_inline_table", "dotted_key_into_inline_table", "dotted_key_through_value",
+         "sub_table_of_key_in_array_of_tables"],
 )
 def test_a_key_or_table_defined_twice_is_found_with_its_first_definition(text: str, found: Redefinition) -> None:
     with pytest.raises(tomllib.TOMLDecodeError):

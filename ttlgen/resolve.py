@@ -250,12 +250,33 @@ def _check_target_option(catalog: Catalog, target: str | None) -> None:
         raise UsageError(f"--target: {exc.message}") from None  # the library's message suggests the closest names
 
 
+def _architecture_of(catalog: Catalog) -> Callable[[str], str]:
+    """``catalog.parse_architecture``, whose error for an unknown name also gives the closest
+    names and the valid ones. The library's own text stays TT-Lang's, word for word (the
+    generated C++ adapter prints the same); a description's reader needs the way out."""
+
+    def parse(name: str) -> str:
+        try:
+            return catalog.parse_architecture(name)
+        except TargetError as exc:
+            architectures = catalog.tables.architectures
+            typed = sorted(str(a.name) for a in architectures)
+            runtime = sorted(a.runtime_name for a in architectures if a.runtime_name)
+            hint = did_you_mean(name, [*typed, *runtime, *(r.lower() for r in runtime)])
+            raise TargetError(
+                f"{exc.message}{hint}; known architectures: {', '.join(typed)}, or the runtime's names for them: "
+                f"{', '.join(runtime)} (or their lower case)"
+            ) from None
+
+    return parse
+
+
 def _select(catalog: Catalog, desc: Description, target: str | None) -> TargetEnvironment | Diagnostic:
     """The description's target environment, or the error at the value it is about: a bad
     --target at the option (UsageError), a name the file gives at that name, and a target
     and device of different architectures at the device (naming --target when it chose)."""
     _check_target_option(catalog, target)
-    own: list[tuple[str, str | None, Callable[[str], object]]] = [("device_arch", desc.device_arch, catalog.parse_architecture)]
+    own: list[tuple[str, str | None, Callable[[str], object]]] = [("device_arch", desc.device_arch, _architecture_of(catalog))]
     if target is None:
         own.append(("target", desc.target, catalog.select_target))
     for key, name, select in own:

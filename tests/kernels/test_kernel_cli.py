@@ -187,6 +187,47 @@ def no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
     build._linker.cache_clear()
 
 
+@pytest.fixture(params=["as", "ld"])
+def compiler_without(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A TTLGEN_CXX that is the real g++ but finds no assembler (or no linker) on its PATH, and
+    an empty compile cache: the name of the missing program."""
+    from ttlgen.device import build
+
+    missing = request.param
+    real = shutil.which("g++")
+    if real is None:
+        pytest.skip("no g++")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("g++", "as"):
+        if tool != missing:
+            found = shutil.which(tool)
+            assert found is not None
+            (bin_dir / tool).symlink_to(found)
+    # Present but not executable: g++ passes it over, as it would a program it cannot run.
+    (bin_dir / missing).write_text("")
+    wrapper = tmp_path / "cxx"
+    wrapper.write_text(f'#!/bin/sh\nPATH={bin_dir} exec {bin_dir / "g++"} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setattr(build, "CXX", str(wrapper))
+    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path / "device-cache"))
+    build.compiler_version.cache_clear()
+    build._linker.cache_clear()
+    yield missing
+    build.compiler_version.cache_clear()
+    build._linker.cache_clear()
+
+
+def test_run_with_a_compiler_that_cannot_assemble_or_link_is_bad_environment_naming_the_program(
+    compiler_without: str,
+) -> None:
+    result = run_cli("run", _any_kernel(), "--seed", "1", "--specs", SPECS)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert f"cannot run {compiler_without!r}" in line and "TTLGEN_CXX" in line
+
+
 def _any_kernel() -> str:
     return real_project().kernels.kernels[0].name
 

@@ -246,6 +246,19 @@ def test_an_unknown_device_arch_is_located_at_it_without_blaming_a_good_target_o
     assert "--target" not in line
 
 
+def test_a_misspelt_device_arch_suggests_the_architecture_and_lists_the_valid_names(tmp_path: Path) -> None:
+    text, target = _device_description()
+    architecture = next(t.architecture for t in real_project().targets.targets if t.name == target)
+    assert architecture is not None
+    text = text.replace(f"device_arch: {architecture}", f"device_arch: {architecture}x")
+    code, _, err = resolve_text(tmp_path, text)
+    assert code == 2
+    (line,) = err.splitlines()
+    assert line.startswith("kernel.yaml:1:14: device_arch: ") and f"(did you mean {architecture!r}?)" in line
+    known = line.split("known architectures: ", 1)[1]
+    assert all(name in known for name, _ in real_project().targets.architectures)
+
+
 def test_an_unknown_target_of_a_kernel_of_the_specs_suggests_the_closest_once() -> None:
     result = run_cli("resolve", "eltwise_add_bf16", "--target", "wormhole_b", "--specs", SPECS)
     assert result.exit_code == 2

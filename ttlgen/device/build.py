@@ -21,8 +21,10 @@ import functools
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -81,7 +83,8 @@ class CompileError(RuntimeError):
 
 
 class ToolchainError(RuntimeError):
-    """A tool the build runs (the compiler, readelf, objcopy, ar) cannot be started: the
+    """A tool the build runs (the compiler, readelf, objcopy, ar) cannot be started, or the
+    compiler cannot build even an empty program (its assembler or linker is missing): the
     environment's problem, not the kernel's, so no verdict on the kernel is made."""
 
 
@@ -167,7 +170,44 @@ def _api(api_dir: Path) -> dict[str, tuple[Path, Sequence[str]]]:
     return {"api": (api_dir, ("*.h", "*.json"))}
 
 
+# gcc's "cannot execute 'as'" and collect2's "cannot find 'ld'", quoted as the locale quotes.
+_MISSING_PROGRAM = re.compile("cannot (?:execute|find) [\u2018'`\"]([^\u2019'\"]+)[\u2019'\"]")
+
+
+_PROBE_LOCK = threading.Lock()
+
+
+@functools.cache
+def _toolchain_fault(cxx: str) -> str | None:
+    """What ``cxx`` says when it cannot compile and link an empty program, or None when it can.
+    g++ starts the assembler and the linker itself, so their absence surfaces only as a failed
+    compile, which would be blamed on the source (and found only after the runtime's seconds
+    of compiling)."""
+    with tempfile.TemporaryDirectory(prefix="ttlgen-probe-") as scratch:
+        probe = [cxx, *LDFLAGS, *_linker(), "-x", "c++", "-", "-o", str(Path(scratch) / "probe")]
+        proc = _started(probe, capture_output=True, input=b"int main() { return 0; }\n")
+    return None if proc.returncode == 0 else proc.stderr.decode(errors="replace").strip()
+
+
+def _broken_toolchain(fault: str) -> ToolchainError:
+    missing = _MISSING_PROGRAM.search(fault)
+    if missing is not None:
+        return ToolchainError(
+            f"{CXX} cannot build even an empty program: it cannot run {missing.group(1)!r}, which it needs to "
+            f"assemble or link; install binutils, which provides it, or set TTLGEN_CXX to a C++17 compiler "
+            "with a complete toolchain"
+        )
+    detail = fault.splitlines()[0] if fault else "no message"
+    return ToolchainError(f"{CXX} cannot build even an empty program ({detail}): {_how_to_choose(CXX)}")
+
+
 def _run(cmd: Sequence[str], what: str, stdin: bytes | None = None) -> None:
+    if cmd[0] == CXX:
+        # Once per process, before its first compile: a cache hit pays nothing, a miss 0.1 s.
+        with _PROBE_LOCK:
+            fault = _toolchain_fault(CXX)
+        if fault is not None:
+            raise _broken_toolchain(fault)
     proc = _started(cmd, capture_output=True, input=stdin)
     if proc.returncode != 0:
         raise CompileError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr.decode(errors='replace')}")

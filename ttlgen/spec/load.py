@@ -28,7 +28,13 @@ from ttlgen.spec.yaml_source import YamlLoadError, parse_yaml
 _SPEC_ID = re.compile(r"(?P<kind>[a-z][a-z0-9_.-]*)/(?P<version>v[0-9]+)\Z")
 _TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 # tomllib's words for a key or table defined twice, which name neither it nor its first definition.
-_TOML_REDEFINED = ("Cannot overwrite a value", "Cannot declare", "Duplicate inline table key")
+_TOML_REDEFINED = (
+    "Cannot overwrite a value",
+    "Cannot declare",
+    "Duplicate inline table key",
+    "Cannot redefine namespace",
+    "Cannot mutate immutable namespace",
+)
 
 
 def decode_utf8(raw: bytes, file: str) -> str:
@@ -83,9 +89,16 @@ def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
             if problem.startswith(_TOML_REDEFINED):
                 twice = redefinition(text)
                 if twice is not None:
-                    what = "table" if twice.table else "duplicate key"
-                    again = " is defined twice" if twice.table else ""
-                    message = f"{what} {twice.path[-1]!r}{again} (first defined at line {twice.first.line})"
+                    name = twice.path[-1]
+                    if twice.closed:
+                        message = (
+                            f"{name!r} is given its whole value at line {twice.first.line}, so a table header or "
+                            "dotted key cannot add to it; write the addition in that value, or make it a [table]"
+                        )
+                    else:
+                        what = "table" if twice.table else "duplicate key"
+                        again = " is defined twice" if twice.table else ""
+                        message = f"{what} {name!r}{again} (first defined at line {twice.first.line})"
                     raise SpecErrors([Diagnostic(Mark(file, twice.at.line, twice.at.column, twice.path), message)]) from None
             raise SpecErrors([Diagnostic(Mark(file, line, column), f"invalid TOML: {problem}")]) from None
         located = locate_toml(text)

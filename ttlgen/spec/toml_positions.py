@@ -78,7 +78,10 @@ class Redefinition(Exception):
     path: Path
     at: Pos  # the key of the second definition
     first: Pos  # the key of the first
-    table: bool  # the second definition is a table header
+    table: bool  # the second definition makes a table: a header, or a dotted key's prefix
+    # The first definition is ``key = value`` and the second adds to it through a header or
+    # a dotted key: TOML closes a value (inline table, array, scalar) where it is written.
+    closed: bool = False
 
 
 def redefinition(text: str) -> Redefinition | None:
@@ -314,12 +317,21 @@ class _Walker:
         self.check = check
         self.defined: dict[Path, Pos] = {}
         self.implied: dict[Path, Pos] = {}
+        # Paths a ``key = value`` defined, which nothing may add to, and paths a dotted key's
+        # prefix made, which only further dotted keys of the same table section may reopen.
+        self.values_defined: set[Path] = set()
+        self.dotted: set[Path] = set()
 
     def _define(self, path: Path, key: Pos, table: bool, leaf: bool) -> None:
         first = self.defined.get(path) or (self.implied.get(path) if leaf else None)
         if first is not None:
-            raise Redefinition(path, key, first, table)
+            raise Redefinition(path, key, first, table, closed=table and path in self.values_defined)
         self.defined[path] = key
+
+    def _extend(self, path: Path, key: Pos, table: bool) -> None:
+        """Refuse a header or dotted key that goes through the value defined at ``path``."""
+        if path in self.values_defined:
+            raise Redefinition(path, key, self.defined[path], table, closed=True)
 
     def run(self) -> None:
         lex = self.lex
@@ -364,8 +376,10 @@ class _Walker:
             key = lex.pos(segment.start)
             if n < len(segments) - 1:
                 # Implicit parent: the first creator wins.
-                if self.check and path not in self.defined:
-                    self.implied.setdefault(path, key)
+                if self.check:
+                    self._extend(path, key, table=True)
+                    if path not in self.defined:
+                        self.implied.setdefault(path, key)
                 self.keys.setdefault(path, key)
                 self.values.setdefault(path, header)
                 if path in self.aot_lengths:  # descend into the last element
@@ -397,16 +411,19 @@ class _Walker:
         for segment in segments[:-1]:
             path = (*path, segment.text)
             key = lex.pos(segment.start)
-            if self.check and path in self.defined and self.values.get(path) != self.defined[path]:
-                # A prefix another dotted key made is reopened; any other definition is refused.
-                raise Redefinition(path, key, self.defined[path], table=False)
+            if self.check:
+                self._extend(path, key, table=False)
+                if path in self.defined and path not in self.dotted:
+                    # A prefix another dotted key made is reopened; any other table is refused.
+                    raise Redefinition(path, key, self.defined[path], table=True)
+                self.defined.setdefault(path, key)
+                self.dotted.add(path)
             self.keys.setdefault(path, key)
             self.values.setdefault(path, key)
-            if self.check:
-                self.defined.setdefault(path, key)
         path = (*path, segments[-1].text)
         if self.check:
             self._define(path, lex.pos(segments[-1].start), table=False, leaf=True)
+            self.values_defined.add(path)
         self.keys[path] = lex.pos(segments[-1].start)
         self._value(path)
 
