@@ -408,6 +408,13 @@ class Tracer:
         )
         self.rendered.append((text, origins))
 
+    def laid_out(self, text: str, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> None:
+        """A body laid out in code: a line with a record is that record's, the others the
+        emitter's own text from ``sources`` as a whole."""
+        whole = LineOrigin(OriginKind.FILE, files=sources)
+        origins = [LineOrigin(OriginKind.SPEC, found) if (found := self._own(origin)) else whole for _, origin in lines]
+        self.rendered.append((text, (*origins, whole)))  # the empty line after the last newline
+
     def _texts_for(self, variables: dict[str, Any]) -> dict[str, PerLine]:
         """The texts this render prints whose lines have sources of their own: the program
         it prints of a lowered kernel (the one among its variables), the kernels'
@@ -572,4 +579,9 @@ class TracingContext(EmitContext):
     def copy(self, template_path: str) -> str:
         text = super().copy(template_path)
         self.tracer.copy(template_path, text)
+        return text
+
+    def laid_out(self, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> str:
+        text = super().laid_out(lines, sources)
+        self.tracer.laid_out(text, lines, sources)
         return text
