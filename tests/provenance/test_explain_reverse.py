@@ -69,6 +69,22 @@ def test_an_architecture_fact_lists_the_lines_that_print_it(traced: Traced) -> N
     assert len(_lines(found, cpp.path)) == len(users)
 
 
+def test_an_element_type_lists_the_cpp_tables_lines_returning_its_bits(traced: Traced) -> None:
+    kernel_target_cpp = real_plan()[1].kernel_target_cpp
+    assert kernel_target_cpp is not None
+    element = real_project().ops.vocabulary.element_types[0]
+    document = next(d for d in traced.documents if d.display == element.mark.file)
+    node = reverse.node_at(document, element.mark.line)
+    assert node == ("element_types", element.name)
+    (found,) = reverse.produced(traced.files, document, node)
+    cpp = traced.files["include/ttl_kernel_config/kernel_target_tables.hpp"]
+    listed = [cpp.lines[n - 1].strip() for n in _lines(found, cpp.path)]
+    case = f"case {kernel_target_cpp.element_type.name}::{kernel_target_cpp.element_type.of(element.name).cpp}:"
+    # bits() and is_float(): the case and what it returns.
+    for returned in (f"return {element.bits};", f"return {'true' if element.is_float else 'false'};"):
+        assert any(listed[k : k + 2] == [case, returned] for k in range(len(listed))), returned
+
+
 def _first_emitted_math_function() -> MathFunction:
     emulation = real_project().api.emulation
     assert emulation is not None
