@@ -13,8 +13,9 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from test_compat_catalogue import FP32_DEST_RULE, LAYOUT, PRIORITY
 
-from tests.conftest import SPECS, TEMPLATES, real_documents
+from tests.conftest import SPECS, TEMPLATES, real_documents, real_project
 from tests.user_edits import first_sfpu_unary
+from ttlgen.emit import emulator_math
 from ttlgen.model import kernels
 
 NEW_UNARY = first_sfpu_unary("tile_no_such_op")
@@ -132,6 +133,23 @@ def test_review_charges_each_generated_line_to_the_entry_it_prints(repo: Path) -
     # The version's comment and macro; the constant's macro: three lines of the header.
     assert rows["`specs/abi/komorebi.yaml` `abi_version.minor`"][header] == "+2 -2"
     assert rows["`specs/abi/komorebi.yaml` `constants: limit_cycles`"][header] == "+1 -1"
+    assert "no changed spec entry produces" not in text
+
+
+def test_review_charges_the_emulator_math_headers_lines_to_the_math_function_edited(layout_repo: Path) -> None:
+    emulation = real_project().api.emulation
+    assert emulation is not None
+    function = next(f for arity, _ in emulation.math_tables for f in emulation.math.of_arity(arity))  # the header's first
+    document = next(d for d in real_documents() if d.display == function.mark.file)
+    entry = (SPECS.parent / document.source).read_text(encoding="utf-8").splitlines()[function.mark.line - 1]
+    expression = document.data["functions"][function.name][function.kind]
+    assert f'"{expression}"' in entry, "the first function of the header states its expression on its line"
+    apply(layout_repo, [(str(Path(document.source).relative_to("specs")), f"{entry}\n", entry.replace(f'"{expression}"', f'"({expression}) * 2"') + "\n")])
+    _, text = _review(layout_repo)
+    headers = {f"emulator/{level.level}/{emulator_math.HEADER}" for level in real_project().api.levels}
+    rows = _rows(text)
+    # Its comment and its return statement, in the header of each API level.
+    assert rows[f"`{function.mark.file}` `functions.{function.name}`"] == dict.fromkeys(headers, "+2 -2")
     assert "no changed spec entry produces" not in text
 
 

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import SPECS, real_plan, run_cli
 from ttlgen.errors import KeyPath
 from ttlgen.model.kernels import Loop, walk_statements
+from ttlgen.model.ops import ElementType
 from ttlgen.model.targets import ARCHITECTURE_KIND, NO_ARCHITECTURE, Target
 from ttlgen.provenance import explain
 from ttlgen.provenance.explain import regions
@@ -109,6 +110,30 @@ def test_explain_prints_the_architecture_file_for_the_capacity(traced: Traced, m
     assert result.exit_code == 0
     assert f'"file": "{traced.architecture(target).source}"' in result.stdout
     assert '"path": "dfb_capacity"' in result.stdout
+
+
+def _element_cases(traced: Traced, file: FileProvenance) -> list[tuple[ElementType, int]]:
+    """Each line of the C++ tables that switches on an element type (its name, bits, float-
+    ness), with the element type and the index of the line."""
+    c = traced.plan.kernel_target_cpp
+    assert c is not None
+    found = []
+    for element in traced.project.ops.vocabulary.element_types:
+        case = f"case {c.element_type.name}::{c.element_type.of(element.name).cpp}:"
+        found += [(element, i) for i, line in enumerate(file.lines) if line.strip() == case]
+    return found
+
+
+def test_an_element_types_rows_in_the_cpp_tables_name_its_vocabulary_entry(traced: Traced) -> None:
+    file = traced.files[CPP_TABLES]
+    cases = _element_cases(traced, file)
+    elements = traced.project.ops.vocabulary.element_types
+    # spec_name, bits and is_float switch on every element type.
+    assert {element for element, _ in cases} == set(elements) and len(cases) >= 3 * len(elements)
+    for element, i in cases:
+        # The case and the value it returns (the element's spec name, bits or float-ness).
+        for line in (i, i + 1):
+            assert _first(file, line) == (element.mark.file, ("element_types", element.name)), file.lines[line]
 
 
 def _loops(traced: Traced) -> list[tuple[str, Loop]]:

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SPECS, TEMPLATES, real_plan, real_project, run_cli
+from ttlgen.emit import emulator_math
 from ttlgen.errors import KeyPath
 from ttlgen.model.kernels import Loop, walk_statements
+from ttlgen.model.math_spec import MathFunction
 from ttlgen.model.targets import ARCHITECTURE_KIND, NO_ARCHITECTURE, Target
 from ttlgen.provenance import reverse
 from ttlgen.provenance.explain import Traced
@@ -65,6 +67,41 @@ def test_an_architecture_fact_lists_the_lines_that_print_it(traced: Traced) -> N
     assert {python.lines[n - 1].strip() for n in _lines(found, python.path)} == {f"dfb_capacity={target.dfb_capacity},"}
     users = [t for t in real_project().targets.targets if t.architecture == target.architecture]
     assert len(_lines(found, cpp.path)) == len(users)
+
+
+def test_an_element_type_lists_the_cpp_tables_lines_returning_its_bits(traced: Traced) -> None:
+    kernel_target_cpp = real_plan()[1].kernel_target_cpp
+    assert kernel_target_cpp is not None
+    element = real_project().ops.vocabulary.element_types[0]
+    document = next(d for d in traced.documents if d.display == element.mark.file)
+    node = reverse.node_at(document, element.mark.line)
+    assert node == ("element_types", element.name)
+    (found,) = reverse.produced(traced.files, document, node)
+    cpp = traced.files["include/ttl_kernel_config/kernel_target_tables.hpp"]
+    listed = [cpp.lines[n - 1].strip() for n in _lines(found, cpp.path)]
+    case = f"case {kernel_target_cpp.element_type.name}::{kernel_target_cpp.element_type.of(element.name).cpp}:"
+    # bits() and is_float(): the case and what it returns.
+    for returned in (f"return {element.bits};", f"return {'true' if element.is_float else 'false'};"):
+        assert any(listed[k : k + 2] == [case, returned] for k in range(len(listed))), returned
+
+
+def _first_emitted_math_function() -> MathFunction:
+    emulation = real_project().api.emulation
+    assert emulation is not None
+    return next(f for arity, _ in emulation.math_tables for f in emulation.math.of_arity(arity))  # the header's first
+
+
+def test_a_math_function_lists_its_lines_in_every_emulator_math_header(traced: Traced) -> None:
+    function = _first_emitted_math_function()
+    document = next(d for d in traced.documents if d.display == function.mark.file)
+    node = reverse.node_at(document, function.mark.line)
+    assert node == node_path(function.mark.path)
+    (found,) = reverse.produced(traced.files, document, node)
+    headers = sorted(p for p in traced.files if p.endswith(f"/{emulator_math.HEADER}"))
+    assert headers and set(headers) <= set(found.lines)  # the header of every API level
+    for path in headers:
+        listed = [traced.files[path].lines[n - 1] for n in _lines(found, path)]
+        assert any(line.startswith(f"inline float {function.name}(") for line in listed), path
 
 
 def _kernel_loop(traced: Traced) -> tuple[str, Loop, SpecDocument]:

@@ -7,7 +7,7 @@ import functools
 import hashlib
 import importlib.util
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -238,3 +238,10 @@ class EmitContext:
         """A static file under templates/, copied verbatim (logic shared by every spec)."""
         with template_errors(self.templates, template_path):
             return self.templates.text(template_path)
+
+    def laid_out(self, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> str:
+        """A body an emitter lays out in code, line by line with the record each line
+        prints (None: the emitter's own text, from ``sources`` as a whole); ``ttlgen
+        explain`` reads the records as it reads a template's."""
+        del sources  # what a traced emit names the unrecorded lines after
+        return "".join(f"{line}\n" for line, _ in lines)

@@ -211,9 +211,12 @@ def descriptor(level: ApiLevel, emulation: Emulation) -> dict[str, object]:
     return {"level": level.level, "entry_symbols": symbols}
 
 
-def level_files(level: ApiLevel, emulation: Emulation, math_header: str | None = None) -> list[GeneratedFile]:
-    """The emulator's files of ``level`` (``math_header``: the math header's text, the same
-    at every level, when already made)."""
+def level_files(
+    level: ApiLevel, emulation: Emulation, math_lines: Sequence[tuple[str, object]] | None = None, ctx: EmitContext | None = None
+) -> list[GeneratedFile]:
+    """The emulator's files of ``level`` (``math_lines``: the math header's lines, the same
+    at every level, when already made; ``ctx``: the context that lays the math header out,
+    recording each line's function of the math spec when it traces)."""
     base = f"emulator/{level.level}"
     sources = tuple(sorted({level.source, emulation.source}))
     files = [
@@ -222,16 +225,18 @@ def level_files(level: ApiLevel, emulation: Emulation, math_header: str | None =
     ]
     files += [GeneratedFile(f"{base}/{h.path}", header_text(h, emulation), sources) for h in level.headers]
     math_sources = tuple(sorted({emulation.source, *([emulation.math.source] if emulation.math.source else [])}))
-    if math_header is None:
-        math_header = emulator_math.header_text(emulation.math, emulation)
+    if math_lines is None:
+        math_lines = emulator_math.header_lines(emulation.math, emulation)
+    # Laid out once per level: a traced emit matches each file to a body it recorded.
+    math_header = ctx.laid_out(math_lines, math_sources) if ctx is not None else emulator_math.text(math_lines)
     files.append(GeneratedFile(f"{base}/{emulator_math.HEADER}", math_header, math_sources))
     return files
 
 
 def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[GeneratedFile]:
-    del plan, ctx  # laid out in code: the layout is clang-format's, checked by a gate
+    del plan  # laid out in code: the layout is clang-format's, checked by a gate
     emulation = project.api.emulation
     if emulation is None:
         return []
-    math_header = emulator_math.header_text(emulation.math, emulation)
-    return [f for level in project.api.levels for f in level_files(level, emulation, math_header)]
+    math_lines = emulator_math.header_lines(emulation.math, emulation)
+    return [f for level in project.api.levels for f in level_files(level, emulation, math_lines, ctx)]

@@ -19,6 +19,8 @@ The same AST is what ``ttlgen run``'s float64 reference interprets (``ttlgen/run
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ttlgen.model import math_spec
 from ttlgen.model.math_spec import (
     BinaryOp,
@@ -169,16 +171,27 @@ def function_lines(function: MathFunction) -> list[str]:
     ]
 
 
-def header_text(math: MathModel, emulation: Emulation) -> str:
-    lines = ["#pragma once", "", f"namespace {emulation.namespace}::math {{", "", *_DETAIL_LINES, ""]
+def header_lines(math: MathModel, emulation: Emulation) -> list[tuple[str, MathFunction | None]]:
+    """The header's lines, each with the function of the math spec it defines (None: the
+    header's own text), which ``ttlgen explain`` and ``ttlgen review`` charge it to."""
+    own = ["#pragma once", "", f"namespace {emulation.namespace}::math {{", "", *_DETAIL_LINES, ""]
+    lines: list[tuple[str, MathFunction | None]] = [(line, None) for line in own]
     for arity, table in emulation.math_tables:
-        functions = math.of_arity(arity)
-        lines += [f"namespace {table} {{", ""]
-        for function in functions:
-            lines += [*function_lines(function), ""]
-        lines += [f"}} // namespace {table}", ""]
-    lines.append(f"}} // namespace {emulation.namespace}::math")
-    return "\n".join(lines) + "\n"
+        lines += [(f"namespace {table} {{", None), ("", None)]
+        for function in math.of_arity(arity):
+            lines += [(line, function) for line in function_lines(function)]
+            lines.append(("", None))
+        lines += [(f"}} // namespace {table}", None), ("", None)]
+    lines.append((f"}} // namespace {emulation.namespace}::math", None))
+    return lines
+
+
+def text(lines: Sequence[tuple[str, object]]) -> str:
+    return "".join(f"{line}\n" for line, _ in lines)
+
+
+def header_text(math: MathModel, emulation: Emulation) -> str:
+    return text(header_lines(math, emulation))
 
 
 def argument(binding: Binding, emulation: Emulation) -> str | None:

@@ -12,7 +12,8 @@ scope the generated file defines it in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ttlgen.errors import DiagnosticSink, Mark
@@ -20,7 +21,7 @@ from ttlgen.model.goldens import (
     Golden,
 )
 from ttlgen.model.namespaces import KERNEL_CONFIG_PACKAGE, Namespaces, Source
-from ttlgen.model.ops import Vocabulary
+from ttlgen.model.ops import ElementType, Vocabulary
 from ttlgen.model.targets import NO_ARCHITECTURE, NO_RUNTIME_API, Target, TargetsModel
 from ttlgen.model.ttlang_cpp import TtlangCpp
 from ttlgen.naming import CNaming, CppNaming
@@ -82,13 +83,30 @@ ADAPTER_USES = (
 class Enumerator(NamedTuple):
     """One enumerator: the value the tables hold (None: a C++-only enumerator), how specs
     and the equality program's JSON spell it ("" for TT-Lang's unknown primitive, which
-    names no vocabulary value), the C++ enumerator, and its number when the enum states
-    numbers (the runtime's)."""
+    names no vocabulary value), the C++ enumerator, its number when the enum states
+    numbers (the runtime's), and the model object it names when one declares it (an
+    element type of the vocabulary), which ``ttlgen explain`` credits its lines to."""
 
     value: object
     spec: str
     cpp: str
     number: int | None = None
+    origin: object = None
+
+
+@dataclass(frozen=True)
+class CppElement:
+    """An element type's row of the tables: its enumerator, storage bits and float-ness,
+    and the vocabulary's element type stating them (``ttlgen explain`` follows ``origin``)."""
+
+    enumerator: Enumerator
+    bits: int
+    is_float: bool
+    origin: ElementType
+
+    def __iter__(self) -> Iterator[object]:
+        # The header's template unpacks a row as (enumerator, bits, is float).
+        return iter((self.enumerator, self.bits, self.is_float))
 
 
 class CppEnum(NamedTuple):
@@ -192,7 +210,7 @@ class KernelTargetCpp(NamedTuple):
     runtime_api: CppEnum  # ``none`` first: a target without a runtime
     math_fidelity: CppEnum
     unpack_to_dest_mode: CppEnum
-    element_bits: tuple[tuple[Enumerator, int, bool], ...]  # (element, bits, is float)
+    element_bits: tuple[CppElement, ...]
     element_predicates: tuple[tuple[Enumerator, str], ...]  # (element, mlir::Type predicate)
     tables: tuple[CppTable, ...]
     targets: tuple[CppTarget, ...]  # sorted by name, rejected ones included
@@ -215,13 +233,15 @@ def _enum(name: str, values: Sequence[tuple[object, str, str]]) -> CppEnum:
     return CppEnum(name, tuple(Enumerator(value, spec, cpp_name) for value, spec, cpp_name in values))
 
 
-def _identifier_enum(name: str, members: Sequence[object], spec: Sequence[str]) -> CppEnum:
-    """An enum of ttlgen's whose enumerators are derived from spec names (``f32`` -> ``F32``)."""
-    return _enum(name, [(m, s, cpp.type(s)) for m, s in zip(members, spec, strict=True)])
+def _identifier_enum(name: str, members: Sequence[object], spec: Sequence[str], origins: Sequence[object] | None = None) -> CppEnum:
+    """An enum of ttlgen's whose enumerators are derived from spec names (``f32`` -> ``F32``),
+    each with the model object that declares it when ``origins`` are given."""
+    declared = origins if origins is not None else [None] * len(members)
+    return CppEnum(name, tuple(Enumerator(m, s, cpp.type(s), origin=o) for m, s, o in zip(members, spec, declared, strict=True)))
 
 
 class _Build:
-    def __init__(self, tables: ResolverTables, spelling: TtlangCpp) -> None:
+    def __init__(self, tables: ResolverTables, spelling: TtlangCpp, vocabulary: Vocabulary) -> None:
         t = tables.tables
         self.primitive = _enum(
             spelling.primitive_enum,
@@ -234,7 +254,12 @@ class _Build:
         self.route = _enum(spelling.route.name, [(r, r.value, c) for r, c in spelling.route.enumerators])
         self.dest_width = _enum(spelling.dest_width.name, [(w, str(w.value), c) for w, c in spelling.dest_width.enumerators])
         self.unpack_mode = _enum(spelling.unpack_mode.name, [(m, m.value, c) for m, c in spelling.unpack_mode.enumerators])
-        self.element_type = _identifier_enum(cpp.type("element", "type"), [e.name for e in t.elements], [str(e.name) for e in t.elements])
+        self.element_type = _identifier_enum(
+            cpp.type("element", "type"),
+            [e.name for e in t.elements],
+            [str(e.name) for e in t.elements],
+            vocabulary.element_types,  # the tables' elements, in the same order
+        )
         architectures = [a.name for a in t.architectures]
         self.architecture = _identifier_enum(
             cpp.type("architecture"), [None, *architectures], [NO_ARCHITECTURE, *(str(a) for a in architectures)]
@@ -316,7 +341,7 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
     spelling = vocabulary.cpp
     if spelling is None:
         return None
-    b = _Build(tables, spelling)
+    b = _Build(tables, spelling, vocabulary)
     t = tables.tables
     by_name: dict[str, TargetTable | RejectedTarget] = {x.name: x for x in t.targets}
     by_name.update((x.name, x) for x in t.rejected)
@@ -347,7 +372,10 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
         runtime_api=b.runtime_api,
         math_fidelity=b.math_fidelity,
         unpack_to_dest_mode=b.unpack_to_dest_mode,
-        element_bits=tuple((b.element_type.of(e.name), e.bits, e.is_float) for e in t.elements),
+        element_bits=tuple(
+            CppElement(b.element_type.of(e.name), e.bits, e.is_float, model)
+            for e, model in zip(t.elements, vocabulary.element_types, strict=True)
+        ),
         element_predicates=tuple((b.element_type.of(tables.element_type(e)), p) for e, p in spelling.element_predicates),
         tables=tuple(b.tables.values()),
         targets=tuple(built),

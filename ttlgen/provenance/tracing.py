@@ -145,6 +145,11 @@ class ModelIndex:
             return None
         if not isinstance(obj, tuple):
             return None
+        # A record naming the model object it stands for (an enumerator, its element type)
+        # is that object's, whichever record around it was paired with another.
+        origin = getattr(obj, "origin", None) if "origin" in getattr(obj, "_fields", ()) else None
+        if _has_mark(origin):
+            return origin
         owner = self.owners.get(id(obj))
         if owner is not None or not hasattr(obj, "_fields"):
             return owner
@@ -262,6 +267,7 @@ class _Event:
     touched: tuple[SpecSource, ...]
     decided: tuple[SpecSource, ...] = ()  # what decided the values it printed, beside their owner
     template_line: int = 0
+    row: SpecSource | None = None  # the record of the loop it is printed in (_Rows)
 
 
 @dataclass
@@ -303,6 +309,7 @@ class Tracer:
         self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}
         self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
+        self.rows: list[_Row] = []  # the loops over records under way, innermost last
         self._templates_root = templates.root
         self.environment = _TracingEnvironment(self, templates)
 
@@ -320,7 +327,10 @@ class Tracer:
         if _has_mark(value):  # a model object printed whole (``{{ layout.version }}``) is its own source
             self.touch(value)
         frame = sys._getframe(1)
-        self.events.append(_Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided))))
+        row = next((r.source for r in reversed(self.rows) if r.source is not None), None)
+        self.events.append(
+            _Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided)), row=row)
+        )
         self.touched.clear()
         self.decided.clear()
         return value
@@ -408,6 +418,13 @@ class Tracer:
         )
         self.rendered.append((text, origins))
 
+    def laid_out(self, text: str, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> None:
+        """A body laid out in code: a line with a record is that record's, the others the
+        emitter's own text from ``sources`` as a whole."""
+        whole = LineOrigin(OriginKind.FILE, files=sources)
+        origins = [LineOrigin(OriginKind.SPEC, found) if (found := self._own(origin)) else whole for _, origin in lines]
+        self.rendered.append((text, (*origins, whole)))  # the empty line after the last newline
+
     def _texts_for(self, variables: dict[str, Any]) -> dict[str, PerLine]:
         """The texts this render prints whose lines have sources of their own: the program
         it prints of a lowered kernel (the one among its variables), the kernels'
@@ -479,8 +496,9 @@ class Tracer:
             return (event.touched[-1], *event.decided)
         if "\n" not in event.text:
             found = self.index.named(event.text)
-            return (found,) if found is not None else ()
-        return ()
+            if found is not None:
+                return (found,)
+        return (event.row,) if event.row is not None else ()
 
     def _origins(self, text: str, chunks: list[_Chunk], template: str) -> Iterator[LineOrigin]:
         pieces = self._pieces(chunks)
@@ -519,6 +537,45 @@ class Tracer:
         return LineOrigin(kind, tuple(sources), self.template_line(template, line), printed=printed)
 
 
+@dataclass
+class _Row:
+    """A loop over records under way, and the spec node of the record it is at."""
+
+    source: SpecSource | None = None
+
+
+class _Rows(tuple):  # type: ignore[type-arg]
+    """Records a template reads as a sequence (emitter records with an ``origin``). A loop
+    that unpacks a record (``for e, bits, _ in c.element_bits``) prints its values with no
+    read of their own, so the tracer holds, while the loop runs, the record it is at: a
+    value of no other source printed in its body is that record's."""
+
+    tracer: Tracer
+
+    def __iter__(self) -> Iterator[object]:
+        row = _Row()
+        self.tracer.rows.append(row)
+        try:
+            for item in tuple.__iter__(self):
+                row.source = self.tracer.index.source(item)
+                yield item
+        finally:
+            self.tracer.rows = [r for r in self.tracer.rows if r is not row]
+
+
+def _rows(tracer: Tracer, value: Any) -> Any:
+    """``value``, as :class:`_Rows` when it is a sequence of emitter records."""
+    if not isinstance(value, tuple | list) or not value or hasattr(value, "_fields"):
+        return value
+    first = value[0]
+    fields = getattr(type(first), "__dataclass_fields__", None)
+    if fields is None or "origin" not in fields or not _has_mark(getattr(first, "origin", None)):
+        return value
+    rows = _Rows(value)
+    rows.tracer = tracer
+    return rows
+
+
 class _TracingTemplateContext(jinja2.runtime.Context):
     """A value handed to a template function (``py(rule)``) is read as much as an
     attribute is: the function prints it."""
@@ -551,11 +608,11 @@ class _TracingEnvironment(jinja2.Environment):
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         self.tracer.touch(obj, attribute)
-        return super().getattr(obj, attribute)
+        return _rows(self.tracer, super().getattr(obj, attribute))
 
     def getitem(self, obj: Any, argument: Any) -> Any:
         self.tracer.touch(obj, argument if isinstance(argument, str) else None)
-        return super().getitem(obj, argument)
+        return _rows(self.tracer, super().getitem(obj, argument))
 
 
 @dataclass(frozen=True)
@@ -572,4 +629,9 @@ class TracingContext(EmitContext):
     def copy(self, template_path: str) -> str:
         text = super().copy(template_path)
         self.tracer.copy(template_path, text)
+        return text
+
+    def laid_out(self, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> str:
+        text = super().laid_out(lines, sources)
+        self.tracer.laid_out(text, lines, sources)
         return text
