@@ -402,6 +402,12 @@ class ApiLevel:
         """Per kind of kernel, the functions with a form that loads a data format (``formats``)."""
         return {kernel: frozenset(f.name for f in self.all_forms() if f.kernel is kernel and f.formats) for kernel in KernelKind}
 
+    @functools.cached_property
+    def expecting_functions(self) -> dict[KernelKind, frozenset[str]]:
+        """Per kind of kernel, the functions with a form that expects the source registers to
+        hold some CB's format (``expects``)."""
+        return {kernel: frozenset(f.name for f in self.all_forms() if f.kernel is kernel and f.expects) for kernel in KernelKind}
+
     def type(self, name: str) -> TypeDecl | None:
         return self._types_by_name.get(name)
 

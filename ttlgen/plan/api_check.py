@@ -55,7 +55,7 @@ def _arg(arg: ir.Arg) -> CallArg:
     as a float; any other value (a variable, an expression) by the kind of value the
     argument holds, as the spelled form's check saw its placeholder."""
     value = arg.value
-    if isinstance(value, ir.Const | ir.Bits):
+    if isinstance(value, (ir.Const, ir.Bits)):
         return str(value.value)
     if isinstance(value, ir.Symbol):
         return value.text
@@ -65,7 +65,7 @@ def _arg(arg: ir.Arg) -> CallArg:
 
 
 def _args(call: ir.Call) -> tuple[CallArg, ...]:
-    return tuple(_arg(a) for a in call.args)
+    return tuple([_arg(a) for a in call.args])
 
 
 def _api_calls(program: ir.Program) -> list[ir.Call]:
@@ -119,7 +119,11 @@ def format_expects(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], t
     spec's ``expects`` of the form it binds to (a contract the compile cannot see); None
     when the spec states none for the form or a computed template argument hides it."""
 
+    expecting = level.expecting_functions[kernel]
+
     def of(call: ir.Call) -> tuple[tuple[State, ir.Expr], ...] | None:
+        if call.function not in expecting:
+            return None  # no form of the function expects anything
         form = form_of(level, call, kernel)
         if form is None or not form.expects:
             return None
