@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from collections.abc import Iterator
@@ -175,14 +176,22 @@ def test_accuracy_json_reports_bad_input_in_the_error_envelope() -> None:
 @pytest.fixture
 def no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A TTLGEN_CXX that does not exist, and an empty compile cache, so the run needs it."""
+    missing = str(tmp_path / "no-such-g++")
+    with _compiling_with(missing, tmp_path, monkeypatch):
+        yield missing
+
+
+@contextlib.contextmanager
+def _compiling_with(cxx: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The emulator's builds use ``cxx`` and an empty compile cache, and forget what they
+    learnt of the compiler before and after."""
     from ttlgen.device import build
 
-    missing = str(tmp_path / "no-such-g++")
-    monkeypatch.setattr(build, "CXX", missing)
+    monkeypatch.setattr(build, "CXX", cxx)
     monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path / "device-cache"))
     build.compiler_version.cache_clear()
     build._linker.cache_clear()
-    yield missing
+    yield
     build.compiler_version.cache_clear()
     build._linker.cache_clear()
 
@@ -191,8 +200,6 @@ def no_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
 def compiler_without(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A TTLGEN_CXX that is the real g++ but finds no assembler (or no linker) on its PATH, and
     an empty compile cache: the name of the missing program."""
-    from ttlgen.device import build
-
     missing = request.param
     real = shutil.which("g++")
     if real is None:
@@ -209,13 +216,8 @@ def compiler_without(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch
     wrapper = tmp_path / "cxx"
     wrapper.write_text(f'#!/bin/sh\nPATH={bin_dir} exec {bin_dir / "g++"} "$@"\n')
     wrapper.chmod(0o755)
-    monkeypatch.setattr(build, "CXX", str(wrapper))
-    monkeypatch.setenv("TTLGEN_DEVICE_CACHE", str(tmp_path / "device-cache"))
-    build.compiler_version.cache_clear()
-    build._linker.cache_clear()
-    yield missing
-    build.compiler_version.cache_clear()
-    build._linker.cache_clear()
+    with _compiling_with(str(wrapper), tmp_path, monkeypatch):
+        yield missing
 
 
 def test_run_with_a_compiler_that_cannot_assemble_or_link_is_bad_environment_naming_the_program(
