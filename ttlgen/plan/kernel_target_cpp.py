@@ -12,7 +12,7 @@ scope the generated file defines it in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -103,10 +103,6 @@ class CppElement:
     bits: int
     is_float: bool
     origin: ElementType
-
-    def __iter__(self) -> Iterator[object]:
-        # The header's template unpacks a row as (enumerator, bits, is float).
-        return iter((self.enumerator, self.bits, self.is_float))
 
 
 class CppEnum(NamedTuple):
@@ -210,7 +206,7 @@ class KernelTargetCpp(NamedTuple):
     runtime_api: CppEnum  # ``none`` first: a target without a runtime
     math_fidelity: CppEnum
     unpack_to_dest_mode: CppEnum
-    element_bits: tuple[CppElement, ...]
+    elements: tuple[CppElement, ...]
     element_predicates: tuple[tuple[Enumerator, str], ...]  # (element, mlir::Type predicate)
     tables: tuple[CppTable, ...]
     targets: tuple[CppTarget, ...]  # sorted by name, rejected ones included
@@ -372,7 +368,7 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
         runtime_api=b.runtime_api,
         math_fidelity=b.math_fidelity,
         unpack_to_dest_mode=b.unpack_to_dest_mode,
-        element_bits=tuple(
+        elements=tuple(
             CppElement(b.element_type.of(e.name), e.bits, e.is_float, model)
             for e, model in zip(t.elements, vocabulary.element_types, strict=True)
         ),

@@ -267,7 +267,6 @@ class _Event:
     touched: tuple[SpecSource, ...]
     decided: tuple[SpecSource, ...] = ()  # what decided the values it printed, beside their owner
     template_line: int = 0
-    row: SpecSource | None = None  # the record of the loop it is printed in (_Rows)
 
 
 @dataclass
@@ -309,7 +308,6 @@ class Tracer:
         self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}
         self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
-        self.rows: list[_Row] = []  # the loops over records under way, innermost last
         self._templates_root = templates.root
         self.environment = _TracingEnvironment(self, templates)
 
@@ -327,10 +325,7 @@ class Tracer:
         if _has_mark(value):  # a model object printed whole (``{{ layout.version }}``) is its own source
             self.touch(value)
         frame = sys._getframe(1)
-        row = next((r.source for r in reversed(self.rows) if r.source is not None), None)
-        self.events.append(
-            _Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided)), row=row)
-        )
+        self.events.append(_Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided))))
         self.touched.clear()
         self.decided.clear()
         return value
@@ -496,9 +491,8 @@ class Tracer:
             return (event.touched[-1], *event.decided)
         if "\n" not in event.text:
             found = self.index.named(event.text)
-            if found is not None:
-                return (found,)
-        return (event.row,) if event.row is not None else ()
+            return (found,) if found is not None else ()
+        return ()
 
     def _origins(self, text: str, chunks: list[_Chunk], template: str) -> Iterator[LineOrigin]:
         pieces = self._pieces(chunks)
@@ -537,45 +531,6 @@ class Tracer:
         return LineOrigin(kind, tuple(sources), self.template_line(template, line), printed=printed)
 
 
-@dataclass
-class _Row:
-    """A loop over records under way, and the spec node of the record it is at."""
-
-    source: SpecSource | None = None
-
-
-class _Rows(tuple):  # type: ignore[type-arg]
-    """Records a template reads as a sequence (emitter records with an ``origin``). A loop
-    that unpacks a record (``for e, bits, _ in c.element_bits``) prints its values with no
-    read of their own, so the tracer holds, while the loop runs, the record it is at: a
-    value of no other source printed in its body is that record's."""
-
-    tracer: Tracer
-
-    def __iter__(self) -> Iterator[object]:
-        row = _Row()
-        self.tracer.rows.append(row)
-        try:
-            for item in tuple.__iter__(self):
-                row.source = self.tracer.index.source(item)
-                yield item
-        finally:
-            self.tracer.rows = [r for r in self.tracer.rows if r is not row]
-
-
-def _rows(tracer: Tracer, value: Any) -> Any:
-    """``value``, as :class:`_Rows` when it is a sequence of emitter records."""
-    if not isinstance(value, tuple | list) or not value or hasattr(value, "_fields"):
-        return value
-    first = value[0]
-    fields = getattr(type(first), "__dataclass_fields__", None)
-    if fields is None or "origin" not in fields or not _has_mark(getattr(first, "origin", None)):
-        return value
-    rows = _Rows(value)
-    rows.tracer = tracer
-    return rows
-
-
 class _TracingTemplateContext(jinja2.runtime.Context):
     """A value handed to a template function (``py(rule)``) is read as much as an
     attribute is: the function prints it."""
@@ -608,11 +563,11 @@ class _TracingEnvironment(jinja2.Environment):
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         self.tracer.touch(obj, attribute)
-        return _rows(self.tracer, super().getattr(obj, attribute))
+        return super().getattr(obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
         self.tracer.touch(obj, argument if isinstance(argument, str) else None)
-        return _rows(self.tracer, super().getitem(obj, argument))
+        return super().getitem(obj, argument)
 
 
 @dataclass(frozen=True)
