@@ -136,6 +136,20 @@ def test_an_element_types_rows_in_the_cpp_tables_name_its_vocabulary_entry(trace
             assert _first(file, line) == (element.mark.file, ("element_types", element.name)), file.lines[line]
 
 
+def test_an_element_predicate_line_of_the_adapter_names_its_vocabulary_entry(traced: Traced) -> None:
+    cpp = traced.project.ops.vocabulary.cpp
+    assert cpp is not None and cpp.element_predicates
+    for predicate in cpp.element_predicates:
+        test = f"if (type.{predicate.predicate}) {{"
+        found = [(f, i) for f in traced.files.values() for i, line in enumerate(f.lines) if line.strip() == test]
+        assert found, f"no generated line tests {predicate.predicate}"
+        (element,) = [e for e in traced.project.ops.vocabulary.element_types if e.name == predicate.element]
+        for file, i in found:
+            # The test is the predicate's; the element it returns, the element type's.
+            assert _first(file, i) == (predicate.mark.file, predicate.mark.path), file.lines[i]
+            assert _first(file, i + 1) == (element.mark.file, ("element_types", element.name)), file.lines[i + 1]
+
+
 def _loops(traced: Traced) -> list[tuple[str, Loop]]:
     found = []
     for lowered in traced.plan.kernels:

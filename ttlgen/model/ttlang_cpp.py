@@ -35,6 +35,16 @@ class CppEnumSpelling(Generic[V]):
 
 
 @dataclass(frozen=True)
+class ElementPredicate:
+    """The mlir::Type predicate (``isF32()``) by which TT-Lang's compiler knows a type is the
+    vocabulary's element type ``element``."""
+
+    element: str
+    predicate: str
+    mark: Mark
+
+
+@dataclass(frozen=True)
 class TtlangCpp:
     """How TT-Lang's C++ compiler spells the vocabulary's names and enums."""
 
@@ -45,7 +55,7 @@ class TtlangCpp:
     route: CppEnumSpelling[Route]
     dest_width: CppEnumSpelling[DestWidth]
     unpack_mode: CppEnumSpelling[UnpackMode]
-    element_predicates: tuple[tuple[str, str], ...]  # (element type, mlir::Type predicate), vocabulary order
+    element_predicates: tuple[ElementPredicate, ...]  # vocabulary order
     mark: Mark
 
 
@@ -109,6 +119,8 @@ def build(
         route=_enum(doc, "route", [r.value for r in Route], Route, "operand route", sink),
         dest_width=_enum(doc, "dest_width", [str(w.value) for w in DestWidth], lambda v: DestWidth(int(v)), "DST width", sink),
         unpack_mode=_enum(doc, "unpack_mode", [m.value for m in UnpackMode], UnpackMode, "unpack mode", sink),
-        element_predicates=tuple((e, predicates[e]) for e in elements if e in predicates),
+        element_predicates=tuple(
+            ElementPredicate(e, predicates[e], doc.mark((SECTION, "element_types", e))) for e in elements if e in predicates
+        ),
         mark=doc.key_mark((SECTION,)),
     )

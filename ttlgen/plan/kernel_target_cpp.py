@@ -23,7 +23,7 @@ from ttlgen.model.goldens import (
 from ttlgen.model.namespaces import KERNEL_CONFIG_PACKAGE, Namespaces, Source
 from ttlgen.model.ops import ElementType, Vocabulary
 from ttlgen.model.targets import NO_ARCHITECTURE, NO_RUNTIME_API, Target, TargetsModel
-from ttlgen.model.ttlang_cpp import TtlangCpp
+from ttlgen.model.ttlang_cpp import ElementPredicate, TtlangCpp
 from ttlgen.naming import CNaming, CppNaming
 from ttlgen.plan.tables import ResolverTables
 from ttlgen.resolver import (
@@ -103,6 +103,16 @@ class CppElement:
     bits: int
     is_float: bool
     origin: ElementType
+
+
+@dataclass(frozen=True)
+class CppPredicate:
+    """How the adapter knows an mlir::Type is an element type: its enumerator, and the
+    vocabulary's predicate (``ttlgen explain`` follows ``origin``)."""
+
+    enumerator: Enumerator
+    predicate: str
+    origin: ElementPredicate
 
 
 class CppEnum(NamedTuple):
@@ -207,7 +217,7 @@ class KernelTargetCpp(NamedTuple):
     math_fidelity: CppEnum
     unpack_to_dest_mode: CppEnum
     elements: tuple[CppElement, ...]
-    element_predicates: tuple[tuple[Enumerator, str], ...]  # (element, mlir::Type predicate)
+    element_predicates: tuple[CppPredicate, ...]
     tables: tuple[CppTable, ...]
     targets: tuple[CppTarget, ...]  # sorted by name, rejected ones included
     no_target: CppTarget | None
@@ -372,7 +382,9 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
             CppElement(b.element_type.of(e.name), e.bits, e.is_float, model)
             for e, model in zip(t.elements, vocabulary.element_types, strict=True)
         ),
-        element_predicates=tuple((b.element_type.of(tables.element_type(e)), p) for e, p in spelling.element_predicates),
+        element_predicates=tuple(
+            CppPredicate(b.element_type.of(tables.element_type(p.element)), p.predicate, p) for p in spelling.element_predicates
+        ),
         tables=tuple(b.tables.values()),
         targets=tuple(built),
         no_target=no_target,
