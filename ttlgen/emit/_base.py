@@ -244,4 +244,9 @@ class EmitContext:
         prints (None: the emitter's own text, from ``sources`` as a whole); ``ttlgen
         explain`` reads the records as it reads a template's."""
         del sources  # what a traced emit names the unrecorded lines after
-        return "".join(f"{line}\n" for line, _ in lines)
+        return lines_text(lines)
+
+
+def lines_text(lines: Sequence[tuple[str, object]]) -> str:
+    """The text of lines laid out in code (:meth:`EmitContext.laid_out`), each ended by a newline."""
+    return "".join(f"{line}\n" for line, _ in lines)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ttlgen.emit import emulator_math
-from ttlgen.emit._base import EmitContext, GeneratedFile
+from ttlgen.emit._base import EmitContext, GeneratedFile, lines_text
 from ttlgen.emit._text import c_string, json_text
 from ttlgen.model.call_forms import Literal
 from ttlgen.model.cpp_declarations import Param, Signature, TemplateParam
@@ -228,7 +228,7 @@ def level_files(
     if math_lines is None:
         math_lines = emulator_math.header_lines(emulation.math, emulation)
     # Laid out once per level: a traced emit matches each file to a body it recorded.
-    math_header = ctx.laid_out(math_lines, math_sources) if ctx is not None else emulator_math.text(math_lines)
+    math_header = ctx.laid_out(math_lines, math_sources) if ctx is not None else lines_text(math_lines)
     files.append(GeneratedFile(f"{base}/{emulator_math.HEADER}", math_header, math_sources))
     return files
 

@@ -19,8 +19,7 @@ The same AST is what ``ttlgen run``'s float64 reference interprets (``ttlgen/run
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from ttlgen.emit._base import lines_text
 from ttlgen.model import math_spec
 from ttlgen.model.math_spec import (
     BinaryOp,
@@ -186,12 +185,8 @@ def header_lines(math: MathModel, emulation: Emulation) -> list[tuple[str, MathF
     return lines
 
 
-def text(lines: Sequence[tuple[str, object]]) -> str:
-    return "".join(f"{line}\n" for line, _ in lines)
-
-
 def header_text(math: MathModel, emulation: Emulation) -> str:
-    return text(header_lines(math, emulation))
+    return lines_text(header_lines(math, emulation))
 
 
 def argument(binding: Binding, emulation: Emulation) -> str | None:
