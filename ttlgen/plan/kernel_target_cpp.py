@@ -105,6 +105,12 @@ class CppElement:
     origin: ElementType
 
 
+def _element(enumerator: Enumerator, bits: int, is_float: bool) -> CppElement:
+    # The element type stating the row is the one its enumerator was made from.
+    assert isinstance(enumerator.origin, ElementType)
+    return CppElement(enumerator, bits, is_float, enumerator.origin)
+
+
 @dataclass(frozen=True)
 class CppPredicate:
     """How the adapter knows an mlir::Type is an element type: its enumerator, and the
@@ -378,10 +384,7 @@ def build(tables: ResolverTables, vocabulary: Vocabulary, targets: TargetsModel)
         runtime_api=b.runtime_api,
         math_fidelity=b.math_fidelity,
         unpack_to_dest_mode=b.unpack_to_dest_mode,
-        elements=tuple(
-            CppElement(b.element_type.of(e.name), e.bits, e.is_float, model)
-            for e, model in zip(t.elements, vocabulary.element_types, strict=True)
-        ),
+        elements=tuple(_element(b.element_type.of(e.name), e.bits, e.is_float) for e in t.elements),
         element_predicates=tuple(
             CppPredicate(b.element_type.of(tables.element_type(p.element)), p.predicate, p) for p in spelling.element_predicates
         ),
