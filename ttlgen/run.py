@@ -5,7 +5,9 @@ written to a scratch directory, compiled (cached by content hash) and run on fre
 inputs with poisoned outputs. The result is compared with a float64 NumPy reference of
 the kernel's body (the same block-level semantics the spec states), and judged against
 the kernel spec's tolerance: ``pcc >= tolerance.pcc`` and
-``max|out - ref| / max|ref| <= tolerance.max_rel``.
+``max|out - ref| / scale <= tolerance.max_rel``, where the scale is max|ref|, or with
+``relative_to: terms`` the largest value of the reference computed on the inputs'
+magnitudes (the size of a sum's terms, which does not shrink when the sum cancels).
 """
 
 from __future__ import annotations
@@ -437,13 +439,14 @@ class Metrics:
     finite: bool
 
 
-def compare(out: npt.NDArray[np.floating[Any]], ref: F64) -> Metrics:
+def compare(out: npt.NDArray[np.floating[Any]], ref: F64, scale_of: F64 | None = None) -> Metrics:
+    """``max_rel`` divides the largest error by max|scale_of| (default: max|ref|)."""
     out64 = np.asarray(out, dtype=np.float64)
     finite = bool(np.all(np.isfinite(out64)))
     diff = np.abs(out64 - ref)
     max_abs = float(np.max(diff)) if finite else float("inf")
     mean_abs = float(np.mean(diff)) if finite else float("inf")
-    scale = float(np.max(np.abs(ref))) or 1.0
+    scale = float(np.max(np.abs(ref if scale_of is None else scale_of))) or 1.0
     if finite and np.std(out64) > 0 and np.std(ref) > 0:
         pcc = float(np.corrcoef(out64.ravel(), ref.ravel())[0, 1])
     elif finite and np.array_equal(out64, ref):
@@ -541,7 +544,7 @@ class RunReport:
             "error": self.error,
             "plan": self.plan,
             "subblocked": self.subblocked,
-            "tolerance": {"pcc": self.tolerance.pcc, "max_rel": self.tolerance.max_rel},
+            "tolerance": {"pcc": self.tolerance.pcc, "max_rel": self.tolerance.max_rel, "relative_to": self.tolerance.relative_to.value},
             "outputs": {
                 name: {"max_abs": m.max_abs, "mean_abs": m.mean_abs, "pcc": m.pcc, "max_rel": m.max_rel}
                 for name, m in sorted(self.outputs.items())
@@ -578,7 +581,12 @@ def run_lowered(
     kernel = lowered.kernel
     rng = np.random.default_rng(seed)
     inputs = dict(inputs) if inputs is not None else make_inputs(kernel, rng)
-    expected = reference(kernel, _as_stored(kernel, lowered, inputs), dict(lowered.op_math), lowered.fills, lowered.approximate)
+    stored = _as_stored(kernel, lowered, inputs)
+    expected = reference(kernel, stored, dict(lowered.op_math), lowered.fills, lowered.approximate)
+    scales = expected
+    if kernel.tolerance.relative_to is kernels_model.RelativeTo.TERMS:
+        magnitudes = {name: np.abs(value) for name, value in stored.items()}
+        scales = reference(kernel, magnitudes, dict(lowered.op_math), lowered.fills, lowered.approximate)
     with tempfile.TemporaryDirectory(prefix="ttlgen-run-") as tmp:
         directory = write_kernel(lowered, Path(tmp) / "kernel")
         api_dir = write_api_headers(api, lowered.api_level, Path(tmp) / "api") if api is not None else None
@@ -597,7 +605,7 @@ def run_lowered(
             message = exc.message if isinstance(exc, DeviceError) else str(exc)
             report = RunReport(kernel.name, seed, False, {}, kernel.tolerance, lowered.plan_json, lowered.subblocked, f"{type(exc).__name__}: {message}")
             return report, {}, expected
-    metrics = {name: compare(result.outputs[name], expected[name]) for name in expected}
+    metrics = {name: compare(result.outputs[name], expected[name], scales[name]) for name in expected}
     tol = kernel.tolerance
     passed = all(m.finite and m.pcc >= tol.pcc and m.max_rel <= tol.max_rel for m in metrics.values())
     report = RunReport(kernel.name, seed, passed, metrics, tol, lowered.plan_json, lowered.subblocked)
@@ -615,10 +623,11 @@ def _print_report(report: RunReport, out: IO[str]) -> None:
         f"unpack_to_dest_fp32={report.plan.get('unpack_to_dest_fp32')} strategies: {strategies}"
         f"{' (subblocked)' if report.subblocked else ''}\n"
     )
+    of_terms = " of the terms' size" if report.tolerance.relative_to is kernels_model.RelativeTo.TERMS else ""
     for name, m in sorted(report.outputs.items()):
         out.write(
             f"  {name}: max_abs={m.max_abs:.3e} mean_abs={m.mean_abs:.3e} pcc={m.pcc:.6f} "
-            f"max_rel={m.max_rel:.3e} (tolerance: pcc >= {report.tolerance.pcc}, max_rel <= {report.tolerance.max_rel:.1e})\n"
+            f"max_rel={m.max_rel:.3e} (tolerance: pcc >= {report.tolerance.pcc}, max_rel <= {report.tolerance.max_rel:.1e}{of_terms})\n"
         )
 
 

@@ -31,6 +31,9 @@ A kernel, in short::
           - push: out
         tolerance: {pcc: 0.999, max_rel: 2.0e-2, derivation: "..."}   # for `ttlgen run`
 
+``max_rel`` bounds max|out - ref| / max|ref|; with ``relative_to: terms`` it bounds
+max|out - ref| / max|ref(|inputs|)| instead, for sums whose result may cancel (RelativeTo).
+
 This module parses and checks the structure (every reference, shape and count, each
 with its spec position). The plan stage (:mod:`ttlgen.plan`) resolves each kernel's
 configuration plan and lowers it to the kernel IR the emitter prints.
@@ -42,6 +45,7 @@ import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from ttlgen.errors import Diagnostic, DiagnosticSink, Entity, Mark, did_you_mean
@@ -196,6 +200,17 @@ class If:
 Statement = Sync | Store | Loop | If
 
 
+class RelativeTo(Enum):
+    """What a tolerance's ``max_rel`` divides the largest error by."""
+
+    #: max|ref|: the result's own size.
+    RESULT = "result"
+    #: max|ref(|inputs|)|: the reference computed on the inputs' magnitudes. For a sum (a
+    #: reduce, a matmul) that is the size of the terms, which its rounding errors scale
+    #: with, while the result itself can cancel to near zero on some draws.
+    TERMS = "terms"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How close a device run must come to the float64 reference, and why."""
@@ -203,6 +218,7 @@ class Tolerance:
     pcc: float
     max_rel: float
     derivation: str
+    relative_to: RelativeTo = RelativeTo.RESULT
 
 
 @dataclass(frozen=True)
@@ -620,7 +636,9 @@ class _Builder:
             params=tuple(sorted(self.params.items())),
             dfbs=tuple(sorted(self.dfbs.values(), key=lambda d: d.index)),
             body=body,
-            tolerance=Tolerance(float(tol["pcc"]), self.max_rel(tol["max_rel"]), str(tol["derivation"])),
+            tolerance=Tolerance(
+                float(tol["pcc"]), self.max_rel(tol["max_rel"]), str(tol["derivation"]), RelativeTo(tol.get("relative_to", RelativeTo.RESULT.value))
+            ),
             source=self.doc.source,
             mark=self.doc.key_mark(self.base),
             target_mark=self.mark("target"),
