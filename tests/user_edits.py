@@ -30,13 +30,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tests.spec_patch import Edit, append, apply_edits, replace
 from tests.user_ops import GE, LOG1P, UserOp
-
-if TYPE_CHECKING:
-    pass
 
 REPO = Path(__file__).resolve().parent.parent
 EDIT_NAMES = ("op", "binary", "architecture", "kernel")
