@@ -17,8 +17,9 @@ that uses them, while naming an anonymous reserved gap breaks nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from ttlgen.compat.changes import Area, Change, Impact, Location
 from ttlgen.compat.matching import Matched, match
@@ -70,6 +71,17 @@ def _region_names(r: Region) -> list[str]:
 
 def _field_names(s: Struct, f: StructField) -> list[str]:
     return [f.names.offset.c, f"member {f.names.c_member} of {s.names.c_type}"]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def mark(self) -> Mark: ...
+
+
+# A top-level thing of a layout: a constant, an enum, a word, a struct, a table, a block.
+_Thing = TypeVar("_Thing", bound=_Named)
 
 
 def _region_place(r: Region) -> object:
@@ -177,6 +189,21 @@ class LayoutDiff:
             Impact.SOURCE, kind, subject, f"renamed to {new_name!r} ({place} unchanged)", self.old_side.node(old), self.new_side.node(new)
         )
 
+    def each(
+        self, noun: str, pairs: Matched[_Thing], compare: Callable[[_Thing, _Thing], None],
+        kept: Callable[[_Thing], str], described: Callable[[_Thing], str],
+    ) -> None:
+        """The changes of one kind of top-level thing: what each pair changed, then the
+        renames (``kept``: what stayed), removals and additions (``described``)."""
+        for o, n in (*pairs.common, *pairs.renamed):
+            compare(o, n)
+        for o, n in pairs.renamed:
+            self.renamed(f"{noun}-renamed", f"{noun} {o.name!r}", o.mark, n.mark, n.name, kept(o))
+        for o in pairs.removed:
+            self.removed(f"{noun}-removed", f"{noun} {o.name!r}", o.mark)
+        for n in pairs.added:
+            self.added(f"{noun}-added", f"{noun} {n.name!r}", n.mark, described(n))
+
     def renamed_in_place(
         self, noun: str, subject: str, span: str, reserved: tuple[bool, bool], new_name: str,
         old_names: Sequence[str], old: Mark, new: Mark,
@@ -218,34 +245,24 @@ class LayoutDiff:
         return self.changes
 
     def constants(self, old: Sequence[Constant], new: Sequence[Constant]) -> None:
+        # A renamed constant is paired by its value and converter, so only a kept name can
+        # change either.
         pairs = match(old, new, lambda c: c.name, lambda c: (c.value, c.converter))
-        for o, n in pairs.common:
-            subject = f"constant {n.name!r}"
-            if o.value != n.value:
-                self.changed(Impact.WIRE, "constant-value", subject, f"value {o.value} -> {n.value}", o.mark, n.mark, "value")
-            if o.converter != n.converter:
-                self.changed(
-                    Impact.SOURCE, "constant-converter", subject, f"converter {o.converter or 'none'} -> {n.converter or 'none'}",
-                    o.mark, n.mark, "converter",
-                )
-        for o, n in pairs.renamed:
-            self.renamed("constant-renamed", f"constant {o.name!r}", o.mark, n.mark, n.name, f"value {o.value}")
-        for o in pairs.removed:
-            self.removed("constant-removed", f"constant {o.name!r}", o.mark)
-        for n in pairs.added:
-            self.added("constant-added", f"constant {n.name!r}", n.mark, f"new constant, value {n.value}")
+        self.each("constant", pairs, self.constant, lambda o: f"value {o.value}", lambda n: f"new constant, value {n.value}")
+
+    def constant(self, o: Constant, n: Constant) -> None:
+        subject = f"constant {n.name!r}"
+        if o.value != n.value:
+            self.changed(Impact.WIRE, "constant-value", subject, f"value {o.value} -> {n.value}", o.mark, n.mark, "value")
+        if o.converter != n.converter:
+            self.changed(
+                Impact.SOURCE, "constant-converter", subject, f"converter {o.converter or 'none'} -> {n.converter or 'none'}",
+                o.mark, n.mark, "converter",
+            )
 
     # -- enumerations -----------------------------------------------------------------
     def enums(self) -> None:
-        pairs = self.enum_pairs
-        for o, n in (*pairs.common, *pairs.renamed):
-            self.enum(o, n)
-        for o, n in pairs.renamed:
-            self.renamed("enum-renamed", f"enum {o.name!r}", o.mark, n.mark, n.name, "values")
-        for o in pairs.removed:
-            self.removed("enum-removed", f"enum {o.name!r}", o.mark)
-        for n in pairs.added:
-            self.added("enum-added", f"enum {n.name!r}", n.mark, f"new enum of {len(n.named_values)} values")
+        self.each("enum", self.enum_pairs, self.enum, lambda _: "values", lambda n: f"new enum of {len(n.named_values)} values")
 
     def enum(self, o: Enum, n: Enum) -> None:
         subject = f"enum {n.name!r}"
@@ -287,15 +304,7 @@ class LayoutDiff:
 
     # -- words of bit fields ----------------------------------------------------------
     def words(self) -> None:
-        pairs = self.word_pairs
-        for o, n in (*pairs.common, *pairs.renamed):
-            self.word(o, n)
-        for o, n in pairs.renamed:
-            self.renamed("word-renamed", f"word {o.name!r}", o.mark, n.mark, n.name, "bit fields")
-        for o in pairs.removed:
-            self.removed("word-removed", f"word {o.name!r}", o.mark)
-        for n in pairs.added:
-            self.added("word-added", f"word {n.name!r}", n.mark, f"new word of {len(n.fields)} bit fields")
+        self.each("word", self.word_pairs, self.word, lambda _: "bit fields", lambda n: f"new word of {len(n.fields)} bit fields")
 
     def word(self, o: Word, n: Word) -> None:
         if o.sequence_follows != n.sequence_follows:
@@ -330,15 +339,7 @@ class LayoutDiff:
 
     # -- structs ----------------------------------------------------------------------
     def structs(self) -> None:
-        pairs = self.struct_pairs
-        for o, n in (*pairs.common, *pairs.renamed):
-            self.struct(o, n)
-        for o, n in pairs.renamed:
-            self.renamed("struct-renamed", f"struct {o.name!r}", o.mark, n.mark, n.name, "fields")
-        for o in pairs.removed:
-            self.removed("struct-removed", f"struct {o.name!r}", o.mark)
-        for n in pairs.added:
-            self.added("struct-added", f"struct {n.name!r}", n.mark, f"new struct of {n.size} bytes")
+        self.each("struct", self.struct_pairs, self.struct, lambda _: "fields", lambda n: f"new struct of {n.size} bytes")
 
     def struct(self, o: Struct, n: Struct) -> None:
         subject = f"struct {n.name!r}"
@@ -431,15 +432,7 @@ class LayoutDiff:
 
     # -- tables of word indices -------------------------------------------------------
     def tables(self) -> None:
-        pairs = self.table_pairs
-        for o, n in (*pairs.common, *pairs.renamed):
-            self.table(o, n)
-        for o, n in pairs.renamed:
-            self.renamed("table-renamed", f"table {o.name!r}", o.mark, n.mark, n.name, "entries")
-        for o in pairs.removed:
-            self.removed("table-removed", f"table {o.name!r}", o.mark)
-        for n in pairs.added:
-            self.added("table-added", f"table {n.name!r}", n.mark, f"new table of {n.size} words")
+        self.each("table", self.table_pairs, self.table, lambda _: "entries", lambda n: f"new table of {n.size} words")
 
     def table(self, o: Table, n: Table) -> None:
         subject = f"table {n.name!r}"
@@ -472,15 +465,7 @@ class LayoutDiff:
 
     # -- blocks of regions ------------------------------------------------------------
     def blocks(self) -> None:
-        pairs = self.block_pairs
-        for o, n in (*pairs.common, *pairs.renamed):
-            self.block(o, n)
-        for o, n in pairs.renamed:
-            self.renamed("block-renamed", f"block {o.name!r}", o.mark, n.mark, n.name, "regions")
-        for o in pairs.removed:
-            self.removed("block-removed", f"block {o.name!r}", o.mark)
-        for n in pairs.added:
-            self.added("block-added", f"block {n.name!r}", n.mark, f"new block of {_hex(n.size)} bytes")
+        self.each("block", self.block_pairs, self.block, lambda _: "regions", lambda n: f"new block of {_hex(n.size)} bytes")
 
     def block(self, o: Block, n: Block) -> None:
         subject = f"block {n.name!r}"
