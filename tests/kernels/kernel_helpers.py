@@ -58,6 +58,43 @@ def pin_api_level(specs: Path, level: str) -> None:
                     spec.write_text(golden, encoding="utf-8")
 
 
+_REDUCE_KERNEL = """\
+spec: ttlgen.kernel/v1
+kernels:
+  {name}:
+    summary: A reduce of two tiles, its scaler tile built by the reader.
+    target: {target}
+{policy}    dfbs:
+      x: {{index: 0, dtype: {dtype}, block: [1, 1], input: {{shape: [1, 2]}}}}
+      scaler: {{index: 2, dtype: {dtype}, block: [1, 1], fill: scaler}}
+      out: {{index: 16, dtype: {dtype}, block: [1, 1], output: {{shape: [1, 2]}}}}
+    body:
+      - wait: scaler
+      - loop:
+          var: i
+          count: 2
+          body:
+            - wait: x
+            - reserve: out
+            - store: {{to: out, value: {{op: tile_reduce, attrs: {{reduce_dim: {dim}, pool: {pool}}}, args: [x, scaler]}}}}
+            - pop: x
+            - push: out
+      - pop: scaler
+    tolerance: {tolerance}
+"""
+
+
+def reduce_kernel_spec(
+    name: str, target: str, pool: str = "sum", dim: str = "row", dtype: str = "bf16",
+    tolerance: str = '{pcc: 0.999, max_rel: 1.0e-2, derivation: "one DST rounding and one pack of each result"}',
+    options: str | None = None,
+) -> str:
+    """A kernel spec file with one kernel: ``tile_reduce`` of each of two tiles of ``x``
+    into ``out``, with policy ``options`` (a YAML flow mapping) when given."""
+    policy = f"    policy:\n      options: {options}\n" if options else ""
+    return _REDUCE_KERNEL.format(name=name, target=target, pool=pool, dim=dim, dtype=dtype, tolerance=tolerance, policy=policy)
+
+
 def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1)[0])
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from kernel_helpers import all_kernels
+from kernel_helpers import all_kernels, reduce_kernel_spec
 
 from ttlgen import pipeline
 from ttlgen.emit._base import EmitContext, Templates
@@ -25,31 +25,6 @@ from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.plan.scaler_fill import encode
 from ttlgen.run import PRIMITIVE_REFERENCES, reference, run_lowered
 
-REDUCE_KERNEL = """\
-spec: ttlgen.kernel/v1
-kernels:
-  {name}:
-    summary: A reduce with its scaler tile built by the reader.
-    target: blackhole
-    dfbs:
-      x: {{index: 0, dtype: {dtype}, block: [1, 1], input: {{shape: [1, 2]}}}}
-      scaler: {{index: 2, dtype: {dtype}, block: [1, 1], fill: scaler}}
-      out: {{index: 16, dtype: {dtype}, block: [1, 1], output: {{shape: [1, 2]}}}}
-    body:
-      - wait: scaler
-      - loop:
-          var: i
-          count: 2
-          body:
-            - wait: x
-            - reserve: out
-            - store: {{to: out, value: {{op: tile_reduce, attrs: {{reduce_dim: {dim}, pool: {pool}}}, args: [x, scaler]}}}}
-            - pop: x
-            - push: out
-      - pop: scaler
-    tolerance: {{pcc: 0.999, max_rel: 1.0e-2, derivation: "one DST rounding and one pack of each result"}}
-"""
-
 
 def _files(lowered: LoweredKernel) -> dict[str, str]:
     return {Path(f.path).name: finalize(f).decode("utf-8") for f in emit_kernel(lowered, EmitContext(Templates(default_templates_dir())))}
@@ -57,7 +32,7 @@ def _files(lowered: LoweredKernel) -> dict[str, str]:
 
 def _reduce_kernel(specs: Path, pool: str, dim: str = "row", dtype: str = "bf16") -> LoweredKernel:
     name = f"reduce_{dim}_{pool}_{dtype}"
-    (specs / "kernels" / "scaler.yaml").write_text(REDUCE_KERNEL.format(name=name, pool=pool, dim=dim, dtype=dtype))
+    (specs / "kernels" / "scaler.yaml").write_text(reduce_kernel_spec(name, "blackhole", pool, dim, dtype))
     _, plan = pipeline.plan(specs)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == name]
     return lowered

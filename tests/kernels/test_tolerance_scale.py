@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from kernel_helpers import reduce_kernel_spec
 
 from tests.conftest import real_plan
 from ttlgen import pipeline
@@ -19,38 +20,14 @@ from ttlgen.model.kernels import RelativeTo
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.run import compare, run_lowered
 
-SCALAR_SUM = """\
-spec: ttlgen.kernel/v1
-kernels:
-  sum_that_cancels:
-    summary: The sum of each bf16 tile, whose terms cancel.
-    target: {target}
-    policy:
-      options: {{fp32-dest-acc-en: disabled}}  # each sum lands in a 16-bit DST
-    dfbs:
-      x: {{index: 0, dtype: bf16, block: [1, 1], input: {{shape: [1, 2]}}}}
-      scaler: {{index: 2, dtype: bf16, block: [1, 1], fill: scaler}}
-      out: {{index: 16, dtype: bf16, block: [1, 1], output: {{shape: [1, 2]}}}}
-    body:
-      - wait: scaler
-      - loop:
-          var: i
-          count: 2
-          body:
-            - wait: x
-            - reserve: out
-            - store: {{to: out, value: {{op: tile_reduce, attrs: {{reduce_dim: scalar, pool: sum}}, args: [x, scaler]}}}}
-            - pop: x
-            - push: out
-      - pop: scaler
-    tolerance: {{pcc: 0.9, max_rel: 4.0e-3, {relative_to}derivation: "two bf16 roundings of sums, 2^-8 of the terms each"}}
-"""
-
 
 def _sum_kernel(specs: Path, relative_to: str | None) -> LoweredKernel:
     target = min(t.name for t in real_plan()[0].targets.targets if t.kernel_api is not None)
     field = "" if relative_to is None else f"relative_to: {relative_to}, "
-    (specs / "kernels" / "cancels.yaml").write_text(SCALAR_SUM.format(target=target, relative_to=field), encoding="utf-8")
+    tolerance = f'{{pcc: 0.9, max_rel: 4.0e-3, {field}derivation: "two bf16 roundings of sums, 2^-8 of the terms each"}}'
+    # Each sum lands in a 16-bit DST, so its rounding is the size of its terms.
+    spec = reduce_kernel_spec("sum_that_cancels", target, dim="scalar", tolerance=tolerance, options="{fp32-dest-acc-en: disabled}")
+    (specs / "kernels" / "cancels.yaml").write_text(spec, encoding="utf-8")
     _, planned = pipeline.plan(specs)
     (lowered,) = [k for k in planned.kernels if k.kernel.name == "sum_that_cancels"]
     return lowered
