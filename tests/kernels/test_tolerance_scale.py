@@ -39,7 +39,7 @@ def _cancelling_input() -> dict[str, np.ndarray]:
     bf16, while each tile sums to about 1 (less where bf16 rounds the offset away)."""
     rng = np.random.default_rng(7)
     left = rng.standard_normal((32, 16)).astype(np.float32)
-    # bf16 values, so the stored input is exactly what the reference sums.
+    # bf16 values, which their negations cancel exactly as the device stores them.
     left = (left.view(np.uint32) & 0xFFFF0000).view(np.float32)
     tile = np.concatenate([left, -left], axis=1) + np.float32(1 / 1024)
     return {"x": np.concatenate([tile, tile], axis=1)}
@@ -64,8 +64,9 @@ def test_a_sum_that_cancels_passes_against_the_size_of_its_terms(spec_copy: Path
     report, _, _ = run_lowered(lowered, 0, inputs=_cancelling_input())
     (metrics,) = report.outputs.values()
     assert report.passed, report
-    terms = 1024 * float(np.mean(np.abs(_cancelling_input()["x"])))  # the sum of one tile's |x|
-    assert np.isclose(metrics.max_rel, metrics.max_abs / terms)
+    # The sum of one tile's |x| (the offset as stored differs in the fourth digit at most).
+    terms = 1024 * float(np.mean(np.abs(_cancelling_input()["x"])))
+    assert np.isclose(metrics.max_rel, metrics.max_abs / terms, rtol=1e-3)
     assert report.to_json()["tolerance"]["relative_to"] == "terms"
 
 
