@@ -267,14 +267,17 @@ def walk_values(value: Value) -> Iterator[OpExpr]:
         yield value
 
 
-def walk_statements(body: Sequence[Statement]) -> Iterator[Statement]:
+def walk_statements(body: Sequence[Statement], running: bool = False) -> Iterator[Statement]:
+    """Every statement of ``body``, nested ones after their loop or condition; ``running``:
+    not those in a loop of no iterations, which never run."""
     for stmt in body:
         yield stmt
         if isinstance(stmt, Loop):
-            yield from walk_statements(stmt.body)
+            if stmt.count > 0 or not running:
+                yield from walk_statements(stmt.body, running)
         elif isinstance(stmt, If):
-            yield from walk_statements(stmt.then)
-            yield from walk_statements(stmt.orelse)
+            yield from walk_statements(stmt.then, running)
+            yield from walk_statements(stmt.orelse, running)
 
 
 class _Builder:
@@ -595,10 +598,12 @@ class _Builder:
         tensor is done, and compute alone produces and consumes any other: a body that
         leaves out a side stalls the kernel."""
         used: dict[str, set[str]] = {}
-        for stmt in walk_statements(body):
-            if isinstance(stmt, Sync):
-                for name in stmt.dfbs:
-                    used.setdefault(name, set()).add(stmt.action)
+        written: dict[str, set[str]] = {}  # also in loops of no iterations
+        for running, found in ((True, used), (False, written)):
+            for stmt in walk_statements(body, running):
+                if isinstance(stmt, Sync):
+                    for name in stmt.dfbs:
+                        found.setdefault(name, set()).add(stmt.action)
         for dfb in self.dfbs.values():
             role = dfb.tensor.role if dfb.tensor is not None else ("fill" if dfb.fill is not None else None)
             needed = {"input": ("wait", "pop"), "fill": ("wait", "pop"), "output": ("reserve", "push")}.get(role or "", _SYNC_ACTIONS)
@@ -609,9 +614,13 @@ class _Builder:
                     "fill": "filled by the reader",
                     "output": "drained to an output tensor by the writer",
                 }.get(role or "", "neither fed nor drained by the reader or writer (compute both produces and consumes it)")
+                # The reader and writer move nothing for a loop of no iterations either, so
+                # a tensor synchronised only there is never moved.
+                dead = [action for action in missing if action in written.get(dfb.name, set())]
+                never_runs = f": its {' and '.join(dead)} {'is' if len(dead) == 1 else 'are'} only in a loop of 0 iterations, which never runs" if dead else ""
                 self.sink.error(
                     dfb.mark,
-                    f"{dfb.name!r} is {fed}, but the compute body never {' or '.join(_VERBS[m] for m in missing)} it",
+                    f"{dfb.name!r} is {fed}, but the compute body never {' or '.join(_VERBS[m] for m in missing)} it{never_runs}",
                     after=[self.synchronisation],  # a misspelt buffer in a wait or push explains it
                 )
 
