@@ -598,8 +598,8 @@ class _Builder:
         tensor is done, and compute alone produces and consumes any other: a body that
         leaves out a side stalls the kernel."""
         used: dict[str, set[str]] = {}
-        written: dict[str, set[str]] = {}  # also in loops of no iterations
-        for running, found in ((True, used), (False, written)):
+        anywhere: dict[str, set[str]] = {}  # loops of no iterations too
+        for running, found in ((True, used), (False, anywhere)):
             for stmt in walk_statements(body, running):
                 if isinstance(stmt, Sync):
                     for name in stmt.dfbs:
@@ -616,7 +616,7 @@ class _Builder:
                 }.get(role or "", "neither fed nor drained by the reader or writer (compute both produces and consumes it)")
                 # The reader and writer move nothing for a loop of no iterations either, so
                 # a tensor synchronised only there is never moved.
-                dead = [action for action in missing if action in written.get(dfb.name, set())]
+                dead = [action for action in missing if action in anywhere.get(dfb.name, set())]
                 never_runs = f": its {' and '.join(dead)} {'is' if len(dead) == 1 else 'are'} only in a loop of 0 iterations, which never runs" if dead else ""
                 self.sink.error(
                     dfb.mark,
