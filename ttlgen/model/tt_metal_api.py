@@ -1172,6 +1172,15 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         mark=doc.mark(("level",)),
         release=_release(doc, sink),
     )
+    for define in level.defines:
+        # Printed as the type of a constexpr variable in the emulator's types header.
+        if define.constexpr is not None and define.constexpr not in BUILTIN_TYPES and define.constexpr not in reader.types:
+            known = sorted({*BUILTIN_TYPES, *reader.types} - {"void"})
+            sink.error(
+                doc.mark(("defines", define.name, "constexpr")),
+                f"define {define.name!r} is a constexpr variable of type {define.constexpr!r}, which is no type{did_you_mean(define.constexpr, known)}: "
+                f"a built-in type ({', '.join(sorted(BUILTIN_TYPES - {'void'}))}) or one declared under `types`",
+            )
     for index, name in enumerate(level.startup):
         forms = level.forms(name, KernelKind.COMPUTE)
         if not forms:
@@ -1378,6 +1387,30 @@ def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[Api
                     )
 
 
+def _check_binding_enumerators(binding: Binding, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> None:
+    """A qualified argument of a binding (``Enum::VALUE``) is an enumerator of an
+    enumeration of each level whose form the binding is the body of: the emulator's header
+    of that level prints it as written, beside that level's enumerations."""
+    reported: set[str] = set()
+    for arg in (*binding.call.template_args, *binding.call.args):
+        if not isinstance(arg, Literal) or "::" not in arg.text:
+            continue
+        scope, _, leaf = arg.text.rpartition("::")
+        for level in levels:
+            kind = level.type(scope)
+            if kind is not None and kind.has_enumerator(leaf):
+                continue
+            if kind is not None and kind.is_enum:
+                names = [e.name for e in kind.enumerators or ()]
+                problem = f"enumeration {scope} of level {level.level!r} has no {leaf}{did_you_mean(leaf, names)}; enumerators: {', '.join(names)}"
+            else:
+                enums = [t.name for t in level.types if t.is_enum]
+                problem = f"{scope!r} is no enumeration that level {level.level!r} declares under `types`{did_you_mean(scope, enums)}"
+            if problem not in reported:
+                reported.add(problem)
+                sink.error(binding.mark, f"{binding.call.function}(...) passes {arg.text}, but {problem}")
+
+
 def _check_approximate(name: str, binding: Binding, forms: Sequence[tuple[ApiLevel, FunctionForm]], sink: DiagnosticSink) -> None:
     """`approximate: P` names a bool template parameter of every form the binding applies to."""
     if binding.approximate is None:
@@ -1460,6 +1493,7 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
             continue  # the forms it leaves unbound follow from that error
         for binding in found:
             _check_approximate(name, binding, forms, sink)
+            _check_binding_enumerators(binding, [level for level, form in forms if binding.applies_to(form.signature)], sink)
         for level, form in forms:
             if not any(b.applies_to(form.signature) for b in found):
                 sink.error(doc.key_mark(path), f"no binding of {name!r} applies to its form at level {level.level!r} ({form.mark}); its parameters: {', '.join(form.signature.names()) or 'none'}")
