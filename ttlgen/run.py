@@ -582,11 +582,14 @@ def run_lowered(
     rng = np.random.default_rng(seed)
     inputs = dict(inputs) if inputs is not None else make_inputs(kernel, rng)
     stored = _as_stored(kernel, lowered, inputs)
-    expected = reference(kernel, stored, dict(lowered.op_math), lowered.fills, lowered.approximate)
+
+    def reference_of_inputs(values: Mapping[str, F64]) -> dict[str, F64]:
+        return reference(kernel, values, dict(lowered.op_math), lowered.fills, lowered.approximate)
+
+    expected = reference_of_inputs(stored)
     scales = expected
     if kernel.tolerance.relative_to is kernels_model.RelativeTo.TERMS:
-        magnitudes = {name: np.abs(value) for name, value in stored.items()}
-        scales = reference(kernel, magnitudes, dict(lowered.op_math), lowered.fills, lowered.approximate)
+        scales = reference_of_inputs({name: np.abs(value) for name, value in stored.items()})
     with tempfile.TemporaryDirectory(prefix="ttlgen-run-") as tmp:
         directory = write_kernel(lowered, Path(tmp) / "kernel")
         api_dir = write_api_headers(api, lowered.api_level, Path(tmp) / "api") if api is not None else None

@@ -902,9 +902,13 @@ class _LevelReader:
             for index, (ref, _) in enumerate(kind.fields):
                 self.check_type(ref, (*path, "fields", index), kind.template)
 
+    def is_type(self, name: str, scope: Sequence[TemplateParam] = ()) -> bool:
+        """Whether ``name`` is a built-in type, one the level declares, or a type parameter in scope."""
+        return name in BUILTIN_TYPES or name in self.types or any(p.name == name for p in scope)
+
     def check_type(self, ref: TypeRef, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
         names = {p.name for p in scope}
-        if ref.name in BUILTIN_TYPES or ref.name in names or ref.name in self.types:
+        if self.is_type(ref.name, scope):
             kind = self.types.get(ref.name)
             if kind is not None and ref.args and len(ref.args) > len(kind.template):
                 self.error(self.doc.mark(path), f"{ref.text!r}: {ref.name} takes {len(kind.template)} template arguments")
@@ -1174,12 +1178,12 @@ def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     )
     for define in level.defines:
         # Printed as the type of a constexpr variable in the emulator's types header.
-        if define.constexpr is not None and define.constexpr not in BUILTIN_TYPES and define.constexpr not in reader.types:
-            known = sorted({*BUILTIN_TYPES, *reader.types} - {"void"})
+        if define.constexpr is not None and not reader.is_type(define.constexpr):
+            builtin = sorted(BUILTIN_TYPES - {"void"})
             sink.error(
                 doc.mark(("defines", define.name, "constexpr")),
-                f"define {define.name!r} is a constexpr variable of type {define.constexpr!r}, which is no type{did_you_mean(define.constexpr, known)}: "
-                f"a built-in type ({', '.join(sorted(BUILTIN_TYPES - {'void'}))}) or one declared under `types`",
+                f"define {define.name!r} is a constexpr variable of type {define.constexpr!r}, which is no type"
+                f"{did_you_mean(define.constexpr, sorted({*builtin, *reader.types}))}: a built-in type ({', '.join(builtin)}) or one declared under `types`",
             )
     for index, name in enumerate(level.startup):
         forms = level.forms(name, KernelKind.COMPUTE)
