@@ -92,3 +92,39 @@ def test_an_interrupted_build_exits_130_with_one_line_and_leaves_a_whole_tree(tm
     assert leftovers == [] or subprocess.run(
         [sys.executable, "-m", "ttlgen", "check", "--specs", str(specs), "--out", str(out)], env=env, capture_output=True
     ).returncode in (0, 1), "a leftover the next command could not clear"
+
+
+_SWALLOWED = """\
+import time
+from ttlgen import interrupt
+
+interrupt.install()
+
+
+class Swallows:
+    def __del__(self):
+        import _signal
+        _signal.raise_signal(_signal.SIGINT)
+        for _ in range(1000):  # the handler runs here, where Python cannot raise
+            pass
+
+
+try:
+    Swallows()
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        pass
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_an_interrupt_landing_where_python_cannot_raise_is_not_printed_and_still_ends_the_command() -> None:
+    # A Ctrl-C inside a __del__ or the import lock's weak reference callback: Python would
+    # print "Exception ignored in ..." with a traceback and carry on.
+    done = subprocess.run(
+        [sys.executable, "-c", _SWALLOWED], env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=60
+    )
+    assert (done.stdout, done.stderr) == ("interrupted\n", "")

@@ -5,6 +5,11 @@ some code re-raises it as another exception (an interrupt inside a class body's
 ``__set_name__`` becomes a RuntimeError). The console entry installs `handler`, which
 records the interrupt before raising it, so the CLI can tell an interrupted command from
 a bug (exit 3) however the exception reaches it.
+
+Where Python cannot raise (a ``__del__``, a weak reference's callback such as the import
+lock's), it prints the exception as "Exception ignored in ..." with a traceback and goes on
+as if nothing happened. `install` also hooks those: an interrupt that lands there is said
+nowhere and delivered again a moment later, wherever the main thread is then.
 """
 
 from __future__ import annotations
@@ -12,7 +17,11 @@ from __future__ import annotations
 # The builtin `_signal`, not `signal`: `signal` imports `enum`, and a Ctrl-C landing in that
 # import, before the handler is in place, would print Python's traceback.
 import _signal  # type: ignore[import-not-found]  # typeshed has no stub for the builtin
+import sys
 
+# Long enough for the call that swallowed the interrupt to return, short enough that no one
+# sees the command go on.
+_REDELIVER_S = 0.001
 _requested = False
 
 
@@ -22,8 +31,18 @@ def handler(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    if unraisable.exc_type is KeyboardInterrupt and _requested:
+        # Python runs signal handlers in the main thread only, so this is the main thread.
+        _signal.signal(_signal.SIGALRM, handler)
+        _signal.setitimer(_signal.ITIMER_REAL, _REDELIVER_S)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def install() -> None:
     _signal.signal(_signal.SIGINT, handler)
+    sys.unraisablehook = _unraisable
 
 
 def requested() -> bool:
