@@ -307,6 +307,8 @@ class Tracer:
         self._kernel_texts: dict[int, list[tuple[PrintedProgram, dict[str, PerLine]]]] = {}
         self._json_texts: dict[str, PerLine] | None = None
         self._literal_cache: dict[str, dict[str, list[int]]] = {}
+        # A template's name from the current directory, asked for on every line it renders.
+        self._shown: dict[str, str] = {}
         self.rendered: list[tuple[str, tuple[LineOrigin, ...]]] = []
         self._templates_root = templates.root
         self.environment = _TracingEnvironment(self, templates)
@@ -404,7 +406,10 @@ class Tracer:
 
     def template_line(self, name: str, line: int) -> TemplateLine:
         """Line ``line`` of template ``name``, named from the current directory."""
-        return TemplateLine(f"templates/{name}", line, display_path(self._templates_root / name))
+        shown = self._shown.get(name)
+        if shown is None:
+            shown = self._shown[name] = display_path(self._templates_root / name)
+        return TemplateLine(f"templates/{name}", line, shown)
 
     def copy(self, template_path: str, text: str) -> None:
         origins = tuple(
