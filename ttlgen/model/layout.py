@@ -123,10 +123,6 @@ class Enum:
     mark: Mark
 
     @property
-    def max_value(self) -> int:
-        return (1 << self.bits) - 1
-
-    @property
     def named_values(self) -> tuple[EnumValue, ...]:
         return tuple(v for v in self.values if v.name is not None)
 
