@@ -94,16 +94,17 @@ def test_an_interrupted_build_exits_130_with_one_line_and_leaves_a_whole_tree(tm
     ).returncode in (0, 1), "a leftover the next command could not clear"
 
 
+
 _SWALLOWED = """\
+import _signal
 import time
 from ttlgen import interrupt
 
 interrupt.install()
-
+{prelude}
 
 class Swallows:
     def __del__(self):
-        import _signal
         _signal.raise_signal(_signal.SIGINT)
         for _ in range(1000):  # the handler runs here, where Python cannot raise
             pass
@@ -118,13 +119,28 @@ try:
 except KeyboardInterrupt:
     print("interrupted")
 """
+# The worst scheduling of the interrupt's second delivery: its timer goes off before the
+# code that set it has returned.
+_TIMER_AT_ONCE = """
+_set, _fired = _signal.setitimer, []
+
+
+def at_once(which, seconds, interval=0.0):
+    _set(which, seconds, interval)
+    if not _fired:
+        _fired.append(True)
+        _signal.raise_signal(_signal.SIGALRM)
+
+
+_signal.setitimer = at_once
+"""
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_an_interrupt_landing_where_python_cannot_raise_is_not_printed_and_still_ends_the_command() -> None:
+@pytest.mark.parametrize("prelude", ["", _TIMER_AT_ONCE], ids=["redelivered-later", "redelivered-at-once"])
+def test_an_interrupt_landing_where_python_cannot_raise_is_not_printed_and_still_ends_the_command(prelude: str) -> None:
     # A Ctrl-C inside a __del__ or the import lock's weak reference callback: Python would
     # print "Exception ignored in ..." with a traceback and carry on.
-    done = subprocess.run(
-        [sys.executable, "-c", _SWALLOWED], env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=60
-    )
+    script = _SWALLOWED.format(prelude=prelude)
+    done = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=60)
     assert (done.stdout, done.stderr) == ("interrupted\n", "")

@@ -18,6 +18,7 @@ from __future__ import annotations
 # import, before the handler is in place, would print Python's traceback.
 import _signal  # type: ignore[import-not-found]  # typeshed has no stub for the builtin
 import sys
+from types import FrameType
 
 # Long enough for the call that swallowed the interrupt to return, short enough that no one
 # sees the command go on.
@@ -25,17 +26,33 @@ _REDELIVER_S = 0.001
 _requested = False
 
 
-def handler(signum: int, frame: object) -> None:
+def handler(signum: int, frame: FrameType | None) -> None:
     global _requested
     _requested = True
+    if _in_hook(frame):
+        # Raised here, the interrupt would be reported as the hook's own failure.
+        _redeliver()
+        return
     raise KeyboardInterrupt
+
+
+def _in_hook(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code is _unraisable.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _redeliver() -> None:
+    # Python runs signal handlers in the main thread only, so this is the main thread.
+    _signal.signal(_signal.SIGALRM, handler)
+    _signal.setitimer(_signal.ITIMER_REAL, _REDELIVER_S)
 
 
 def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
     if unraisable.exc_type is KeyboardInterrupt and _requested:
-        # Python runs signal handlers in the main thread only, so this is the main thread.
-        _signal.signal(_signal.SIGALRM, handler)
-        _signal.setitimer(_signal.ITIMER_REAL, _REDELIVER_S)
+        _redeliver()
         return
     sys.__unraisablehook__(unraisable)
 
