@@ -1415,6 +1415,49 @@ def _check_binding_enumerators(binding: Binding, levels: Sequence[ApiLevel], sin
                 sink.error(binding.mark, f"{binding.call.function}(...) passes {arg.text}, but {problem}")
 
 
+def _define_value_problem(literal: Literal, constexpr: str | None, level: ApiLevel) -> str | None:
+    """Why ``literal`` cannot be the value of a define of ``level`` whose constexpr type is
+    ``constexpr`` (None: a macro), or None when it can."""
+    text = literal.text
+    if constexpr == "bool" or (constexpr is None and text in _BOOLEANS):
+        return None if text in _BOOLEANS else f"a bool is true or false{did_you_mean(text, _BOOLEANS)}"
+    if constexpr in BUILTIN_TYPES or (constexpr is None and literal.integer is not None):
+        return None if literal.integer is not None else f"a {constexpr} is an integer"
+    enums = [t.name for t in level.types if t.is_enum]
+    if constexpr is not None and constexpr not in enums:
+        return None  # a type that is no type is the level's error; an opaque one takes no literal here
+    scope, _, leaf = text.rpartition("::")
+    kind = level.type(scope) if scope in enums and constexpr in (None, scope) else None
+    if kind is not None and kind.has_enumerator(leaf):
+        return None
+    if kind is not None:
+        names = [e.name for e in kind.enumerators or ()]
+        return f"enumeration {scope} has no {leaf}{did_you_mean(leaf, names)}; enumerators: {', '.join(names)}"
+    if constexpr is not None:
+        return f"a {constexpr} is one of its enumerators, written {constexpr}::<enumerator>"
+    # The level is named where the message says whose define it is.
+    return f"a macro's value is an integer, true, false or an enumerator of one of the level's enumerations, written Enum::VALUE{did_you_mean(scope or text, enums)}"
+
+
+_BOOLEANS = ("true", "false")
+
+
+def _check_define_value(name: str, literal: Literal, levels: Sequence[ApiLevel], mark: Mark, sink: DiagnosticSink) -> None:
+    """The emulator's value of a define is one its type at each level takes: true or false
+    for a bool, an integer for another built-in type, an enumerator for an enumeration, and
+    for a macro any of them (the level's headers print it as written)."""
+    reported: set[str] = set()  # the same problem at a second level is not said again
+    for level in levels:
+        declared = next((d for d in level.defines if d.name == name), None)
+        if declared is None:
+            continue
+        problem = _define_value_problem(literal, declared.constexpr, level)
+        if problem is not None and problem not in reported:
+            reported.add(problem)
+            what = f"a constexpr {declared.constexpr}" if declared.constexpr else "a macro"
+            sink.error(mark, f"{literal.text!r} cannot be the value of define {name!r}, {what} at level {level.level!r} ({declared.mark}): {problem}")
+
+
 def _check_approximate(name: str, binding: Binding, forms: Sequence[tuple[ApiLevel, FunctionForm]], sink: DiagnosticSink) -> None:
     """`approximate: P` names a bool template parameter of every form the binding applies to."""
     if binding.approximate is None:
@@ -1522,9 +1565,11 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
     for define, value in data["defines"].items():
         # Printed as the define's expansion in the emulator's headers: one C++ token.
         try:
-            parse_value(value)
+            literal = parse_value(value)
         except FormError as exc:
             sink.error(doc.mark(("defines", define)), f"{value!r} cannot be what define {define!r} expands to: {exc} (an integer, true, false or a qualified enumerator such as Enum::VALUE)")
+            continue
+        _check_define_value(define, literal, levels, doc.mark(("defines", define)), sink)
     for index, name in enumerate(types):
         if not any(level.type(name) is not None for level in levels):
             sink.error(doc.mark(("types", index)), f"no API level declares type {name!r}")
