@@ -729,9 +729,14 @@ class Judge:
             if p.is_file() and "__pycache__" not in p.parts
         }
 
+    def _kind_of(self, file: str) -> str:
+        """The kind of a pristine spec file, or of the one a conversion (YAML to TOML) made it from."""
+        stem = file.rsplit(".", 1)[0]
+        return self.kinds.get(file) or next((kind for rel, kind in self.kinds.items() if rel.rsplit(".", 1)[0] == stem), "")
+
     def misplaced(self, root: Path, mutations: Sequence[Mutation], errors: list[dict[str, Any]]) -> str | None:
         mutated = {f"specs/{m.file}" for m in mutations}
-        kinds = {self.kinds.get(m.file, "") for m in mutations}
+        kinds = {self._kind_of(m.file) for m in mutations}
         for m in mutations:
             path = root / "specs" / m.file
             if path.exists():

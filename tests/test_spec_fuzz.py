@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import LONG_TESTS
-from tests.spec_fuzz import Outcome, Trial, run_campaign, run_trials, table
+from tests.spec_fuzz import Judge, Mutation, Outcome, Trial, run_campaign, run_trials, table
 
 # Seeds 0..3, and with TTLGEN_LONG_TESTS=1 also 4..7 in a second chunk: each chunk has trials
 # that are rejected and trials that build (the assertion below), at a fraction of a
@@ -70,3 +71,16 @@ def test_long_fuzz_campaign() -> None:
         if trial.outcome.failed:
             print(trial.describe())
     judge(trials)
+
+
+def test_the_judge_knows_a_file_converted_to_toml_and_deleted_by_the_kind_it_had(tmp_path: Path) -> None:
+    # The converted file is in neither tree: only its YAML original tells what reads it.
+    judge = Judge()
+    architecture = next(rel for rel, kind in judge.kinds.items() if kind == "ttlgen.architecture")
+    target = next(rel for rel, kind in judge.kinds.items() if kind == "ttlgen.target")
+    (tmp_path / "specs" / target).parent.mkdir(parents=True)
+    (tmp_path / "specs" / target).write_text("spec: ttlgen.target/v1\n", encoding="utf-8")
+    converted = architecture.rsplit(".", 1)[0] + ".toml"
+    mutations = [Mutation("convert + TOML", converted, "the same data"), Mutation("delete file", converted, "removed")]
+    error = {"file": f"specs/{target}", "line": 1, "column": 1, "message": "unknown architecture"}
+    assert judge.misplaced(tmp_path, mutations, [error]) is None

@@ -598,9 +598,13 @@ def build(
                 doc.mark(("architecture",)),
                 f"unknown architecture {arch_name!r}; declared: {', '.join(known) or 'none'} "
                 f"(or 'none' for the compiler-testing environment){did_you_mean(arch_name, [*known, NO_ARCHITECTURE])}",
+                breaks=[target_entity(name)],  # the facts the architecture gives
             )
         elif arch.rejected is not None:
-            sink.error(doc.mark(("architecture",)), f"architecture {arch_name!r} is rejected ({arch.doc.mark(('rejected',))}), so it has no targets")
+            sink.error(
+                doc.mark(("architecture",)), f"architecture {arch_name!r} is rejected ({arch.doc.mark(('rejected',))}), so it has no targets",
+                breaks=[target_entity(name)],
+            )
         else:
             sources.add(arch.doc.source)
         if api_name != NO_RUNTIME_API and api is None:
