@@ -1391,6 +1391,12 @@ def _check_glue_enumerators(index: emulator_glue.GlueIndex, levels: Sequence[Api
                     )
 
 
+def _no_enumerator(kind: TypeDecl, shown: str, leaf: str) -> str:
+    """What is wrong with ``<enumeration>::leaf`` when ``kind`` has no such enumerator."""
+    names = [e.name for e in kind.enumerators or ()]
+    return f"enumeration {shown} has no {leaf}{did_you_mean(leaf, names)}; enumerators: {', '.join(names)}"
+
+
 def _check_binding_enumerators(binding: Binding, levels: Sequence[ApiLevel], sink: DiagnosticSink) -> None:
     """A qualified argument of a binding (``Enum::VALUE``) is an enumerator of an
     enumeration of each level whose form the binding is the body of: the emulator's header
@@ -1405,8 +1411,7 @@ def _check_binding_enumerators(binding: Binding, levels: Sequence[ApiLevel], sin
             if kind is not None and kind.has_enumerator(leaf):
                 continue
             if kind is not None and kind.is_enum:
-                names = [e.name for e in kind.enumerators or ()]
-                problem = f"enumeration {scope} of level {level.level!r} has no {leaf}{did_you_mean(leaf, names)}; enumerators: {', '.join(names)}"
+                problem = _no_enumerator(kind, f"{scope} of level {level.level!r}", leaf)
             else:
                 enums = [t.name for t in level.types if t.is_enum]
                 problem = f"{scope!r} is no enumeration that level {level.level!r} declares under `types`{did_you_mean(scope, enums)}"
@@ -1431,8 +1436,7 @@ def _define_value_problem(literal: Literal, constexpr: str | None, level: ApiLev
     if kind is not None and kind.has_enumerator(leaf):
         return None
     if kind is not None:
-        names = [e.name for e in kind.enumerators or ()]
-        return f"enumeration {scope} has no {leaf}{did_you_mean(leaf, names)}; enumerators: {', '.join(names)}"
+        return _no_enumerator(kind, scope, leaf)
     if constexpr is not None:
         return f"a {constexpr} is one of its enumerators, written {constexpr}::<enumerator>"
     # The level is named where the message says whose define it is.
