@@ -107,6 +107,7 @@ def pytest_sessionfinish(session: Any) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--top", type=int, default=30, help="files to list (default 30)")
+    parser.add_argument("--tests", type=int, default=0, help="also list the costliest tests (default none)")
     args, pytest_args = parser.parse_known_args()
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, "SUITE_COST_DIR": folder, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))}
@@ -129,6 +130,10 @@ def main() -> None:
     print(f"{'CPU s':>8} {'own s':>8} {'children s':>11} {'tests':>6}  file")
     for path, (own, kids, count) in sorted(per_file.items(), key=lambda item: -(item[1][0] + item[1][1]))[: args.top]:
         print(f"{own + kids:8.1f} {own:8.1f} {kids:11.1f} {count:6d}  {path}")
+    if args.tests:
+        print(f"\n{'CPU s':>8} {'own s':>8} {'children s':>11}  test")
+        for nodeid, own, kids in sorted(rows, key=lambda row: -(row[1] + row[2]))[: args.tests]:
+            print(f"{own + kids:8.1f} {own:8.1f} {kids:11.1f}  {nodeid}")
     for table, title in (("stage", "pipeline stage (workers only)"), ("cli", "command run in-process (run_cli; its stages included)")):
         print(f"\n{'CPU s':>8} {'calls':>6} {'ms/call':>8}  {title}")
         for (_, name), (calls, cpu) in sorted(((k, v) for k, v in spent.items() if k[0] == table), key=lambda item: -item[1][1]):
