@@ -327,10 +327,6 @@ class _Parser:
         self.operands = tuple(operands) + tuple(attributes)
         self.attributes = tuple(attributes)
 
-    def fail(self, node: ast.AST | None, message: str) -> ExpressionError:
-        offset = getattr(node, "col_offset", None) if node is not None else None
-        return ExpressionError(message, offset)
-
     def parse(self) -> Expr:
         text = self.text
         if len(text) > MAX_EXPRESSION:
@@ -347,22 +343,17 @@ class _Parser:
             depth += (ch == "(") - (ch == ")")
             if depth > MAX_DEPTH:
                 raise ExpressionError(f"parentheses nest deeper than {MAX_DEPTH}", index)
+        lead = len(text) - len(text.lstrip())
         try:
             tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
-            offset = (exc.offset - 1) if exc.offset else None
-            if offset is not None:
-                offset += len(text) - len(text.lstrip())
+            offset = (exc.offset - 1 + lead) if exc.offset else None
             reason = (exc.msg or "invalid syntax").removesuffix(".")
-            return self._syntax(reason, offset)
+            near = f" at {text[offset:offset + 10]!r}" if offset is not None and offset < len(text) else ""
+            raise ExpressionError(f"not an expression of the language: {reason}{near}", offset) from None
         except (ValueError, RecursionError, MemoryError) as exc:
             raise ExpressionError(f"the expression cannot be parsed ({type(exc).__name__})") from None
-        lead = len(text) - len(text.lstrip())
         return self.node(tree.body, lead, 0)
-
-    def _syntax(self, reason: str, offset: int | None) -> Expr:
-        near = f" at {self.text[offset:offset + 10]!r}" if offset is not None and offset < len(self.text) else ""
-        raise ExpressionError(f"not an expression of the language: {reason}{near}", offset)
 
     def node(self, node: ast.expr, lead: int, depth: int) -> Expr:
         if depth > 4 * MAX_DEPTH:
@@ -423,9 +414,7 @@ class _Parser:
             name = node.func.id
             if name not in _BUILTINS:
                 raise fail(f"unknown function {name!r}{did_you_mean(name, BUILTIN_NAMES)}")
-            if node.keywords:
-                raise fail(f"{name}() takes positional arguments only")
-            if any(isinstance(a, ast.Starred) for a in node.args):
+            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
                 raise fail(f"{name}() takes positional arguments only")
             arity = _BUILTINS[name].arity
             if len(node.args) != arity:
