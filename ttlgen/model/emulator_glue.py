@@ -23,7 +23,6 @@ GLUE_DIR = Path(__file__).resolve().parent.parent / "device" / "include"
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _MACRO_TABLE = re.compile(r"#define\s+(\w+)\(X\)((?:[^\n]*\\\n)*[^\n]*)")
 _TABLE_ENTRY = re.compile(r"\bX\(\s*(\w+)")
-_NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
 _DECLARED = re.compile(r"(\w+)\s*(?:\(|=|;|\{)")
 _TEMPLATE = re.compile(r"^\s*template\s*<[^{;]*?>\s*")
 _KEYWORDS = frozenset({"return", "if", "for", "while", "switch", "sizeof", "decltype", "static_assert", "alignas"})
@@ -102,11 +101,11 @@ def scan(root: Path = GLUE_DIR, top: str = "ttlemu") -> GlueIndex:
         for macro, body in _MACRO_TABLE.findall(path.read_text(encoding="utf-8")):
             tables[macro] = _TABLE_ENTRY.findall(body)
     for path in sources:
-        headers.add(path.relative_to(root).as_posix())
+        header = path.relative_to(root).as_posix()
+        headers.add(header)
         text = _COMMENT.sub(" ", path.read_text(encoding="utf-8"))
         text = "\n".join(" " * len(line) if line.lstrip().startswith("#") else line for line in text.split("\n"))
         heads, spans = _walk(text)
-        header = path.relative_to(root).as_posix()
         uses.update((kind, name, header) for kind, name in re.findall(r"\b([A-Z]\w*)::(\w+)", text))
 
         def relative(namespace: str) -> str | None:
