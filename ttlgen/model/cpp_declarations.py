@@ -170,11 +170,16 @@ class _Tokens:
         self.index += 1
         return self.values[self.index - 1]
 
-    def expect(self, value: str) -> None:
-        found = self.peek() or "the end"
+    def accept(self, value: str) -> bool:
+        """Take the next token if it is ``value``; whether it was."""
         if self.peek() != value:
-            raise DeclarationError(f"expected {value!r}, found {found!r}")
+            return False
         self.index += 1
+        return True
+
+    def expect(self, value: str) -> None:
+        if not self.accept(value):
+            raise DeclarationError(f"expected {value!r}, found {self.peek() or 'the end'!r}")
 
     def name(self, what: str) -> str:
         if self.kind() != "name":
@@ -201,28 +206,16 @@ class _Tokens:
 
 
 def _type(tokens: _Tokens) -> TypeRef:
-    const = False
-    if tokens.peek() == "const":
-        tokens.take()
-        const = True
+    const = tokens.accept("const")
     name = tokens.name("a type")
     args: list[str] = []
-    if tokens.peek() == "<":
-        tokens.take()
-        while True:
+    if tokens.accept("<"):
+        args.append(tokens.until(",>"))
+        while tokens.accept(","):
             args.append(tokens.until(",>"))
-            if tokens.peek() == ",":
-                tokens.take()
-                continue
-            tokens.expect(">")
-            break
-    reference = pointer = False
-    if tokens.peek() == "&":
-        tokens.take()
-        reference = True
-    elif tokens.peek() == "*":
-        tokens.take()
-        pointer = True
+        tokens.expect(">")
+    reference = tokens.accept("&")
+    pointer = not reference and tokens.accept("*")
     return TypeRef(name, tuple(args), const, reference, pointer)
 
 
@@ -238,34 +231,23 @@ def template_params(text: str) -> tuple[TemplateParam, ...]:
 def _template_params(tokens: _Tokens, end: str) -> tuple[TemplateParam, ...]:
     params: list[TemplateParam] = []
     while True:
-        if tokens.peek() in ("typename", "class"):
-            tokens.take()
-            param = TemplateParam(tokens.name("a template parameter name"), None, None)
-        else:
-            kind = _type(tokens)
-            param = TemplateParam(tokens.name("a template parameter name"), kind, None)
-        if tokens.peek() == "=":
-            tokens.take()
-            param = TemplateParam(param.name, param.type, tokens.until("," + end))
-        params.append(param)
-        if tokens.peek() == ",":
-            tokens.take()
-            continue
-        return tuple(params)
+        kind = None if tokens.accept("typename") or tokens.accept("class") else _type(tokens)
+        name = tokens.name("a template parameter name")
+        default = tokens.until("," + end) if tokens.accept("=") else None
+        params.append(TemplateParam(name, kind, default))
+        if not tokens.accept(","):
+            return tuple(params)
 
 
 def parse_declaration(text: str) -> Signature:
     """One C++ function (or constructor) declaration."""
     tokens = _Tokens(text)
     template: tuple[TemplateParam, ...] = ()
-    if tokens.peek() == "template":
-        tokens.take()
+    if tokens.accept("template"):
         tokens.expect("<")
         template = _template_params(tokens, end=">")
         tokens.expect(">")
-    constexpr = tokens.peek() == "constexpr"
-    if constexpr:
-        tokens.take()
+    constexpr = tokens.accept("constexpr")
     returns: TypeRef | None = None
     if tokens.peek(1) == "(":  # a constructor: the name is the class
         name = tokens.name("the function name")
@@ -274,27 +256,18 @@ def parse_declaration(text: str) -> Signature:
         name = tokens.name("the function name")
     tokens.expect("(")
     params: list[Param] = []
-    if tokens.peek() == ")":
-        tokens.take()
-    else:
+    if not tokens.accept(")"):
         while True:
             kind = _type(tokens)
             pname = tokens.take() if tokens.kind() == "name" else None
-            default = None
-            if tokens.peek() == "=":
-                tokens.take()
-                default = tokens.until(",)")
+            default = tokens.until(",)") if tokens.accept("=") else None
             if params and params[-1].default is not None and default is None:
                 raise DeclarationError(f"parameter {pname or len(params) + 1!r} has no default after one that has")
             params.append(Param(kind, pname, default))
-            if tokens.peek() == ",":
-                tokens.take()
-                continue
-            tokens.expect(")")
-            break
-    const = tokens.peek() == "const"
-    if const:
-        tokens.take()
+            if not tokens.accept(","):
+                break
+        tokens.expect(")")
+    const = tokens.accept("const")
     if tokens.peek():
         raise DeclarationError(f"{tokens.peek()!r} follows the declaration; write one declaration")
     if "::" in name:
