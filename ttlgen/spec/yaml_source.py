@@ -267,6 +267,19 @@ _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U0001
 # Line breaks to the YAML reader (YAML 1.1) that not every editor starts a line at: a
 # position after one could name a line the user cannot find.
 _ODD_LINE_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+# Each refused character, and what follows "character U+XXXX" in its message.
+_REFUSED_CHARACTERS = (
+    (
+        _NOT_PRINTABLE,
+        "is not allowed in YAML (a control or non-character); "
+        "remove it or write it as an escape inside a double-quoted string",
+    ),
+    (
+        _ODD_LINE_BREAK,
+        "is a line break to YAML that not every editor or tool counts; "
+        "end lines with \\n or \\r\\n, or write it as an escape inside a double-quoted string",
+    ),
+)
 
 
 def _indent(line: str) -> int | None:
@@ -334,26 +347,11 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     """Parse one YAML document into plain data and positions; raises YamlLoadError."""
     # Checked here because the YAML reader reports such a character by its byte offset
     # in the whole stream, which is not a line and column.
-    bad = _NOT_PRINTABLE.search(text)
-    if bad is not None:
-        line, column = _line_column(text, bad.start())
-        raise YamlLoadError(
-            Diagnostic(
-                Mark(file, line, column),
-                f"character U+{ord(bad.group()):04X} is not allowed in YAML (a control or non-character); "
-                "remove it or write it as an escape inside a double-quoted string",
-            )
-        )
-    odd = _ODD_LINE_BREAK.search(text)
-    if odd is not None:
-        line, column = _line_column(text, odd.start())
-        raise YamlLoadError(
-            Diagnostic(
-                Mark(file, line, column),
-                f"character U+{ord(odd.group()):04X} is a line break to YAML that not every editor or tool counts; "
-                "end lines with \\n or \\r\\n, or write it as an escape inside a double-quoted string",
-            )
-        )
+    for pattern, why in _REFUSED_CHARACTERS:
+        found = pattern.search(text)
+        if found is not None:
+            line, column = _line_column(text, found.start())
+            raise YamlLoadError(Diagnostic(Mark(file, line, column), f"character U+{ord(found.group()):04X} {why}"))
     try:
         documents = list(yaml.compose_all(text, Loader=_CoreSchemaLoader))
     except yaml.MarkedYAMLError as exc:
