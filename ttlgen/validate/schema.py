@@ -256,8 +256,6 @@ def _value_message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         names = [wanted] if isinstance(wanted, str) else list(wanted)
         wanted_text = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
         return path, f"expected {wanted_text}, got {describe_value(value)}", False
-    if validator == "required":
-        return path, error.message, False
     if validator in ("additionalProperties", "unevaluatedProperties"):
         allowed = sorted(schema.get("properties", {}))
         extras = _unknown_keys(schema, value) if isinstance(value, dict) else []
@@ -277,8 +275,6 @@ def _value_message(error: ValidationError) -> tuple[KeyPath, str, bool]:
         return path, f"expected at least {expected} item(s), got {len(value)}", False
     if validator == "maxItems":
         return path, f"expected at most {expected} item(s), got {len(value)}", False
-    if validator == "uniqueItems":
-        return path, error.message, False
     if validator == "minProperties":
         return path, f"expected at least {expected} key(s)", False
     return path, error.message, False
@@ -290,12 +286,11 @@ def _expand(errors: Iterable[ValidationError]) -> Iterable[ValidationError]:
             extras = _unknown_keys(error.schema, error.instance)
             # One diagnostic per unknown key, each at its own key.
             for key in extras:
-                clone = ValidationError(
+                yield ValidationError(
                     error.message, validator=error.validator, path=error.absolute_path,
                     instance={key: error.instance[key]}, schema=error.schema,
                     validator_value=error.validator_value,
                 )
-                yield clone
         else:
             yield error
 
