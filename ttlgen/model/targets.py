@@ -287,10 +287,8 @@ def _rules(
     return tuple(rules)
 
 
-def _relation_sets(
-    docs: Sequence[SpecDocument], vocab: Vocabulary, sink: DiagnosticSink
-) -> dict[str, tuple[RelationTable, str]]:
-    tables: dict[str, tuple[RelationTable, str]] = {}
+def _relation_sets(docs: Sequence[SpecDocument], vocab: Vocabulary, sink: DiagnosticSink) -> dict[str, RelationTable]:
+    tables: dict[str, RelationTable] = {}
     seen_sets: dict[str, SpecDocument] = {}
     for doc in docs:
         set_name = doc.data["name"]
@@ -302,44 +300,42 @@ def _relation_sets(
             query = Query(raw["query"])
             rules = _rules(doc, ("tables", table_name, "rules"), raw["rules"], query, vocab, sink)
             key = f"{set_name}.{table_name}"
-            tables[key] = (RelationTable(query, rules, key, None, doc.key_mark(("tables", table_name)), doc.source), doc.source)
+            tables[key] = RelationTable(query, rules, key, None, doc.key_mark(("tables", table_name)), doc.source)
     return tables
 
 
 def _relation(
-    doc: SpecDocument, query: Query, target: str, shared: dict[str, tuple[RelationTable, str]],
-    vocab: Vocabulary, sink: DiagnosticSink,
-) -> tuple[RelationTable | None, str | None]:
+    doc: SpecDocument, query: Query, target: str, shared: dict[str, RelationTable], vocab: Vocabulary, sink: DiagnosticSink
+) -> RelationTable | None:
     path = ("relations", query.value)
     raw = doc.data["relations"][query.value]
     if "rules" in raw and "shared" in raw:
         sink.error(doc.key_mark((*path, "shared")), "give either the target's own rules or a shared table, not both")
-        return None, None
+        return None
     if "review" in raw and "shared" not in raw:
         sink.error(doc.key_mark((*path, "review")), "a review note belongs to a shared table; this relation has its own rules")
     if "rules" in raw:
         rules = _rules(doc, (*path, "rules"), raw["rules"], query, vocab, sink)
-        return RelationTable(query, rules, target, None, doc.mark(path), doc.source), None
+        return RelationTable(query, rules, target, None, doc.mark(path), doc.source)
     if "shared" not in raw:
         sink.error(doc.mark(path), "missing 'rules' (the target's own) or 'shared' (a reviewed relation-set table)")
-        return None, None
+        return None
     name = raw["shared"]
     if "review" not in raw:
         sink.error(doc.key_mark((*path, "shared")), f"sharing {name!r} needs a 'review' note saying why that table holds for this target; nothing is inherited without one")
-        return None, None
-    found = shared.get(name)
-    if found is None:
-        tables = sorted(k for k, (t, _) in shared.items() if t.query is query)
+        return None
+    table = shared.get(name)
+    if table is None:
+        tables = sorted(k for k, t in shared.items() if t.query is query)
         sink.error(
             doc.mark((*path, "shared")),
             f"unknown relation table {name!r}; {query.value} tables: {', '.join(tables) or 'none'}{did_you_mean(name, tables)}",
         )
-        return None, None
-    table, source = found
+        return None
     if table.query is not query:
         sink.error(doc.mark((*path, "shared")), f"relation table {name!r} answers {table.query.value}, not {query.value}")
-        return None, None
-    return RelationTable(query, table.rules, name, " ".join(raw["review"].split()), doc.mark(path), source), source
+        return None
+    return RelationTable(query, table.rules, name, " ".join(raw["review"].split()), doc.mark(path), table.source)
 
 
 def _stated_once(
@@ -663,9 +659,10 @@ def build(
         stated = _stated(doc, own, [(("architecture",), ("architecture",)), (("runtime_api",), ("runtime_api",))])
         stated += arch.stated if arch is not None and arch.rejected is None else _stated(doc, own, _fact_keys(doc))
         stated += api.stated if api is not None else _stated(doc, own, _UNPACK_KEYS)
-        dest_width, src1 = _relation(doc, Query.DEST_WIDTH, name, shared, vocabulary, sink)
-        dfb_unpack, src2 = _relation(doc, Query.DFB_UNPACK, name, shared, vocabulary, sink)
-        sources.update(s for s in (src1, src2) if s)
+        dest_width = _relation(doc, Query.DEST_WIDTH, name, shared, vocabulary, sink)
+        dfb_unpack = _relation(doc, Query.DFB_UNPACK, name, shared, vocabulary, sink)
+        # A table's own file: the target's for its own rules, a relation set's for a shared one.
+        sources.update(t.source for t in (dest_width, dfb_unpack) if t is not None)
         target = Target(
             name=name,
             summary=" ".join(data["summary"].split()),
