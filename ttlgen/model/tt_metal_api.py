@@ -159,20 +159,7 @@ class FunctionForm:
         """For a call with these template arguments (None: computed): each register the call
         expects loaded and the index of the argument naming its CB; None when a computed
         argument leaves the swap unknown. Empty when the form states no expectation."""
-        index = {p.name: i for i, p in enumerate(self.signature.params)}
-        found = {state: index[param] for state, param in self.expects}
-        if self.expects_swapped_when:
-            position = {t.name: i for i, t in enumerate(self.signature.template)}
-            swapped = True
-            for name, values in self.expects_swapped_when:
-                at = position[name]
-                text = template_args[at] if at < len(template_args) else self.signature.template[at].default
-                if text is None:
-                    return None
-                swapped = swapped and text in values
-            if swapped and State.SRCA_FORMAT in found and State.SRCB_FORMAT in found:
-                found[State.SRCA_FORMAT], found[State.SRCB_FORMAT] = found[State.SRCB_FORMAT], found[State.SRCA_FORMAT]
-        return tuple((state, found[state]) for state in FORMAT_STATES if state in found)
+        return self._registers(self.expects, self.expects_swapped_when, template_args)
 
     def sets(self) -> frozenset[State]:
         """The states the call changes (hardware stands for all of them)."""
@@ -182,15 +169,27 @@ class FunctionForm:
         """For a call with these template arguments (each one's text, None for a computed
         one): each data-format register it loads and the index of the argument naming the CB
         it is loaded from. None when a computed argument leaves the source order unknown."""
+        swap_when = () if self.swap is None else ((self.swap.parameter, (self.swap.value,)),)
+        return self._registers(self.formats, swap_when, template_args)
+
+    def _registers(
+        self, named: Sequence[tuple[State, str]], swap_when: Sequence[tuple[str, Sequence[str]]], template_args: Sequence[str | None]
+    ) -> tuple[tuple[State, int], ...] | None:
+        """Each register of ``named`` and the index of the argument of the parameter named
+        with it, SrcA's and SrcB's swapped when each template parameter of ``swap_when`` is
+        one of its values; None when a computed argument leaves the swap unknown."""
         index = {p.name: i for i, p in enumerate(self.signature.params)}
-        found = {state: index[param] for state, param in self.formats}
-        if self.swap is not None:
-            position = next(i for i, t in enumerate(self.signature.template) if t.name == self.swap.parameter)
-            text = template_args[position] if position < len(template_args) else self.signature.template[position].default
+        found = {state: index[param] for state, param in named}
+        template = self.signature.template
+        swapped = bool(swap_when)
+        for name, values in swap_when:
+            at = next(i for i, t in enumerate(template) if t.name == name)
+            text = template_args[at] if at < len(template_args) else template[at].default
             if text is None:
                 return None
-            if text == self.swap.value:
-                found[State.SRCA_FORMAT], found[State.SRCB_FORMAT] = found[State.SRCB_FORMAT], found[State.SRCA_FORMAT]
+            swapped = swapped and text in values
+        if swapped and State.SRCA_FORMAT in found and State.SRCB_FORMAT in found:
+            found[State.SRCA_FORMAT], found[State.SRCB_FORMAT] = found[State.SRCB_FORMAT], found[State.SRCA_FORMAT]
         return tuple((state, found[state]) for state in FORMAT_STATES if state in found)
 
 
