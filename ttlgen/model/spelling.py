@@ -285,11 +285,8 @@ class LevelSpelling:
     @cached_property
     def _by_key(self) -> dict[tuple[str, str], Spelling]:
         # Every op use of every kernel is checked and lowered with its spelling: look it up,
-        # not scan the level's spellings (the first of a key, as a scan finds it).
-        found: dict[tuple[str, str], Spelling] = {}
-        for spelling in self.spellings:
-            found.setdefault((spelling.op, spelling.strategy), spelling)
-        return found
+        # not scan the level's spellings.
+        return {(spelling.op, spelling.strategy): spelling for spelling in self.spellings}
 
     def forms(self) -> Iterator[CallForm]:
         """Every call form of the level."""

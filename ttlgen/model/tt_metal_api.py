@@ -413,10 +413,7 @@ class ApiLevel:
     @functools.cached_property
     def _types_by_name(self) -> dict[str, TypeDecl]:
         # Checking a call's template arguments and a declaration's type looks types up.
-        found: dict[str, TypeDecl] = {}
-        for kind in self.types:
-            found.setdefault(kind.name, kind)
-        return found
+        return {kind.name: kind for kind in self.types}
 
     def header_of(self, name: str, kernel: KernelKind) -> str | None:
         """The header that declares function ``name`` for ``kernel`` (the include a call needs)."""
@@ -433,10 +430,7 @@ class ApiLevel:
     @functools.cached_property
     def _headers_by_path(self) -> dict[str, Header]:
         # Every include of every kernel program is checked against its level.
-        found: dict[str, Header] = {}
-        for header in self.headers:
-            found.setdefault(header.path, header)
-        return found
+        return {header.path: header for header in self.headers}
 
     def names(self) -> Iterator[str]:
         """Every function, type and entry-point name the level declares."""
@@ -760,10 +754,7 @@ class Emulation:
     def _by_name(self) -> dict[str, tuple[Binding, ...]]:
         # Every op call of every kernel and every function of the emulator's headers asks
         # for its binding: look the function up, not scan the functions.
-        found: dict[str, tuple[Binding, ...]] = {}
-        for name, bindings in self.bindings:
-            found.setdefault(name, bindings)
-        return found
+        return dict(self.bindings)
 
     def computes(self, function: str) -> math_spec.Computation | None:
         """What API function ``function`` computes (the same for all its bindings): a math
