@@ -1134,10 +1134,6 @@ def _release(doc: SpecDocument, sink: DiagnosticSink) -> Release | None:
 def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     """One level's spec on its own (``ttlgen upstream`` reads a level without the rest of
     the tree, which a refresh of the level may leave inconsistent until the spellings follow)."""
-    return _level(doc, sink)
-
-
-def _level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     reader = _LevelReader(doc, sink)
     reader.read_types()
     headers = reader.read_headers()
@@ -1208,10 +1204,6 @@ def _binding(raw: str | Mapping[str, str], mark: Mark, sink: DiagnosticSink) -> 
     return binding
 
 
-def _primitive_names() -> str:
-    return ", ".join(math_spec.PRIMITIVE_NAMES)
-
-
 def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tables: Sequence[tuple[int, str]], sink: DiagnosticSink) -> None:
     """What a binding computes is stated: a function of the math spec (of the arity its
     routine takes, with an approximate form when the binding selects one) or a runtime
@@ -1230,7 +1222,7 @@ def _check_math(binding: Binding, namespace: str, math: math_spec.MathModel, tab
         sink.error(
             binding.mark,
             f"no math is stated for {name!r}{did_you_mean(name, [*known, *math_spec.PRIMITIVE_NAMES])}: add it to {math.file} under "
-            f"functions:, as {wanted} (runtime primitives, computed by the emulator's own datapaths: {_primitive_names()})",
+            f"functions:, as {wanted} (runtime primitives, computed by the emulator's own datapaths: {', '.join(math_spec.PRIMITIVE_NAMES)})",
             after=after,
         )
         return
@@ -1584,7 +1576,7 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
 def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, math: math_spec.MathModel | None = None) -> ApiModel:
     levels: dict[str, ApiLevel] = {}
     for doc in (d for d in documents if d.kind == KIND):
-        level = _level(doc, sink)
+        level = read_level(doc, sink)
         if level.level in levels:
             sink.error(level.mark, f"API level {level.level!r} is declared twice (first in {levels[level.level].source})")
             continue
