@@ -1098,20 +1098,17 @@ def _check_header_roots(level: ApiLevel, sink: DiagnosticSink) -> None:
 
 def _check_swaps(level: ApiLevel, sink: DiagnosticSink) -> None:
     for form in level.all_forms():
-        for name, values in form.expects_swapped_when:
+        # (where to report, what the message starts with, template parameter, its values)
+        checks = [(form.mark, "expects_swapped_when: ", name, values) for name, values in form.expects_swapped_when]
+        if form.swap is not None:
+            checks.append((form.swap.mark, "", form.swap.parameter, (form.swap.value,)))
+        for mark, lead, name, values in checks:
             param = next(t for t in form.signature.template if t.name == name)
             for value in values:
                 if not level.template_arg_fits(param, value):
                     valid = level.enumerator_choices(param)
                     hint = f"{did_you_mean(value, valid)}; valid: {', '.join(valid)}" if valid else ""
-                    sink.error(form.mark, f"expects_swapped_when: {value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
-        if form.swap is None:
-            continue
-        param = next(t for t in form.signature.template if t.name == form.swap.parameter)
-        if not level.template_arg_fits(param, form.swap.value):
-            valid = level.enumerator_choices(param)
-            hint = f"{did_you_mean(form.swap.value, valid)}; valid: {', '.join(valid)}" if valid else ""
-            sink.error(form.swap.mark, f"{form.swap.value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
+                    sink.error(mark, f"{lead}{value!r} is no value of template parameter {param.text!r} of {form.name!r}{hint}")
 
 
 def _entry(raw: Mapping[str, str], mark: Mark) -> EntryPoint:
