@@ -546,27 +546,20 @@ def _kernel_calls(r: _Reader) -> dict[str, KernelCalls]:
     k = ("kernel",)
     cb = _placeholders("cb")
     startup = _placeholders("srca", "srcb", "pack")
-    regular = r.call((*k, "startup", "regular"), startup)
-    reverse = r.call((*k, "startup", "reverse"), startup)
-    reconfig = {step: r.call((*k, step), cb) for step in ("reconfig_srca", "reconfig_srcb", "reconfig_pack")}
-    copy_setup = r.call((*k, "copy", "init"), cb)
-    copy = r.call((*k, "copy", "call"), _placeholders("cb", "tile", "dst"))
-    pack = r.call((*k, "pack"), _placeholders("dst", "cb", "tile"))
-    l1_acc = r.call((*k, "l1_acc"), _placeholders("enable"))
-    dst = {step: r.call((*k, "dst", step), {}) for step in ("acquire", "commit", "wait", "release")}
+    calls = {
+        "startup_regular": r.call((*k, "startup", "regular"), startup),
+        "startup_reverse": r.call((*k, "startup", "reverse"), startup),
+        "reconfig_srca": r.call((*k, "reconfig_srca"), cb),
+        "reconfig_srcb": r.call((*k, "reconfig_srcb"), cb),
+        "reconfig_pack": r.call((*k, "reconfig_pack"), cb),
+        "copy_setup": r.call((*k, "copy", "init"), cb),
+        "copy": r.call((*k, "copy", "call"), _placeholders("cb", "tile", "dst")),
+        "pack": r.call((*k, "pack"), _placeholders("dst", "cb", "tile")),
+        "l1_acc": r.call((*k, "l1_acc"), _placeholders("enable")),
+    }
+    dst = [r.call((*k, "dst", step), {}) for step in ("acquire", "commit", "wait", "release")]
     return {
-        level: KernelCalls(
-            startup_regular=regular[level],
-            startup_reverse=reverse[level],
-            reconfig_srca=reconfig["reconfig_srca"][level],
-            reconfig_srcb=reconfig["reconfig_srcb"][level],
-            reconfig_pack=reconfig["reconfig_pack"][level],
-            copy_setup=copy_setup[level],
-            copy=copy[level],
-            pack=pack[level],
-            l1_acc=l1_acc[level],
-            dst=DstProtocol(*(dst[step][level] for step in ("acquire", "commit", "wait", "release"))),
-        )
+        level: KernelCalls(**{key: forms[level] for key, forms in calls.items()}, dst=DstProtocol(*(step[level] for step in dst)))
         for level in r.levels
     }
 
