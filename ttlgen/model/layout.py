@@ -409,11 +409,7 @@ class Layout:
         return next(t for t in self.tables if t.name == name)
 
     def find_region(self, name: str) -> Region | None:
-        for block in self.blocks:
-            for region in block.regions:
-                if region.name == name:
-                    return region
-        return None
+        return next((r for block in self.blocks for r in block.regions if r.name == name), None)
 
     def region(self, name: str) -> Region:
         found = self.find_region(name)
@@ -526,10 +522,7 @@ class _Builder:
         return tuple(out)
 
     def enums(self) -> tuple[Enum, ...]:
-        out = []
-        for name, raw in sorted(self.data.get("enums", {}).items()):
-            out.append(self.enum(name, raw))
-        return tuple(out)
+        return tuple(self.enum(name, raw) for name, raw in sorted(self.data.get("enums", {}).items()))
 
     def enum(self, name: str, raw: dict[str, Any]) -> Enum:
         base = ("enums", name)
