@@ -261,11 +261,10 @@ _EMPTY_VOCABULARY = Vocabulary((), (), (), (), "")
 
 
 def _vocabulary(docs: Sequence[SpecDocument], sink: DiagnosticSink) -> Vocabulary:
-    if len(docs) != 1:
-        if not docs:
-            return _EMPTY_VOCABULARY
-        for doc in docs[1:]:
-            sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].display})")
+    if not docs:
+        return _EMPTY_VOCABULARY
+    for doc in docs[1:]:
+        sink.error(doc.mark(("spec",)), f"a second {VOCABULARY_KIND} file; the vocabulary is declared once (first: {docs[0].display})")
     doc = docs[0]
     data = doc.data
     elements = tuple(
@@ -486,30 +485,28 @@ def _family(
         if element not in declared:
             sink.error(doc.mark((*base, "elements", index)), unknown_name("element type", element, declared), after=[VOCABULARY])
     result = body["result"]
-    ops = []
-    for index, name in enumerate(raw_names):
-        ops.append(
-            OpSemantics(
-                name=name,
-                family=family,
-                summary=str(body["summary"]),
-                primitive=primitive,
-                operands=tuple(operands),
-                result_in_dst=result == "dst",
-                has_result=result != "none",
-                full_fp32=full_fp32,
-                strategies=tuple(strategies),
-                block_shape=BlockShape(body.get("block_shape", BlockShape.ELEMENTWISE.value)),
-                source=doc.source,
-                mark=doc.mark((*base, "names", index)),
-                plain_attributes=plain,
-                dst_slots_attribute=slots_attribute,
-                result_element_attribute=result_attribute,
-                elements=tuple(elements),
-                float_attributes=floats,
-            )
+    return [
+        OpSemantics(
+            name=name,
+            family=family,
+            summary=str(body["summary"]),
+            primitive=primitive,
+            operands=tuple(operands),
+            result_in_dst=result == "dst",
+            has_result=result != "none",
+            full_fp32=full_fp32,
+            strategies=tuple(strategies),
+            block_shape=BlockShape(body.get("block_shape", BlockShape.ELEMENTWISE.value)),
+            source=doc.source,
+            mark=doc.mark((*base, "names", index)),
+            plain_attributes=plain,
+            dst_slots_attribute=slots_attribute,
+            result_element_attribute=result_attribute,
+            elements=tuple(elements),
+            float_attributes=floats,
         )
-    return ops
+        for index, name in enumerate(raw_names)
+    ]
 
 
 def build(documents: Sequence[SpecDocument], sink: DiagnosticSink) -> OpsModel:
