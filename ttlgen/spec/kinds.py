@@ -57,10 +57,7 @@ def spec_kinds() -> tuple[SpecKind, ...]:
 
 
 def find_kind(name: str, version: str) -> SpecKind | None:
-    for kind in spec_kinds():
-        if kind.name == name and kind.version == version:
-            return kind
-    return None
+    return next((kind for kind in spec_kinds() if kind.name == name and kind.version == version), None)
 
 
 def versions_of(name: str) -> list[str]:

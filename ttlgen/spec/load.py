@@ -119,7 +119,7 @@ def _within_limits(data: Any, positions: Positions, file: str) -> tuple[Any, Pos
     if found is None:
         return data, positions
     path, message = found
-    line, column = positions.key(path) if path in positions.keys else positions.value(path)
+    line, column = positions.key(path)
     shown = path if len(path) <= 16 else ()  # a hundred-level key path says nothing
     raise SpecErrors([Diagnostic(Mark(file, line, column, shown), message)])
 
