@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 __all__ = ["Path", "Pos", "Redefinition", "TomlLocateError", "TomlPositions", "locate", "redefinition"]
 
@@ -100,17 +99,12 @@ def redefinition(text: str) -> Redefinition | None:
 # --------------------------------------------------------------------------
 # Lexer
 
-TokenKind = Literal["key", "string", "scalar", "punct"]
-
-
 @dataclass(frozen=True)
 class Token:
-    """A lexical token of TOML text and its code-point span."""
+    """A lexical token of TOML text and where it starts."""
 
-    kind: TokenKind
-    text: str  # decoded name for "key" tokens, raw source text otherwise
+    text: str  # decoded name for a key segment, raw source text otherwise
     start: int  # offset of the first code point
-    end: int  # offset just past the token
 
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -189,7 +183,7 @@ class _Lexer:
         if not self.text.startswith(punct, self.i):
             return None
         start, self.i = self.i, self.i + len(punct)
-        return Token("punct", punct, start, self.i)
+        return Token(punct, start)
 
     def expect(self, punct: str) -> Token:
         token = self.accept(punct)
@@ -213,7 +207,7 @@ class _Lexer:
                 raise self.fail("expected a key")
             name = match.group()
             self.i = match.end()
-        return Token("key", name, start, self.i)
+        return Token(name, start)
 
     def string(self) -> Token:
         """A string value in any of the four forms."""
@@ -226,7 +220,7 @@ class _Lexer:
             self._basic_string_body()
         else:
             self.i = self._find_on_line("'", start + 1) + 1
-        return Token("string", self.text[start : self.i], start, self.i)
+        return Token(self.text[start : self.i], start)
 
     def scalar(self) -> Token:
         """A number, boolean, date, time or date-time."""
@@ -240,7 +234,7 @@ class _Lexer:
             if time is not None:
                 end = time.end()
         self.i = end
-        return Token("scalar", self.text[start:end], start, end)
+        return Token(self.text[start:end], start)
 
     # -- string helpers ----------------------------------------------------
 
