@@ -1069,22 +1069,13 @@ EMULATOR_MATH_HEADER = "ttlemu_math.h"
 _EMULATOR_FILES = (EMULATOR_TYPES_HEADER, EMULATOR_DESCRIPTOR, EMULATOR_MATH_HEADER)
 
 
-def _check_header_paths(level: ApiLevel, sink: DiagnosticSink) -> None:
-    for header in level.headers:
-        if header.path in _EMULATOR_FILES:
-            sink.error(
-                header.mark,
-                f"header {header.path!r} of API level {level.level!r} takes the path of a file the emulator generates "
-                f"beside the level's headers; a header's path is any but {', '.join(_EMULATOR_FILES)}",
-            )
-
-
 def _under(path: str, root: str) -> bool:
     return path.startswith(root) if root.endswith("/") else path == root
 
 
-def _check_header_roots(level: ApiLevel, sink: DiagnosticSink) -> None:
-    """Every header sits under one of its kind's roots: a directory (ending in /) or a file."""
+def _check_headers(level: ApiLevel, sink: DiagnosticSink) -> None:
+    """Every header sits under one of its kind's roots: a directory (ending in /) or a file;
+    and none takes the path of a file the emulator writes beside them."""
     roots = dict(level.header_roots)
     for header in level.headers:
         under = roots.get(header.kernel, ())
@@ -1093,6 +1084,12 @@ def _check_header_roots(level: ApiLevel, sink: DiagnosticSink) -> None:
                 header.mark,
                 f"header {header.path!r} is not under a {header.kernel.value} header root of API level {level.level!r} "
                 f"(header_roots.{header.kernel.value}: {', '.join(under)})",
+            )
+        if header.path in _EMULATOR_FILES:
+            sink.error(
+                header.mark,
+                f"header {header.path!r} of API level {level.level!r} takes the path of a file the emulator generates "
+                f"beside the level's headers; a header's path is any but {', '.join(_EMULATOR_FILES)}",
             )
 
 
@@ -1178,8 +1175,7 @@ def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
         declared = [f for f in level.all_forms() if f.name == name]
         if declared:
             sink.error(removal.mark, f"{name!r} is listed as removed but declared at {declared[0].mark}")
-    _check_header_roots(level, sink)
-    _check_header_paths(level, sink)
+    _check_headers(level, sink)
     _check_swaps(level, sink)
     return level
 
