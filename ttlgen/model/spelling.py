@@ -910,6 +910,7 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     elements = {e.name: e for e in ops.vocabulary.element_types}
     tile = _tile(doc, sink)
     formats = []
+    codes: dict[int, str] = {}
     for element, raw in sorted(data["formats"].items()):
         if element not in elements:
             sink.error(doc.key_mark(("formats", element)), unknown_name("element type", element, sorted(elements)), after=[VOCABULARY])
@@ -939,8 +940,6 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
                 bool(raw.get("l1_accumulation", False)), raw.get("code"),
             )
         )
-    codes: dict[int, str] = {}
-    for element, raw in sorted(data["formats"].items()):
         if "code" in raw and codes.setdefault(raw["code"], element) != element:
             sink.error(doc.mark(("formats", element, "code")), f"format code {raw['code']} is also {codes[raw['code']]!r}'s: each data format has its own")
     levels = tuple(
