@@ -8,7 +8,7 @@ argument array has words. Ids and names are unique within a program.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from ttlgen.model.layout import (
     Struct,
     StructArray,
     StructField,
+    Word,
 )
 from ttlgen.model.names import ArgumentNames, HandlerNames, ProgramNamer, ProgramNames
 from ttlgen.spec.document import SpecDocument
@@ -109,16 +110,15 @@ class ProgramModel:
         return tuple(p for p in self.programs if p.layout.name == name)
 
 
-def _word_field(layout: Layout, struct: Struct, name: str) -> BitField | None:
+def _held_words(layout: Layout, struct: Struct) -> Iterator[Word]:
+    """The words the struct's word fields hold, in field order (the layout's own error
+    names an unknown word)."""
     words = {w.name: w for w in layout.words}
-    for field in struct.word_fields:
-        word = words.get(field.word or "")
-        if word is None:
-            continue  # the layout's own error names the unknown word
-        for bits in word.fields:
-            if bits.name == name:
-                return bits
-    return None
+    return (words[field.word] for field in struct.word_fields if field.word in words)
+
+
+def _word_field(layout: Layout, struct: Struct, name: str) -> BitField | None:
+    return next((bits for word in _held_words(layout, struct) for bits in word.fields if bits.name == name), None)
 
 
 def _shape(doc: SpecDocument, layout: Layout, sink: DiagnosticSink) -> CommandShape | None:
@@ -165,13 +165,8 @@ def _shape(doc: SpecDocument, layout: Layout, sink: DiagnosticSink) -> CommandSh
 
 
 def _caller_fields(layout: Layout, struct: Struct, set_per_handler: tuple[str, ...]) -> tuple[StructField | BitField, ...]:
-    words = {w.name: w for w in layout.words}
-    fields: list[StructField | BitField] = [*struct.copied, *struct.plain_fields]
-    for word_field in struct.word_fields:
-        word = words.get(word_field.word or "")
-        if word is not None:
-            fields += [f for f in word.free_fields if f.name not in set_per_handler]
-    return tuple(fields)
+    held = (f for word in _held_words(layout, struct) for f in word.free_fields if f.name not in set_per_handler)
+    return (*struct.copied, *struct.plain_fields, *held)
 
 
 def _handlers(doc: SpecDocument, shape: CommandShape, namer: ProgramNamer, sink: DiagnosticSink) -> tuple[Handler, ...]:
