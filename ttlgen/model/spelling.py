@@ -720,16 +720,15 @@ def _op_spellings(r: _Reader, ops: OpsModel, api: ApiModel) -> dict[str, list[Sp
             path: tuple[str | int, ...] = ("ops", op_name, strategy)
             declared = [s.name for s in op.strategies]
             producer = op.by_producer
-            if producer is not None and strategy not in PRODUCER_ROUTES:
-                sink.error(
-                    doc.key_mark(path),
-                    f"op {op_name!r} reads operand {op.operands[producer].name!r} by its producer: spell it under "
-                    f"{' and '.join(map(repr, PRODUCER_ROUTES))}, one per route the operand takes",
-                    after=after,
-                    breaks=[op_entity(op_name)],  # a kernel's "no spelling" follows from it
-                )
-            elif producer is not None:
-                pass
+            if producer is not None:
+                if strategy not in PRODUCER_ROUTES:
+                    sink.error(
+                        doc.key_mark(path),
+                        f"op {op_name!r} reads operand {op.operands[producer].name!r} by its producer: spell it under "
+                        f"{' and '.join(map(repr, PRODUCER_ROUTES))}, one per route the operand takes",
+                        after=after,
+                        breaks=[op_entity(op_name)],  # a kernel's "no spelling" follows from it
+                    )
             elif op.fixed and strategy != FIXED:
                 sink.error(doc.key_mark(path), f"op {op_name!r} has fixed execution semantics; spell it under 'fixed'", after=after)
             elif not op.fixed and strategy not in declared:
