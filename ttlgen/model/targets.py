@@ -406,6 +406,7 @@ def _runtime_apis(
                 sink.error(doc.mark((*base, "default_math_fidelity")), f"{raw['default_math_fidelity']!r} is not one of the API's math_fidelity values")
             if raw["pinned_runtime_version"] not in raw["runtime_versions"]:
                 sink.error(doc.mark((*base, "pinned_runtime_version")), f"{raw['pinned_runtime_version']!r} is not one of the declared runtime_versions")
+            versions = []
             for version, body in sorted(raw["runtime_versions"].items()):
                 if api_levels is not None and body["kernel_api"] not in api_levels:
                     known = ", ".join(api_levels) or "none (no ttlgen.tt_metal_api spec)"
@@ -413,11 +414,9 @@ def _runtime_apis(
                         doc.mark((*base, "runtime_versions", version, "kernel_api")),
                         f"unknown kernel API level {body['kernel_api']!r}{did_you_mean(body['kernel_api'], api_levels)}; levels: {known}",
                     )
-            versions = tuple(
-                RuntimeVersion(v, body["num_circular_buffers"], body["kernel_api"]) for v, body in sorted(raw["runtime_versions"].items())
-            )
+                versions.append(RuntimeVersion(version, body["num_circular_buffers"], body["kernel_api"]))
             api = RuntimeApi(
-                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], versions, raw["pinned_runtime_version"], doc.source,
+                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], tuple(versions), raw["pinned_runtime_version"], doc.source,
             )
             unpack = _unpack_rules(doc, (*base, "unpack_attribute"), elements, sink)
             stated = _stated(doc, f"runtime API {name!r}", _UNPACK_KEYS, base)
