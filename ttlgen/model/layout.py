@@ -777,8 +777,8 @@ class _Builder:
                 slots = r.get("slots")
                 if slots is not None:
                     self.in_word(slots, *rpath, "slots")
-                if slots is not None and size % slots:
-                    self.error(self.mark(*rpath, "slots"), f"size {_hex(size)} of region {label} is not a whole number of {slots} slots")
+                    if size % slots:
+                        self.error(self.mark(*rpath, "slots"), f"size {_hex(size)} of region {label} is not a whole number of {slots} slots")
                 reserved = r.get("reserved", False)
                 names = self.namer.region(prefix, rname, slotted=slots is not None) if rname is not None else None
                 region = Region(
