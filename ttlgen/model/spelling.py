@@ -23,6 +23,7 @@ the API level and the printer prints the result.
 from __future__ import annotations
 
 import enum
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -106,9 +107,7 @@ class ScalerSpelling:
             return None
         if kind is ScalerKind.ONE:
             return 1.0
-        count = 1
-        for dimension in dimensions:
-            count *= tile.extent(dimension)
+        count = math.prod(tile.extent(dimension) for dimension in dimensions)
         return float(count ** (-1.0 / len(dimensions)))
 
 
