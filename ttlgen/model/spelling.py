@@ -635,8 +635,8 @@ def scaler_entity(op: str) -> Entity:
 def _scaler(r: _Reader, op: OpSemantics, path: tuple[str | int, ...], raw: Mapping[str, Any], after: Sequence[Entity]) -> ScalerSpelling | None:
     """The op's scaler operand: an operand read from a dataflow buffer, and for each of two
     spelled attributes (every value of it) the dimensions reduced and the kind of scaler."""
-    doc = r.doc
-    sink = _Breaking(r.sink, scaler_entity(op.name))
+    doc, sink = r.doc, r.sink
+    breaks = [scaler_entity(op.name)]  # every error here breaks the op's scaler
     body = raw["scaler"]
     operands = [o.name for o in op.operands]
     ok = True
@@ -645,10 +645,11 @@ def _scaler(r: _Reader, op: OpSemantics, path: tuple[str | int, ...], raw: Mappi
             doc.mark((*path, "operand")),
             f"unknown operand {body['operand']!r} of op {op.name!r}; operands: {', '.join(sorted(operands))}{did_you_mean(body['operand'], operands)}",
             after=after,
+            breaks=breaks,
         )
         ok = False
     elif any(s.routes[operands.index(body["operand"])] is not Route.DFB for s in op.strategies):
-        sink.error(doc.mark((*path, "operand")), f"operand {body['operand']!r} of op {op.name!r} is not read from a dataflow buffer; a scaler tile is", after=after)
+        sink.error(doc.mark((*path, "operand")), f"operand {body['operand']!r} of op {op.name!r} is not read from a dataflow buffer; a scaler tile is", after=after, breaks=breaks)
         ok = False
     spelled = dict(raw.get("attributes", {}))
     tables: list[tuple[str, dict[str, Any]]] = []
@@ -656,15 +657,15 @@ def _scaler(r: _Reader, op: OpSemantics, path: tuple[str | int, ...], raw: Mappi
         ((attribute, table),) = body[key].items()  # the schema allows exactly one attribute
         if attribute not in spelled:
             known = ", ".join(sorted(spelled)) or "none"
-            sink.error(doc.key_mark((*path, key, attribute)), f"{attribute!r} is no attribute spelled for op {op.name!r}; spelled: {known}{did_you_mean(attribute, spelled)}", after=after)
+            sink.error(doc.key_mark((*path, key, attribute)), f"{attribute!r} is no attribute spelled for op {op.name!r}; spelled: {known}{did_you_mean(attribute, spelled)}", after=after, breaks=breaks)
             ok = False
         else:
             missing = [v for v in spelled[attribute] if v not in table]
             extra = [v for v in table if v not in spelled[attribute]]
             for value in extra:
-                sink.error(doc.key_mark((*path, key, attribute, value)), f"{attribute}={value!r} is not a spelled value of attribute {attribute!r}; values: {', '.join(spelled[attribute])}", after=after)
+                sink.error(doc.key_mark((*path, key, attribute, value)), f"{attribute}={value!r} is not a spelled value of attribute {attribute!r}; values: {', '.join(spelled[attribute])}", after=after, breaks=breaks)
             if missing:
-                sink.error(doc.key_mark((*path, key, attribute)), f"no entry for {attribute}={', '.join(map(repr, missing))}: give every spelled value of {attribute!r}", after=after)
+                sink.error(doc.key_mark((*path, key, attribute)), f"no entry for {attribute}={', '.join(map(repr, missing))}: give every spelled value of {attribute!r}", after=after, breaks=breaks)
             ok = ok and not missing and not extra
         tables.append((attribute, table))
     if not ok:
@@ -678,17 +679,6 @@ def _scaler(r: _Reader, op: OpSemantics, path: tuple[str | int, ...], raw: Mappi
         values=tuple((value, ScalerKind(kind)) for value, kind in values.items()),
         mark=doc.key_mark(path),
     )
-
-
-@dataclass(frozen=True)
-class _Breaking:
-    """A sink whose every error also breaks ``entity``."""
-
-    sink: DiagnosticSink
-    entity: Entity
-
-    def error(self, mark: Mark, message: str, after: Sequence[Entity] = ()) -> None:
-        self.sink.error(mark, message, after=after, breaks=[self.entity])
 
 
 def _tile(doc: SpecDocument, sink: DiagnosticSink) -> TileLayout | None:
