@@ -759,9 +759,7 @@ class Emulation:
     def computes(self, function: str) -> math_spec.Computation | None:
         """What API function ``function`` computes (the same for all its bindings): a math
         function or a runtime primitive."""
-        if function not in self._by_name:
-            return None
-        found = next((b.computes for b in self._by_name[function] if b.computes), None)
+        found = next((b.computes for b in self._by_name.get(function, ()) if b.computes), None)
         return None if found is None else self.math.computation(found)
 
     def table_arity(self, routine: str) -> int | None:
