@@ -69,8 +69,6 @@ class AccAnalysis:
     scopes: tuple[AccScope, ...]
     # `+=` outside any loop of its reservation that adds to an already written block.
     straight_accumulations: tuple[Mark, ...]
-    # `+=` outside any loop into a fresh reservation: a plain overwrite.
-    first_writes: tuple[Mark, ...]
 
     def scope_of_loop(self, loop: Mark) -> AccScope | None:
         return next((s for s in self.scopes if loop in s.loops), None)
@@ -230,7 +228,6 @@ def analyze(kernel: Kernel, sink: DiagnosticSink) -> AccAnalysis:
     first.walk(kernel.body, (), False, {})
     scopes: list[AccScope] = []
     straight: list[Mark] = []
-    fresh_writes: list[Mark] = []
 
     def group(body: Sequence[Statement], written: set[str]) -> None:
         current: list[Loop] = []
@@ -289,8 +286,9 @@ def analyze(kernel: Kernel, sink: DiagnosticSink) -> AccAnalysis:
                     if stmt.action in ("reserve", "push"):
                         written.discard(name)
             elif isinstance(stmt, Store):
-                if stmt.accumulate and stmt.mark in first.loose:
-                    (straight if stmt.target in written else fresh_writes).append(stmt.mark)
+                # A `+=` outside any loop into a fresh reservation is a plain overwrite.
+                if stmt.accumulate and stmt.mark in first.loose and stmt.target in written:
+                    straight.append(stmt.mark)
                 written.add(stmt.target)
             elif isinstance(stmt, Loop):
                 group(stmt.body, set())
@@ -302,7 +300,7 @@ def analyze(kernel: Kernel, sink: DiagnosticSink) -> AccAnalysis:
         close()
 
     group(kernel.body, set())
-    return AccAnalysis(tuple(scopes), tuple(straight), tuple(fresh_writes))
+    return AccAnalysis(tuple(scopes), tuple(straight))
 
 
 # ----------------------------------------------------------------- re-arm after inits
