@@ -345,13 +345,12 @@ def rearm(body: tuple[ir.Stmt, ...], resets: Callable[[ir.Call], bool], enable: 
     """``body`` with accumulation re-enabled after each init that may reset the packer
     where the flag should be on: an enable just before such inits (nothing packed between)
     moves after them; elsewhere one is added, under the condition that the flag is on."""
-    out, _ = _rearm(body, _Off, resets, enable)
-    return tuple(out)
+    return tuple(_rearm(body, _Off, resets, enable))
 
 
 def _rearm(
     body: Sequence[ir.Stmt], state: _State, resets: Callable[[ir.Call], bool], enable: ir.Call
-) -> tuple[list[ir.Stmt], _State]:
+) -> list[ir.Stmt]:
     out: list[ir.Stmt] = []
     movable: int | None = None  # index in `out` of an enable nothing has packed after
     for stmt in body:
@@ -379,7 +378,7 @@ def _rearm(
             inner = state
             if state != _On and _enables(stmt.body):
                 inner = (*(state or ()), stmt.var)
-            new_body, _ = _rearm(stmt.body, inner, resets, enable)
+            new_body = _rearm(stmt.body, inner, resets, enable)
             out.append(replace(stmt, body=tuple(new_body)))
             if _enables(stmt.body):
                 state = _On
@@ -389,12 +388,12 @@ def _rearm(
                 state, movable = _On, None
                 continue
             movable = None
-            then, _ = _rearm(stmt.then, state, resets, enable)
-            orelse, _ = _rearm(stmt.orelse, state, resets, enable)
+            then = _rearm(stmt.then, state, resets, enable)
+            orelse = _rearm(stmt.orelse, state, resets, enable)
             out.append(replace(stmt, then=tuple(then), orelse=tuple(orelse)))
         else:
             out.append(stmt)
-    return out, state
+    return out
 
 
 def _unless_first(loops: tuple[str, ...], enable: ir.Call) -> ir.If:
