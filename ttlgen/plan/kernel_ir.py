@@ -198,7 +198,6 @@ class Step(enum.Enum):
 
 
 DST_STEPS = (Step.DST_ACQUIRE, Step.DST_COMMIT, Step.DST_WAIT, Step.DST_RELEASE)
-CB_STEPS = (Step.CB_WAIT_FRONT, Step.CB_POP_FRONT, Step.CB_RESERVE_BACK, Step.CB_PUSH_BACK)
 # The steps that change which data format a register or the packer is set for.
 RECONFIGS = frozenset([Step.RECONFIG_SRCA, Step.RECONFIG_SRCB, Step.RECONFIG_PACK])
 
