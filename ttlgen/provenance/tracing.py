@@ -262,7 +262,6 @@ class _Event:
     """One printed expression."""
 
     text: str
-    code_file: str
     code_line: int
     touched: tuple[SpecSource, ...]
     decided: tuple[SpecSource, ...] = ()  # what decided the values it printed, beside their owner
@@ -327,7 +326,7 @@ class Tracer:
         if _has_mark(value):  # a model object printed whole (``{{ layout.version }}``) is its own source
             self.touch(value)
         frame = sys._getframe(1)
-        self.events.append(_Event(str(value), frame.f_code.co_filename, frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided))))
+        self.events.append(_Event(str(value), frame.f_lineno, tuple(self.touched), tuple(dict.fromkeys(self.decided))))
         self.touched.clear()
         self.decided.clear()
         return value
