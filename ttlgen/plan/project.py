@@ -38,8 +38,6 @@ def plan_project(project: Project) -> ProjectPlan:
     sink = DiagnosticSink()
     goldens.check(project.targets, tables, sink)
     sink.raise_if_any()
-    if not project.kernels.kernels:
-        return ProjectPlan((), tables, cpp)
     return ProjectPlan(
         tuple(plan_kernels(project.kernels.kernels, project.ops, project.targets, project.spelling, project.api)),
         tables,
