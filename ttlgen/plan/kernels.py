@@ -314,7 +314,7 @@ def plan_kernels(
         result = lower(kernel, ops, spelling, context, plan, compute_config, sink, hoist_inits, resolved.types)
         if result is not None:
             assert target is not None
-            lowered.append(replace(result, relation_rules=resolver.relation_rules(kernel, resolved, target)))
+            lowered.append(replace(result, relation_rules=resolution.relation_rules(kernel, resolved, target)))
     if sink:
         raise SpecErrors(sink.diagnostics)
     return lowered

@@ -200,9 +200,6 @@ class Resolver:
         found = self.resolved(kernel, sink)
         return found.plan if found is not None else None
 
-    def relation_rules(self, kernel: Kernel, resolved: Resolved, target: Target) -> tuple[Rule, ...]:
-        return relation_rules(kernel, resolved, target)
-
     def compute_config(self, plan: Plan, math_fidelity: str | None) -> dict[str, Any]:
         """The runtime's compute-config descriptor fields for a plan, as program.json holds them."""
         return to_compute_config_descriptor(plan, math_fidelity).to_json()
