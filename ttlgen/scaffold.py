@@ -292,7 +292,7 @@ def write(scaffolds: Sequence[Scaffold]) -> None:
             handle.write(scaffold.text.rstrip("\n") + "\n")
 
 
-def report(scaffolds: Sequence[Scaffold], notes: Sequence[str] = ()) -> str:
+def report(scaffolds: Sequence[Scaffold]) -> str:
     out = []
     for scaffold in scaffolds:
         out.append(f"added {scaffold.added} to {scaffold.path}" if scaffold.original is not None else f"wrote {scaffold.path}")
@@ -301,7 +301,6 @@ def report(scaffolds: Sequence[Scaffold], notes: Sequence[str] = ()) -> str:
         if scaffold.review:
             out.append(f"  copied, to check: {', '.join(scaffold.review)}")
         out.extend(f"  {note}" for note in scaffold.notes)
-    out.extend(notes)
     out.append("then run `ttlgen validate`: it names each fact still missing at its line")
     return "\n".join(out) + "\n"
 
