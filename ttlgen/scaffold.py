@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -266,8 +266,7 @@ def _noting(scaffolds: list[Scaffold], errors: Sequence[Diagnostic]) -> list[Sca
     """``scaffolds``, the last one noting the errors the specs had before them."""
     notes = _elsewhere(errors)
     if notes and scaffolds:
-        last = scaffolds[-1]
-        scaffolds[-1] = Scaffold(last.path, last.text, last.fill_in, last.review, last.original, last.added, (*last.notes, *notes))
+        scaffolds[-1] = replace(scaffolds[-1], notes=(*scaffolds[-1].notes, *notes))
     return scaffolds
 
 
