@@ -100,26 +100,27 @@ def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence
     return out
 
 
-def _mentions(node: Any, kinds: Sequence[str]) -> tuple[bool, set[str]]:
-    """(whether node names one of ``kinds`` itself, the definitions it refers to)."""
-    found, refs = False, set()
+def _mentions(node: Any) -> tuple[set[str], set[str]]:
+    """(the kinds of name ``node`` asks for itself, the definitions it refers to)."""
+    kinds, refs = set(), set()
     stack = [node]
     while stack:
         here = stack.pop()
         if isinstance(here, dict):
-            found = found or here.get("x-names") in kinds
+            if isinstance(here.get("x-names"), str):
+                kinds.add(here["x-names"])
             if (ref := _ref_name(here)) is not None:
                 refs.add(ref)
             stack.extend(here.values())
         elif isinstance(here, list):
             stack.extend(here)
-    return found, refs
+    return kinds, refs
 
 
 def _scoped_definitions(defs: Mapping[str, Any], kinds: Sequence[str]) -> set[str]:
     """Definitions that reach a name of ``kinds``, directly or through other definitions."""
-    direct = {name: _mentions(body, kinds) for name, body in defs.items()}
-    scoped = {name for name, (found, _) in direct.items() if found}
+    direct = {name: _mentions(body) for name, body in defs.items()}
+    scoped = {name for name, (named, _) in direct.items() if named.intersection(kinds)}
     while True:
         more = {name for name, (_, refs) in direct.items() if refs & scoped} - scoped
         if not more:
@@ -193,18 +194,14 @@ def editor_schema(kind: SpecKind, project: Project) -> tuple[dict[str, Any], set
     names = project_names(project)
     # _specialise builds every container anew, so the shipped schema is never modified.
     schema: dict[str, Any] = _specialise(generic, generic.get("$defs", {}), names, None)
-    used = sorted({ref.removeprefix("names.") for ref in _defs_referred(schema) if ref.startswith("names.")})
+    # Read before the kernels' copies are added: they name the kinds their originals name.
+    kinds, referred = _mentions(schema)
+    used = sorted({ref.removeprefix("names.") for ref in referred if ref.startswith("names.")})
     if used:
         schema["$defs"] = {**schema.get("$defs", {}), **{f"names.{k}": {"enum": list(names[k])} for k in used}}
-    # Read before the kernels' copies are added: they name the kinds their originals name.
-    kinds = _kinds_named(schema)
     if kind.name == KERNEL_KIND:
         schema = _per_kernel(schema, project.kernels.kernels)
     return schema, kinds
-
-
-def _defs_referred(node: Any) -> set[str]:
-    return _mentions(node, ())[1]
 
 
 _LINE = 100  # a value whose JSON fits in this many characters is written on one line
@@ -259,20 +256,6 @@ def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
         (set(KERNEL_SCOPED), lambda: (kernel.source for kernel in project.kernels.kernels)),
     ]
     return tuple(sorted({source for covered, sources in groups if covered & kinds for source in sources()}))
-
-
-def _kinds_named(schema: Any) -> set[str]:
-    found = set()
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if isinstance(node.get("x-names"), str):
-                found.add(node["x-names"])
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return found
 
 
 def schema_file(kind: SpecKind, project: Project) -> GeneratedFile:
