@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ttlgen.emit._text import c_comment
+from ttlgen.emit.emulator_api import wrap
 from ttlgen.emit.emulator_math import literal as float_literal
 from ttlgen.model.tt_metal_api import EntryPoint
 from ttlgen.plan import kernel_ir as ir
@@ -151,17 +152,7 @@ def function(f: ir.Function) -> str:
     returns = type_name(f.returns) if f.returns is not None else "void"
     head = f"{'inline ' if f.inline else ''}{returns} {f.name}("
     params = [_parameter(p) for p in f.params]
-    line = head
-    for i, param in enumerate(params):
-        piece = param + ("," if i < len(params) - 1 else ") {")
-        if line == head:
-            line += piece
-        elif len(line) + 1 + len(piece) <= COLUMNS:
-            line += " " + piece
-        else:
-            lines.append(line)
-            line = " " * len(head) + piece
-    lines.append(line if params else head + ") {")
+    lines += wrap(head, params, ") {")
     lines.extend(statements(f.body, INDENT))
     lines.append("}")
     return "\n".join(lines)
