@@ -208,6 +208,11 @@ def comment(text: str, indent: int = 0) -> list[str]:
     return [c_comment_end(line) for line in lines]
 
 
+def doc(text: str) -> str:
+    """A paragraph of ``//`` comment lines."""
+    return "\n".join(comment(text))
+
+
 def commented_list(head: str, items: Sequence[tuple[str, str]]) -> list[str]:
     """``head{`` and one ``item,`` per line, each with its note, and ``};``. A note on every
     item keeps clang-format from packing short items into columns: after the item, aligned

@@ -17,6 +17,7 @@ from ttlgen.emit._cpp_layout import (
     assignment,
     class_head,
     comment,
+    doc,
     literal,
     render,
     return_call,
@@ -49,11 +50,6 @@ _QUERIES = """\
   private:"""
 
 
-def _doc(text: str) -> str:
-    """A paragraph of ``//`` comment lines."""
-    return "\n".join(comment(text))
-
-
 def _environment_class(c: KernelTargetCpp, t: CppTarget) -> list[str]:
     assert t.environment_class is not None and t.dest_width is not None and t.dfb_unpack is not None
     tables = c.tables_alias
@@ -80,7 +76,7 @@ def adapter(c: KernelTargetCpp, ctx: EmitContext) -> str:
         f"{TEMPLATES}/KernelTargetEnvironments.generation_{c.interface}.inc.j2",
         c=c,
         lit=literal,
-        doc=_doc,
+        doc=doc,
         classes=classes,
         make=lambda environment_class: return_call("environment", environment_class, 8),
         message_head=render(Text(before), 4, "std::string message = ", ";"),

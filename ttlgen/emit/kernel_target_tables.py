@@ -23,6 +23,7 @@ from ttlgen.emit._cpp_layout import (
     comment,
     commented_list,
     declaration_sourced,
+    doc,
     literal,
     render,
     static_assert,
@@ -42,11 +43,6 @@ from ttlgen.plan.project import ProjectPlan
 from ttlgen.resolver import DestWidth, Match, UnpackRule, WidthRule
 
 TEMPLATES = "cpp/ttl_kernel_config"
-
-
-def _doc(text: str) -> str:
-    """A paragraph of ``//`` comment lines."""
-    return "\n".join(comment(text))
 
 
 def _bool(value: bool) -> str:
@@ -215,7 +211,7 @@ def header(c: KernelTargetCpp, ctx: EmitContext) -> str:
         f"{TEMPLATES}/kernel_target_tables.hpp.j2",
         c=c,
         lit=literal,
-        doc=_doc,
+        doc=doc,
         value_arrays=value_arrays,
         runtime_names=[runtime_names.get(e.cpp, "") for e in c.architecture.enumerators],
         runtime_api_infos=[_runtime_api_info(c, apis.get(e.cpp)) for e in c.runtime_api.enumerators],
@@ -236,7 +232,7 @@ def emit(project: Project, plan: ProjectPlan, ctx: EmitContext) -> list[Generate
         GeneratedFile(path=f"include/{c.header}", body=header(c, ctx), sources=c.sources),
         GeneratedFile(
             path=f"tests/{c.dump_program}",
-            body=ctx.render(f"{TEMPLATES}/tables_dump.cpp.j2", c=c, lit=literal, doc=_doc),
+            body=ctx.render(f"{TEMPLATES}/tables_dump.cpp.j2", c=c, lit=literal, doc=doc),
             sources=c.sources,
         ),
     ]
