@@ -108,12 +108,10 @@ def _target(c: KernelTargetCpp, t: CppTarget) -> SourcedLines:
         return Sourced(item, Fact(t, attribute))
 
     lines = comment(f"{t.name} ({t.source}): {t.summary}")
-    if t.dest_width is not None:
-        review = f", reviewed: {t.dest_width_review}" if t.dest_width_review else ""
-        lines += comment(f"dest_width: {t.dest_width.table.origin}{review}")
-    if t.dfb_unpack is not None:
-        review = f", reviewed: {t.dfb_unpack_review}" if t.dfb_unpack_review else ""
-        lines += comment(f"dfb_unpack: {t.dfb_unpack.table.origin}{review}")
+    for query, table, reviewed in (("dest_width", t.dest_width, t.dest_width_review), ("dfb_unpack", t.dfb_unpack, t.dfb_unpack_review)):
+        if table is not None:
+            review = f", reviewed: {reviewed}" if reviewed else ""
+            lines += comment(f"{query}: {table.table.origin}{review}")
     record = Braced(
         t.ident,
         [
