@@ -240,13 +240,12 @@ def assignment(left: str, right: str, indent: int) -> list[str]:
     return [f"{pad}{left} =", f"{pad}{' ' * INDENT}{right};"]
 
 
-def class_head(name: str, base: str, indent: int = 0) -> str:
+def class_head(name: str, base: str) -> str:
     """``class name final : public base {``, the base list on its own line when too long."""
-    pad = " " * indent
-    one = f"{pad}class {name} final : public {base} {{"
+    one = f"class {name} final : public {base} {{"
     if len(one) <= COLUMNS:
         return one
-    return f"{pad}class {name} final\n{pad}{' ' * INDENT}: public {base} {{"
+    return f"class {name} final\n{' ' * INDENT}: public {base} {{"
 
 
 def return_call(call: str, template_argument: str, indent: int) -> str:
