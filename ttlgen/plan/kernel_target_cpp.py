@@ -463,18 +463,15 @@ def _check(result: KernelTargetCpp, vocabulary: Vocabulary, spelling: TtlangCpp,
         ns.claim(header, name, Source(what, mark))
         ns.claim(adapter, name, Source(what, mark))
     # Enumerators of the enums ttlgen derives from spec names (TT-Lang's are checked in the model).
-    element_marks = {e.name: e.mark for e in vocabulary.element_types}
-    elements = ns.scope("", "C++", f"{result.element_type.name}::{{}}", keywords=["C++"])
-    for e in result.element_type.enumerators:
-        ns.claim(elements, e.cpp, Source(f"element type {e.spec!r}", element_marks.get(e.spec)))
-    arch_marks = _architecture_marks(targets)
-    architectures = ns.scope("", "C++", f"{result.architecture.name}::{{}}", keywords=["C++"])
-    for e in result.architecture.enumerators:
-        ns.claim(architectures, e.cpp, Source(f"architecture {e.spec!r}", arch_marks.get(e.spec)))
-    api_marks = {api.name: Mark(api.source, path=("apis", api.name)) for api in targets.runtime_apis}
-    apis = ns.scope("", "C++", f"{result.runtime_api.name}::{{}}", keywords=["C++"])
-    for e in result.runtime_api.enumerators:
-        ns.claim(apis, e.cpp, Source(f"runtime API {e.spec!r}", api_marks.get(e.spec)))
+    derived = (
+        (result.element_type, "element type", {e.name: e.mark for e in vocabulary.element_types}),
+        (result.architecture, "architecture", _architecture_marks(targets)),
+        (result.runtime_api, "runtime API", {api.name: Mark(api.source, path=("apis", api.name)) for api in targets.runtime_apis}),
+    )
+    for enum_, what, marks in derived:
+        scope = ns.scope("", "C++", f"{enum_.name}::{{}}", keywords=["C++"])
+        for e in enum_.enumerators:
+            ns.claim(scope, e.cpp, Source(f"{what} {e.spec!r}", marks.get(e.spec)))
     models = {t.name: t for t in targets.targets}
     for table in result.tables:
         user = next(t for t in result.targets if table in (t.dest_width, t.dfb_unpack))
