@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ttlgen.errors import KeyPath, Mark, UsageError, did_you_mean, format_key_path
+from ttlgen.errors import KeyPath, UsageError, did_you_mean, format_key_path
 from ttlgen.provenance.origins import FileProvenance, node_mark, node_path
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.files import SPEC_SUFFIXES
@@ -121,13 +121,8 @@ def _ranges(numbers: Iterable[int]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in spans)
 
 
-def _mark(document: SpecDocument, node: KeyPath) -> Mark:
-    """Where a node is shown: its key, or its value when it has none (a list item)."""
-    return node_mark(document, node)
-
-
 def _where(document: SpecDocument, node: KeyPath) -> str:
-    mark = _mark(document, node)
+    mark = node_mark(document, node)
     return f"{mark.file}:{mark.line}:{mark.column}: {format_key_path(node) if node else '<root>'}"
 
 
@@ -160,7 +155,7 @@ def explain_spec(document: SpecDocument, nodes: list[Produced], out: Path, one: 
 
 def spec_json(document: SpecDocument, nodes: list[Produced], files: dict[str, FileProvenance], out: Path) -> dict[str, object]:
     def node_json(found: Produced) -> dict[str, object]:
-        mark = _mark(document, found.node)
+        mark = node_mark(document, found.node)
         return {
             "line": mark.line,
             "column": mark.column,
