@@ -34,7 +34,7 @@ from ttlgen.accuracy_limits import (
     table_work,
 )
 from ttlgen.emit import emulator_api
-from ttlgen.emit._base import EmitContext, Templates
+from ttlgen.emit._base import EmitContext, GeneratedFile, Templates
 from ttlgen.emit._header import finalize
 from ttlgen.emit._templates import default_templates_dir
 from ttlgen.emit.kernels import emit_kernel
@@ -494,14 +494,18 @@ def build_kernel(specs_dir: Path, name: str, overrides: Mapping[str, int] | None
     return lowered
 
 
-def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
-    ctx = EmitContext(Templates(default_templates_dir()))
-    prefix = f"kernels/{lowered.kernel.name}/"
-    for f in emit_kernel(lowered, ctx):
+def _write(files: Sequence[GeneratedFile], prefix: str, directory: Path) -> Path:
+    """``files`` as `build` writes them, under ``directory`` in place of ``prefix``."""
+    for f in files:
         path = directory / f.path[len(prefix) :]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(finalize(f))
     return directory
+
+
+def write_kernel(lowered: LoweredKernel, directory: Path) -> Path:
+    ctx = EmitContext(Templates(default_templates_dir()))
+    return _write(emit_kernel(lowered, ctx), f"kernels/{lowered.kernel.name}/", directory)
 
 
 def write_api_headers(api: ApiModel, level: str, directory: Path) -> Path | None:
@@ -510,12 +514,7 @@ def write_api_headers(api: ApiModel, level: str, directory: Path) -> Path | None
     found = api.level(level)
     if found is None or api.emulation is None:
         return None
-    prefix = f"emulator/{level}/"
-    for f in emulator_api.level_files(found, api.emulation):
-        path = directory / f.path[len(prefix) :]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(finalize(f))
-    return directory
+    return _write(emulator_api.level_files(found, api.emulation), f"emulator/{level}/", directory)
 
 
 def _program(directory: Path) -> dict[str, Any]:
