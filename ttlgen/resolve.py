@@ -24,6 +24,7 @@ from ttlgen.errors import (
     Mark,
     SpecErrors,
     UsageError,
+    diagnostics_of,
     did_you_mean,
     error_envelope,
     json_output,
@@ -429,13 +430,8 @@ def run_resolve(
             outcomes = [("", _resolve_description(catalog, parse_kernel(kernel, catalog), target))]
         else:
             outcomes = _resolve_kernels(specs_dir, kernel, target)
-    except SpecErrors as exc:
-        return _bad_input(exc.diagnostics, as_json, stdout, stderr)
-    except UsageError as exc:
-        if not as_json:
-            stderr.write(f"ttlgen: {exc}\n")
-            return ExitCode.BAD_INPUT
-        return _bad_input([exc.diagnostic()], as_json, stdout, stderr)
+    except (SpecErrors, UsageError) as exc:
+        return bad_input(exc, as_json, stdout, stderr)
     if as_json:
         if len(outcomes) == 1:
             stdout.write(json_output(outcomes[0][1].payload))
@@ -490,9 +486,10 @@ def _compact(value: object) -> str:
     return json.dumps(value)
 
 
-def _bad_input(diagnostics: Sequence[Diagnostic], as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
+def bad_input(exc: SpecErrors | UsageError, as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
+    """Exit 2 with the errors: with ``as_json`` the error envelope on stdout, as every command's."""
     if as_json:
-        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics)))
+        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics_of(exc))))
     else:
-        stderr.write("\n".join(d.format() for d in diagnostics) + "\n")
+        stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
     return ExitCode.BAD_INPUT

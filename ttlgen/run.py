@@ -43,9 +43,7 @@ from ttlgen.errors import (
     ExitCode,
     SpecErrors,
     UsageError,
-    diagnostics_of,
     did_you_mean,
-    error_envelope,
     json_output,
 )
 from ttlgen.model import kernels as kernels_model
@@ -56,6 +54,7 @@ from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.plan.scaler_fill import Fill
+from ttlgen.resolve import bad_input
 from ttlgen.spec.document import SpecDocument
 
 if TYPE_CHECKING:
@@ -633,15 +632,6 @@ def _print_report(report: RunReport, out: IO[str]) -> None:
         )
 
 
-def _refused(exc: SpecErrors | UsageError, as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
-    """Exit 2 with the errors: with ``as_json`` the error envelope on stdout, as every command's."""
-    if as_json:
-        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics_of(exc))))
-    else:
-        stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
-    return ExitCode.BAD_INPUT
-
-
 def run_command(
     kernel: str,
     seed: int | None = None,
@@ -660,7 +650,7 @@ def run_command(
         lowered = build_kernel(specs_dir, kernel, models=models)
         report, _, _ = run_lowered(lowered, seed, api=models.project.api)
     except (SpecErrors, UsageError) as exc:
-        return _refused(exc, as_json, stdout, stderr)
+        return bad_input(exc, as_json, stdout, stderr)
     if as_json:
         stdout.write(json_output(report.to_json()))
     else:
@@ -837,7 +827,7 @@ def accuracy_command(
             if show and stderr.isatty():
                 stderr.write("\r\x1b[K")  # the progress line was rewritten in place
     except (SpecErrors, UsageError) as exc:
-        return _refused(exc, as_json, stdout, stderr)
+        return bad_input(exc, as_json, stdout, stderr)
     if as_json:
         doc: dict[str, Any] = {"rows": [r.to_json() | (_hardware_columns(r, calibration) if calibration else {}) for r in rows]}
         if calibration is not None:
