@@ -305,7 +305,7 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
         return _Outcome(ExitCode.BAD_INPUT, error_envelope([env.to_json()]), "", env.format())
     policy = normalize_policy(desc.options, desc.attributes, env.table.generation)
     if isinstance(policy, ResolveFailure):  # malformed options or attributes: bad input
-        return _Outcome(ExitCode.BAD_INPUT, _failure_payload(desc, policy), "", _failure_text(desc, policy))
+        return _failure(ExitCode.BAD_INPUT, desc, policy)
     result: Plan | ResolveFailure = resolve(desc.kernel, env, policy)
     descriptor: dict[str, object] | None = None
     if isinstance(result, Plan):
@@ -318,7 +318,7 @@ def _resolve_description(catalog: Catalog, desc: Description, target: str | None
             located = _translation_error(desc, result, str(exc))
             return _Outcome(ExitCode.FAILED, error_envelope([located.to_json()]), "", located.format())
     if isinstance(result, ResolveFailure):
-        return _Outcome(ExitCode.FAILED, _failure_payload(desc, result), "", _failure_text(desc, result))
+        return _failure(ExitCode.FAILED, desc, result)
     return _plan_outcome(where, result, descriptor)
 
 
@@ -330,15 +330,12 @@ def _translation_error(desc: Description, plan: Plan, message: str) -> Diagnosti
     return Diagnostic(desc.document.key_mark(path), message)
 
 
-def _failure_payload(desc: Description, failure: ResolveFailure) -> dict[str, object]:
+def _failure(code: ExitCode, desc: Description, failure: ResolveFailure) -> _Outcome:
+    """The errors' records, and the errors as a compiler prints them, each at the line of
+    its op or operand."""
     locate = _Locator(desc.document.display, desc.document.positions, desc.kernel)
-    return error_envelope(locate.record(e) for e in failure.errors)
-
-
-def _failure_text(desc: Description, failure: ResolveFailure) -> str:
-    """The errors as a compiler prints them, each at the line of its op or operand."""
-    locate = _Locator(desc.document.display, desc.document.positions, desc.kernel)
-    return "\n".join(e.format_located(locate.where) for e in failure.errors)
+    text = "\n".join(e.format_located(locate.where) for e in failure.errors)
+    return _Outcome(code, error_envelope(locate.record(e) for e in failure.errors), "", text)
 
 
 def _plan_outcome(where: str, plan: Plan, descriptor: dict[str, object] | None) -> _Outcome:
