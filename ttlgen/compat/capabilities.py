@@ -92,7 +92,9 @@ def facets(strategies: Iterable[tuple[str, str]], dest_width: int, sync: str, pl
     return out
 
 
-def _resolved(resolver: Resolver, kernel: Kernel) -> Facets | None:
+def _resolved(models: Models, kernel: Kernel) -> Facets | None:
+    # The resolver package is generated from the models and cached by its content.
+    resolver = Resolver(models.ops, models.targets)
     sink = DiagnosticSink()
     plan = resolver.resolve(kernel, sink)
     if plan is None:
@@ -433,17 +435,13 @@ class Capabilities:
             )
         return found
 
-    def _resolve(self, models: Models, kernel: Kernel) -> Facets | None:
-        # The resolver package is generated from the models and cached by its content.
-        return _resolved(Resolver(models.ops, models.targets), kernel)
-
     def causes(self, old: Kernel, new: Kernel, before: Facets) -> tuple[Cause, ...]:
         inputs = self.inputs(old, new)
         alone = []
         for item in inputs:
             models, kernel = item.apply(self.old_models, old)
             try:
-                moved = self._resolve(models, kernel) != before
+                moved = _resolved(models, kernel) != before
             except Exception:  # an input that does not fit the old models alone decides nothing alone
                 moved = False
             if moved:
