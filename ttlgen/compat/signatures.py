@@ -33,13 +33,8 @@ class CFunction:
 @dataclass(frozen=True)
 class Builder:
     qualified: str  # komorebi_abi.programs.mapcollect.map_command
-    required: tuple[str, ...]
-    optional: tuple[str, ...]
+    optional: tuple[str, ...]  # the keywords with defaults (the required ones are the handler's arguments)
     mark: Mark
-
-    @property
-    def keywords(self) -> tuple[str, ...]:
-        return (*self.required, *self.optional)
 
 
 def c_functions(layout: Layout) -> dict[str, CFunction]:
@@ -59,7 +54,7 @@ def builders(program: Program) -> dict[str, Builder]:
     out = {}
     for handler in program.handlers:
         name = f"{module}.{handler.names.py_builder}"
-        out[name] = Builder(name, tuple(a.names.py_name for a in handler.args), tuple(optional), handler.name_mark)
+        out[name] = Builder(name, tuple(optional), handler.name_mark)
     return out
 
 
