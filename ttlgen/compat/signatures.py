@@ -58,10 +58,6 @@ def builders(program: Program) -> dict[str, Builder]:
     return out
 
 
-def _names(words: list[str]) -> str:
-    return ", ".join(words)
-
-
 def compare_signatures(old_side: Side, new_side: Side) -> list[Change]:
     """Changed C pack functions and Python builders (helpers that vanish with their word or
     handler are reported with it)."""
@@ -104,8 +100,8 @@ def compare_signatures(old_side: Side, new_side: Side) -> list[Change]:
                 )
 
             if gone:
-                change(Impact.SOURCE, "python-keyword-removed", f"no longer takes {_names(gone)}")
+                change(Impact.SOURCE, "python-keyword-removed", f"no longer takes {', '.join(gone)}")
             if added:
                 default = program.command.caller_default
-                change(Impact.COMPATIBLE, "python-keyword-added", f"takes new keyword {_names(added)} (default {default})")
+                change(Impact.COMPATIBLE, "python-keyword-added", f"takes new keyword {', '.join(added)} (default {default})")
     return changes
