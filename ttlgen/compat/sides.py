@@ -78,7 +78,6 @@ class SideSpecErrors(SpecErrors):
 @dataclass
 class Side:
     label: str  # "at origin/main (abc123)" or "in the working tree"
-    specs_dir: Path
     documents: tuple[SpecDocument, ...]
     project: Project
     paths: SpecPaths  # how its files are shown
@@ -91,7 +90,7 @@ class Side:
             project = build_project(documents)
         except SpecErrors as exc:
             raise SideSpecErrors(label, exc, paths) from None
-        return cls(label, specs_dir, tuple(documents), project, paths)
+        return cls(label, tuple(documents), project, paths)
 
     @functools.cached_property
     def plan(self) -> ProjectPlan:
