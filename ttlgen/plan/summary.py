@@ -8,7 +8,7 @@ public fields are read; nothing is decided here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ttlgen.model.kernels import Kernel, Store, walk_statements, walk_values
 from ttlgen.plan.kernels import LoweredKernel
@@ -60,15 +60,10 @@ def show_value(value: object) -> str:
 def _runs(values: Sequence[object]) -> str:
     """A per-index list as runs of equal values: '0-1 A, 2-63 B (64 entries)'."""
     parts = []
-    for first, last, value in _equal_runs(values):
-        where = str(first) if first == last else f"{first}-{last}"
-        parts.append(f"{where} {show_value(value)}")
-    return f"{', '.join(parts)} ({len(values)} entries)"
-
-
-def _equal_runs(values: Sequence[object]) -> Iterable[tuple[int, int, object]]:
     start = 0
     for index in range(1, len(values) + 1):
         if index == len(values) or values[index] != values[start]:
-            yield start, index - 1, values[start]
+            where = str(start) if start == index - 1 else f"{start}-{index - 1}"
+            parts.append(f"{where} {show_value(values[start])}")
             start = index
+    return f"{', '.join(parts)} ({len(values)} entries)"
