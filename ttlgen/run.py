@@ -79,7 +79,7 @@ def _untiles(t: F64) -> F64:
     return t.transpose(0, 2, 1, 3).reshape(r * TILE, c * TILE)
 
 
-def _bcast(x: F64, attrs: Mapping[str, str]) -> F64:
+def _bcast(x: F64, *, attrs: Mapping[str, str]) -> F64:
     t = _tiles(x).copy()
     kind = attrs["bcast"]
     if kind == "col":
@@ -103,7 +103,7 @@ def _scaler_weights(scaler: F64, reduced: str) -> F64:
     return weights
 
 
-def _reduce(x: F64, scaler: F64, attrs: Mapping[str, str]) -> F64:
+def _reduce(x: F64, scaler: F64, *, attrs: Mapping[str, str]) -> F64:
     if attrs.get("pool") == "max":
         raise UsageError("no float64 reference for a MAX reduce (the emulator does not run it)")
     t = _tiles(x)
@@ -122,11 +122,11 @@ def _reduce(x: F64, scaler: F64, attrs: Mapping[str, str]) -> F64:
     return _untiles(out)
 
 
-def _transpose(x: F64, attrs: Mapping[str, str]) -> F64:
+def _transpose(x: F64, *, attrs: Mapping[str, str]) -> F64:
     return _untiles(_tiles(x).transpose(0, 1, 3, 2).copy())
 
 
-def _matmul(a: F64, b: F64, acc: F64 | None = None) -> F64:
+def _matmul(a: F64, b: F64, acc: F64 | None = None, *, attrs: Mapping[str, str]) -> F64:
     product: F64 = a @ b
     return product if acc is None else acc + product
 
@@ -138,28 +138,14 @@ def _fit(x: F64, like: F64) -> F64:
     return np.tile(x, (like.shape[0] // x.shape[0], like.shape[1] // x.shape[1]))
 
 
-def _elementwise(fn: Callable[..., F64]) -> Callable[..., F64]:
-    def apply(*args: F64, attrs: Mapping[str, str]) -> F64:
-        return fn(*args)
-
-    return apply
-
-
-def _with_attrs(fn: Callable[..., F64]) -> Callable[..., F64]:
-    def apply(*args: F64, attrs: Mapping[str, str]) -> F64:
-        return fn(*args, attrs)
-
-    return apply
-
-
 #: The float64 reference of each runtime primitive (math_spec.RUNTIME_PRIMITIVES): the
-#: datapaths that are not expressions of the math spec.
+#: datapaths that are not expressions of the math spec, each ``f(*blocks, attrs=...)``.
 PRIMITIVE_REFERENCES: dict[str, Callable[..., F64]] = {
-    "copy": _elementwise(lambda x: x),
-    "matmul": _elementwise(_matmul),
-    "broadcast": _with_attrs(_bcast),
-    "reduce": _with_attrs(_reduce),
-    "transpose": _with_attrs(_transpose),
+    "copy": lambda x, *, attrs: x,
+    "matmul": _matmul,
+    "broadcast": _bcast,
+    "reduce": _reduce,
+    "transpose": _transpose,
 }
 
 
