@@ -58,21 +58,19 @@ def _entries(origin: LineOrigin, index: EntryIndex) -> list[SpecEntry] | None:
 
 def _charge_hunk(origins: Sequence[LineOrigin], path: str, added: bool, index: EntryIndex, effects: Effects) -> None:
     hits = [_entries(origin, index) for origin in origins]
-    # The entries of the nearest line with a node of its own, before and after each line.
-    before: list[list[SpecEntry] | None] = []
-    last: list[SpecEntry] | None = None
-    for found in hits:
-        before.append(last)
-        last = found if found is not None else last
+    # The entries of the nearest line with a node of its own, after each line (found first)
+    # and before it (followed as the lines are charged).
     after: list[list[SpecEntry] | None] = [None] * len(hits)
-    last = None
+    last: list[SpecEntry] | None = None
     for i in range(len(hits) - 1, -1, -1):
         after[i] = last
         last = hits[i] if hits[i] is not None else last
+    before: list[SpecEntry] | None = None
     for i, found in enumerate(hits):
-        chosen = found if found is not None else before[i] if before[i] is not None else after[i]
+        chosen = found if found is not None else before if before is not None else after[i]
         for entry in chosen or (None,):
             effects.setdefault(entry, Effect()).count(path, added)
+        before = found if found is not None else before
 
 
 def generated_effects(old: dict[str, FileProvenance], new: dict[str, FileProvenance], old_index: EntryIndex, new_index: EntryIndex) -> Effects:
