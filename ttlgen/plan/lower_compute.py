@@ -164,7 +164,7 @@ class ComputeLowering:
     defines: dict[str, tuple[Expr, OpExpr, DefineSpelling]] = field(default_factory=dict)
     # The registers an init's API form expects loaded (api_check.format_expects): where the
     # API spec states it, it decides the op's format needs over the spelling's `unpack`.
-    expects: Callable[[ir.Call], tuple[tuple[State, Expr], ...] | None] | None = None
+    expects: Callable[[ir.Call], tuple[tuple[State, Expr], ...] | None] = field(kw_only=True)
     # What keeps a call from running on the emulator (no binding of its function), or None.
     unemulated: Callable[[ir.Call], str | None] | None = None
     # The numeric code of each element type's tile format (``{format}`` placeholders).
@@ -321,10 +321,6 @@ class ComputeLowering:
             if operand is not None and operand in names
         )
 
-    def expected(self, init: ir.Call) -> tuple[tuple[State, Expr], ...] | None:
-        """What the API spec says ``init`` expects SrcA and SrcB to hold, if it says."""
-        return self.expects(init) if self.expects is not None else None
-
     def reconfig(self, needs: Sequence[tuple[State, Expr]]) -> list[Stmt]:
         """Reconfigurations loading each register with the format of the CB it must hold."""
         forms = {State.SRCA_FORMAT: (Step.RECONFIG_SRCA, self.calls.reconfig_srca), State.SRCB_FORMAT: (Step.RECONFIG_SRCB, self.calls.reconfig_srcb)}
@@ -383,7 +379,7 @@ class ComputeLowering:
         values.update(self.attr_values(value, spelling))
         self.require_defines(value, spelling, values)
         init = self.bind(Step.OP_INIT, spelling.init, values, spelling.strategy)
-        needs = self.expected(init) or self.unpacked(spelling, values, names, value)
+        needs = self.expects(init) or self.unpacked(spelling, values, names, value)
         call = self.bind(Step.OP, spelling.call, values, spelling.strategy, format_needs=needs)
         uninit = self.bind(Step.OP_UNINIT, spelling.uninit, values, spelling.strategy) if spelling.uninit is not None else None
         self.check_emulated(value, (init, call) + ((uninit,) if uninit is not None else ()))
