@@ -504,8 +504,8 @@ class ComputeLowering:
             self.dst(Step.DST_RELEASE),
         ]
 
-    def subblock(self, m: int, n: int, need: int = 1) -> tuple[int, int]:
-        fit = max(self.capacity // need, 1)
+    def subblock(self, m: int, n: int) -> tuple[int, int]:
+        fit = max(self.capacity, 1)
         if n <= fit:
             return _divisor_at_most(m, fit // n), n
         return 1, _divisor_at_most(n, fit)
