@@ -33,7 +33,7 @@ def match(
     old: Iterable[T],
     new: Iterable[T],
     name: Callable[[T], str],
-    place: Callable[[T], Hashable] | None = None,
+    place: Callable[[T], Hashable],
     old_place: Callable[[T], Hashable] | None = None,
 ) -> Matched[T]:
     """Pair ``old`` and ``new`` by ``name``; then pair each unmatched old thing with the one
@@ -45,7 +45,7 @@ def match(
     found.common = [(o, new_by[k]) for k, o in old_by.items() if k in new_by]
     found.removed = [o for k, o in old_by.items() if k not in new_by]
     found.added = [n for k, n in new_by.items() if k not in old_by]
-    if place is None or not found.removed or not found.added:
+    if not found.removed or not found.added:
         return found
     of_old = old_place or place
     # Grouped by place once: a long list of additions (a thousand new constants) costs
