@@ -180,12 +180,10 @@ class ModelIndex:
             return None
         if attribute is not None:
             stated = self.stated(model, (attribute,))
+            if stated is None and model is obj:
+                stated = self._key_source(model, attribute)
             if stated is not None:
                 return stated
-        if attribute is not None and model is obj:
-            key = self._key_source(model, attribute)
-            if key is not None:
-                return key
         found = self._sources.get(id(model))
         if found is None:
             mark = getattr(model, "mark")  # noqa: B009 - checked by _has_mark
