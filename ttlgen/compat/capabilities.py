@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttlgen.compat.changes import Area, Cause, Change, Impact, Location, PlanChange
+from ttlgen.compat.matching import by_name
 from ttlgen.compat.sides import Side
 from ttlgen.compat.spec_nodes import align, changed_at
 from ttlgen.errors import DiagnosticSink, KeyPath, Mark
@@ -251,10 +252,7 @@ class Capabilities:
         if semantic(old_vocabulary) != semantic(new_vocabulary):
             before, after = self._vocabulary_at()
             self._add("vocabulary", "the op vocabulary", f"changed: {', '.join(_differing_fields(old_vocabulary, new_vocabulary))}", before, after)
-        old_ops = {o.name: o for o in self.old_models.ops.ops}
-        new_ops = {o.name: o for o in self.new_models.ops.ops}
-        for name in sorted(old_ops.keys() | new_ops.keys()):
-            o, n = old_ops.get(name), new_ops.get(name)
+        for name, o, n in by_name(self.old_models.ops.ops, self.new_models.ops.ops, lambda op: op.name):
             if o is None and n is not None:
                 self._add("op-added", f"op {name!r}", f"new op ({n.family})", None, self._loc(self.new, n.mark))
             elif n is None and o is not None:
@@ -269,14 +267,11 @@ class Capabilities:
         return found if found is not None else (self.old.at(old_vocabulary.source, ()), self.new.at(new_vocabulary.source, ()))
 
     def targets(self) -> None:
-        old_targets = {t.name: t for t in self.old_models.targets.targets}
-        new_targets = {t.name: t for t in self.new_models.targets.targets}
         # A shared table, or an architecture's or API's fact, is one spec change whichever
         # targets it reaches: one finding for it, naming them.
         relations: dict[tuple[str, str, str, Location | None, Location | None], list[str]] = {}
         facts_of: dict[tuple[str, Location | None, Location | None], list[str]] = {}
-        for name in sorted(old_targets.keys() | new_targets.keys()):
-            o, n = old_targets.get(name), new_targets.get(name)
+        for name, o, n in by_name(self.old_models.targets.targets, self.new_models.targets.targets, lambda t: t.name):
             if o is None and n is not None:
                 self._add("target-added", f"target {name!r}", f"new target ({n.architecture}, {n.runtime_api})", None, self._loc(self.new, n.mark))
             elif n is None and o is not None:
@@ -303,10 +298,7 @@ class Capabilities:
             else:
                 subject = f"relation table {table} ({facet}) of target{'s' if len(users) > 1 else ''} {', '.join(users)}"
             self._add("relation", subject, what, before_at, after_at)
-        old_apis = {a.name: a for a in self.old_models.targets.runtime_apis}
-        new_apis = {a.name: a for a in self.new_models.targets.runtime_apis}
-        for name in sorted(old_apis.keys() | new_apis.keys()):
-            oa, na = old_apis.get(name), new_apis.get(name)
+        for name, oa, na in by_name(self.old_models.targets.runtime_apis, self.new_models.targets.runtime_apis, lambda a: a.name):
             if oa is None or na is None:
                 word = "new runtime API" if oa is None else "removed"
                 self._add(
@@ -319,10 +311,7 @@ class Capabilities:
 
     # -- kernels ------------------------------------------------------------------------
     def kernels(self) -> None:
-        old_plans = {k.kernel.name: k for k in self.old.plan.kernels}
-        new_plans = {k.kernel.name: k for k in self.new.plan.kernels}
-        for name in sorted(old_plans.keys() | new_plans.keys()):
-            o, n = old_plans.get(name), new_plans.get(name)
+        for name, o, n in by_name(self.old.plan.kernels, self.new.plan.kernels, lambda k: k.kernel.name):
             if o is None and n is not None:
                 self._add("kernel-added", f"kernel {name!r}", f"new kernel (target {n.kernel.target})", None, self._loc(self.new, n.kernel.mark))
                 continue

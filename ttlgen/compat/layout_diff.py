@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from ttlgen.compat.changes import Area, Change, Impact, Location
-from ttlgen.compat.matching import Matched, match
+from ttlgen.compat.matching import Matched, by_name, match
 from ttlgen.compat.sides import Side
 from ttlgen.errors import Mark
 from ttlgen.model.layout import (
@@ -534,10 +534,7 @@ class LayoutDiff:
 def compare_layouts(old_side: Side, new_side: Side) -> list[Change]:
     """Every change of every layout; a layout only one side has is added or removed whole."""
     changes: list[Change] = []
-    old_layouts = {layout.name: layout for layout in old_side.project.layouts.layouts}
-    new_layouts = {layout.name: layout for layout in new_side.project.layouts.layouts}
-    for name in sorted(old_layouts.keys() | new_layouts.keys()):
-        old, new = old_layouts.get(name), new_layouts.get(name)
+    for name, old, new in by_name(old_side.project.layouts.layouts, new_side.project.layouts.layouts, lambda layout: layout.name):
         if old is not None and new is not None:
             changes += LayoutDiff(old_side, new_side, old, new).run()
         elif old is not None:

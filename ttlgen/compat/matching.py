@@ -14,7 +14,7 @@ word whose enum was renamed is still at the same place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -27,6 +27,15 @@ class Matched(Generic[T]):
     renamed: list[tuple[T, T]] = field(default_factory=list)
     removed: list[T] = field(default_factory=list)
     added: list[T] = field(default_factory=list)
+
+
+def by_name(old: Iterable[T], new: Iterable[T], name: Callable[[T], str]) -> Iterator[tuple[str, T | None, T | None]]:
+    """Every name either version has, sorted, with the thing of that name on each side
+    (None: that side has none)."""
+    old_by = {name(o): o for o in old}
+    new_by = {name(n): n for n in new}
+    for key in sorted(old_by.keys() | new_by.keys()):
+        yield key, old_by.get(key), new_by.get(key)
 
 
 def match(

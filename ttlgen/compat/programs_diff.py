@@ -9,7 +9,7 @@ an argument's name is the C++ accessor and the builder keyword callers write.
 from __future__ import annotations
 
 from ttlgen.compat.changes import Area, Change, Impact, Location
-from ttlgen.compat.matching import match
+from ttlgen.compat.matching import by_name, match
 from ttlgen.compat.sides import Side
 from ttlgen.model.programs import Handler, Program
 
@@ -101,10 +101,7 @@ class ProgramDiff:
 
 def compare_programs(old_side: Side, new_side: Side) -> list[Change]:
     changes: list[Change] = []
-    old_programs = {p.name: p for p in old_side.project.programs.programs}
-    new_programs = {p.name: p for p in new_side.project.programs.programs}
-    for name in sorted(old_programs.keys() | new_programs.keys()):
-        old, new = old_programs.get(name), new_programs.get(name)
+    for name, old, new in by_name(old_side.project.programs.programs, new_side.project.programs.programs, lambda p: p.name):
         if old is not None and new is not None:
             changes += ProgramDiff(old_side, new_side, old, new).run()
         elif old is not None:
