@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from ttlgen.compat.matching import by_name
 from ttlgen.compat.sides import Side
 from ttlgen.compat.spec_nodes import align, canonical
 from ttlgen.errors import KeyPath, format_key_path
@@ -137,16 +138,14 @@ def _file_entries(file: str, before: object, after: object) -> Iterator[Pair]:
 
 def changed_entries(old: Side, new: Side) -> ChangedEntries:
     """Each changed spec entry and how it changed; a new or removed file as a whole."""
-    old_files = {d.source: d.data for d in old.documents}
-    new_files = {d.source: d.data for d in new.documents}
     found = ChangedEntries([], EntryIndex(), EntryIndex())
-    for file in sorted(old_files.keys() | new_files.keys()):
-        if file not in old_files:
+    for file, old_doc, new_doc in by_name(old.documents, new.documents, lambda d: d.source):
+        if old_doc is None:
             pairs: list[Pair] = [(SpecEntry(file, None), "new file", None, ())]
-        elif file not in new_files:
+        elif new_doc is None:
             pairs = [(SpecEntry(file, None), "removed file", (), None)]
         else:
-            pairs = list(_file_entries(file, old_files[file], new_files[file]))
+            pairs = list(_file_entries(file, old_doc.data, new_doc.data))
         for entry, how, before, after in pairs:
             found.entries.append((entry, how))
             if before is not None:
