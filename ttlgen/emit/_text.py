@@ -173,7 +173,9 @@ _MD_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")  # an entity or numeric referen
 _MD_BLOCK_START = re.compile(r"^(?:[#>+\-*=_~]|\d+(?=[.)]))")  # a heading, quote, list, rule, fence
 
 
-def _md_inline(text: str) -> str:
+def md_cell(text: str) -> str:
+    """``text`` as the contents of a Markdown table cell: one line, no pipe that would end
+    the cell, no code span, link, HTML or entity of its own; it renders as written."""
     text = text.replace("\\", "\\\\")
     text = " ".join(visible(text, keep="\t\n\r").split())
     for ch in "`|[]":
@@ -181,16 +183,10 @@ def _md_inline(text: str) -> str:
     return _MD_HTML.sub("&lt;", _MD_ENTITY.sub("&amp;", text))  # in this order: "&lt;" is no text
 
 
-def md_cell(text: str) -> str:
-    """``text`` as the contents of a Markdown table cell: one line, no pipe that would end
-    the cell, no code span, link, HTML or entity of its own; it renders as written."""
-    return _md_inline(text)
-
-
 def md_text(text: str) -> str:
     """``text`` as (part of) a Markdown paragraph: as :func:`md_cell`, and it cannot start a
     heading, quote, list, rule or fence where it starts a line."""
-    text = _md_inline(text)
+    text = md_cell(text)
     found = _MD_BLOCK_START.match(text)
     if found is None:
         return text
