@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ttlgen.emit._base import Templates
@@ -220,8 +220,7 @@ def regions(file: FileProvenance) -> list[Region]:
         if key is None:
             continue
         if found and key == current:
-            last = found[-1]
-            found[-1] = Region(last.first, index + 1, last.origin, last.key, last.what)
+            found[-1] = replace(found[-1], last=index + 1)
         else:
             found.append(Region(index + 1, index + 1, file.origins[index], key))
             current = key
@@ -246,7 +245,7 @@ def _named(region: Region, file: FileProvenance) -> Region:
     else:
         whats = list(dict.fromkeys(s.what for s in firsts))
         what = ", ".join(whats[:3]) + (f" and {len(whats) - 3} more" if len(whats) > 3 else "")
-    return Region(region.first, region.last, region.origin, region.key, what, node)
+    return replace(region, what=what, node=node)
 
 
 def _common(paths: Iterable[KeyPath]) -> KeyPath:
