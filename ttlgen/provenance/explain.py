@@ -202,9 +202,7 @@ def _key(origin: LineOrigin) -> tuple[object, ...] | None:
 def regions(file: FileProvenance) -> list[Region]:
     """Runs of lines from one spec entry (``enums.gave``), one template's own text or the
     header; blank lines and template text between two lines of one entry belong to it."""
-    keys: list[tuple[object, ...] | None] = []
-    for text, origin in zip(file.lines, file.origins, strict=True):
-        keys.append(_key(origin) if text.strip() else None)
+    keys = [_key(origin) if text.strip() else None for text, origin in zip(file.lines, file.origins, strict=True)]
     # Template text between two lines of the same entry is part of that entry.
     spec_at = [i for i, k in enumerate(keys) if k is not None and k[0] == "spec"]
     for before, after in itertools.pairwise(spec_at):
