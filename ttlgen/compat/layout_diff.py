@@ -222,6 +222,21 @@ class LayoutDiff:
         else:
             self.renamed(f"{noun}-renamed", subject, old, new, new_name, span)
 
+    def reserved_in_place(self, noun: str, subject: str, span: str, reserved: tuple[bool, bool], old: Mark, new: Mark) -> None:
+        """A field or region kept under its name that was reserved or put in use."""
+        was_reserved, now_reserved = reserved
+        if not was_reserved and now_reserved:
+            self.of_node(Impact.WIRE, f"{noun}-removed", subject, f"now reserved ({span})", old, new)
+        elif was_reserved and not now_reserved:  # its names stay; what it holds is new
+            self.of_node(Impact.COMPATIBLE, f"{noun}-added", subject, f"reserved {noun} put in use ({span})", old, new)
+
+    def removed_in_place(self, noun: str, subject: str, span: str, reserved: bool, old_names: Sequence[str], old: Mark) -> None:
+        """A field or region removed: from the wire, or when it was reserved only its names."""
+        if reserved:  # no peer uses the bytes, but code may use the names
+            self._add(Impact.SOURCE, f"{noun}-removed", subject, f"reserved {noun} removed ({span}): {_gone(old_names)}", self.old_side.node(old), None)
+        else:
+            self.removed(f"{noun}-removed", subject, old, f"removed ({span})")
+
     # -- the layout -------------------------------------------------------------------
     def run(self) -> list[Change]:
         old, new = self.old, self.new
@@ -352,14 +367,9 @@ class LayoutDiff:
         for of, nf in fields.renamed:
             self.struct_field_renamed(o, n, of, nf)
         for of in fields.removed:
-            of_it = f"field {of.name!r} of struct {n.name!r}"
-            if of.reserved:  # no peer uses the bytes, but code may use the names
-                self._add(
-                    Impact.SOURCE, "field-removed", of_it, f"reserved field removed ({_bytes(of.offset, of.size)}): {_gone(_field_names(o, of))}",
-                    self.old_side.node(of.mark), None,
-                )
-            else:
-                self.removed("field-removed", of_it, of.mark, f"removed ({_bytes(of.offset, of.size)})")
+            self.removed_in_place(
+                "field", f"field {of.name!r} of struct {n.name!r}", _bytes(of.offset, of.size), of.reserved, _field_names(o, of), of.mark
+            )
         for nf in fields.added:
             span = set(range(nf.offset, nf.end))
             where = "reserved" if span <= reserved else "new" if nf.offset >= o.size else "reused"
@@ -401,11 +411,7 @@ class LayoutDiff:
 
     def struct_field(self, s: Struct, of: StructField, nf: StructField) -> None:
         subject = f"field {nf.name!r} of struct {s.name!r}"
-        span = _bytes(nf.offset, nf.size)
-        if not of.reserved and nf.reserved:
-            self.of_node(Impact.WIRE, "field-removed", subject, f"now reserved ({span})", of.mark, nf.mark)
-        elif of.reserved and not nf.reserved:  # its names stay; what it holds is new
-            self.of_node(Impact.COMPATIBLE, "field-added", subject, f"reserved field put in use ({span})", of.mark, nf.mark)
+        self.reserved_in_place("field", subject, _bytes(nf.offset, nf.size), (of.reserved, nf.reserved), of.mark, nf.mark)
         self.field_contents(s, of, nf)
 
     def struct_field_renamed(self, os: Struct, s: Struct, of: StructField, nf: StructField) -> None:
@@ -488,14 +494,7 @@ class LayoutDiff:
         for orr, nr in regions.renamed:
             self.region_renamed(n, orr, nr)
         for orr in regions.removed:
-            of_it = f"region {orr.name!r} of block {n.name!r}"
-            if orr.reserved:
-                self._add(
-                    Impact.SOURCE, "region-removed", of_it, f"reserved region removed ({_span(orr)}): {_gone(_region_names(orr))}",
-                    self.old_side.node(orr.mark), None,
-                )
-            else:
-                self.removed("region-removed", of_it, orr.mark, f"removed ({_span(orr)})")
+            self.removed_in_place("region", f"region {orr.name!r} of block {n.name!r}", _span(orr), orr.reserved, _region_names(orr), orr.mark)
         for nr in regions.added:
             where = "reserved space" if in_reserved(nr) else "new space" if nr.offset >= o.size else "space of another region"
             what = "new reserved region" if nr.reserved else "new region"
@@ -510,10 +509,7 @@ class LayoutDiff:
 
     def region(self, b: Block, o: Region, n: Region) -> None:
         subject = f"region {n.name!r} of block {b.name!r}"
-        if not o.reserved and n.reserved:
-            self.of_node(Impact.WIRE, "region-removed", subject, f"now reserved ({_span(n)})", o.mark, n.mark)
-        elif o.reserved and not n.reserved:
-            self.of_node(Impact.COMPATIBLE, "region-added", subject, f"reserved region put in use ({_span(n)})", o.mark, n.mark)
+        self.reserved_in_place("region", subject, _span(n), (o.reserved, n.reserved), o.mark, n.mark)
         self.region_contents(b, o, n)
 
     def region_contents(self, b: Block, o: Region, n: Region) -> None:
