@@ -31,10 +31,8 @@ def package_dir(layout: Layout) -> str:
 def emit_layout(layout: Layout, ctx: EmitContext) -> list[GeneratedFile]:
     m = macros(layout)
     groups = [("ABI version", m.version), ("constants", m.constants)]
-    groups.extend((f"enum {name}", defines) for name, defines in m.enums.items())
-    groups.extend((f"word {name}", defines) for name, defines in m.words.items())
-    groups.extend((f"struct {name}", defines) for name, defines in m.structs.items())
-    groups.extend((f"table {name}", defines) for name, defines in m.tables.items())
+    for kind, defined in (("enum", m.enums), ("word", m.words), ("struct", m.structs), ("table", m.tables)):
+        groups.extend((f"{kind} {name}", defines) for name, defines in defined.items())
     for block in layout.blocks:
         groups.extend((f"region {r.name}", m.regions[r.name]) for r in block.named_regions if r.name is not None)
         groups.append((f"block {block.name}", m.blocks[block.name]))
