@@ -56,13 +56,12 @@ def _environment_class(c: KernelTargetCpp, t: CppTarget) -> list[str]:
     lines = comment(f"{t.name} ({t.source}): {t.summary}")
     lines += class_head(t.environment_class, INTERFACE).split("\n")
     lines += _QUERIES.split("\n")
-    for query, table, review, kind in (
-        ("dest_width", t.dest_width, t.dest_width_review, "WidthTable"),
-        ("dfb_unpack", t.dfb_unpack, t.dfb_unpack_review, "UnpackTable"),
+    for query, table, review, kind, member in (
+        ("dest_width", t.dest_width, t.dest_width_review, "WidthTable", "kDestWidth"),
+        ("dfb_unpack", t.dfb_unpack, t.dfb_unpack_review, "UnpackTable", "kDfbUnpack"),
     ):
         note = f"{query}: {table.table.origin}" + (f", reviewed: {review}" if review else " (the target's own rules)")
         lines += comment(note, 4)
-        member = "kDestWidth" if query == "dest_width" else "kDfbUnpack"
         lines += assignment(f"static constexpr const {tables}::{kind}& {member}", f"{tables}::{table.ident}", 4)
     lines += assignment(f"static constexpr const {tables}::TargetRecord& kTarget", f"{tables}::{t.ident}", 4)
     lines.append("};")
