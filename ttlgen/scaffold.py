@@ -244,12 +244,7 @@ def new_kernel(specs: Path, name: str, like: str | None) -> list[Scaffold]:
     lines = _read(doc).split("\n")
     start = doc.key_mark(("kernels", model)).line - 1
     indent = len(lines[start]) - len(lines[start].lstrip())
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].strip() and not lines[i].lstrip().startswith("#") and len(lines[i]) - len(lines[i].lstrip()) <= indent),
-        len(lines),
-    )
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
+    end = _entry_end(lines, start, indent)
     entry = "\n".join(lines[start:end]).replace(f"{model}:", f"{name}:", 1)
     entry = _emptied(entry, "summary", "what the kernel computes", indent=" " * (indent + 2))
     # The file's head up to its spec: line (the schema comment, the spec itself), which a
@@ -337,10 +332,13 @@ def _family_of_kind(project: Project, kind: str) -> str:
     return kind
 
 
-def _block_end(lines: Sequence[str], key: str) -> int:
-    """The index after the last non-blank line of top-level ``key``'s block."""
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"{key}:"))
-    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace() and not lines[i].startswith("#")), len(lines))
+def _entry_end(lines: Sequence[str], start: int, indent: int = 0) -> int:
+    """The index after the last non-blank line of the entry at line ``start``, indented
+    ``indent``: it ends before the next line that is no comment and is indented no deeper."""
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].strip() and not lines[i].lstrip().startswith("#") and len(lines[i]) - len(lines[i].lstrip()) <= indent),
+        len(lines),
+    )
     while end > start + 1 and not lines[end - 1].strip():
         end -= 1
     return end
@@ -349,7 +347,7 @@ def _block_end(lines: Sequence[str], key: str) -> int:
 def _inserted(text: str, key: str, entry: str) -> str:
     """``text`` with ``entry``'s lines at the end of top-level ``key``'s block."""
     lines = text.split("\n")
-    end = _block_end(lines, key)
+    end = _entry_end(lines, next(i for i, line in enumerate(lines) if line.startswith(f"{key}:")))
     return "\n".join([*lines[:end], *entry.rstrip("\n").split("\n"), *lines[end:]])
 
 
