@@ -25,7 +25,7 @@ from ttlgen.errors import KeyPath, Mark, SpecErrors
 from ttlgen.model.project import Project, build_project
 from ttlgen.pipeline import validate_specs
 from ttlgen.plan.project import ProjectPlan, plan_project
-from ttlgen.provenance.origins import node_mark, node_path
+from ttlgen.provenance.origins import Locator, node_mark, node_path
 from ttlgen.spec.document import SpecDocument
 from ttlgen.spec.files import display_path
 
@@ -100,12 +100,12 @@ class Side:
             raise SideSpecErrors(self.label, exc, self.paths) from None
 
     @functools.cached_property
-    def by_file(self) -> dict[str, SpecDocument]:
-        return {d.display: d for d in self.documents}
+    def locator(self) -> Locator:
+        return Locator(self.documents)
 
     def locate(self, mark: Mark, key: str | None = None) -> Location:
         """Where ``mark`` is, or the ``key`` of the spec node it belongs to when the node has it."""
-        document = self.by_file.get(mark.file)
+        document = self.locator.by_file.get(mark.file)
         if key is None or document is None:
             return Location.of(mark)
         path = (*node_path(mark.path), key)
@@ -115,13 +115,9 @@ class Side:
 
     def at(self, file: str, path: KeyPath) -> Location:
         """The spec node at ``path`` of ``file``."""
-        document = self.by_file.get(file)
+        document = self.locator.by_file.get(file)
         return Location.of(node_mark(document, path)) if document is not None else Location(file)
 
     def node(self, mark: Mark) -> Location:
         """The spec node ``mark`` belongs to (the list item rather than one of its keys)."""
-        document = self.by_file.get(mark.file)
-        if document is None:
-            return Location.of(mark)
-        path = node_path(mark.path)
-        return Location.of(node_mark(document, path)) if path in document.positions.values else Location.of(mark)
+        return Location.of(self.locator.node(mark))

@@ -98,7 +98,7 @@ def changed_at(
     A key or item only one side has is located on the other side at the node that holds
     it there (the mapping it was added to, the list it was removed from)."""
     for file, node in nodes:
-        before, after = old.by_file.get(file), new.by_file.get(file)
+        before, after = old.locator.by_file.get(file), new.locator.by_file.get(file)
         if before is None or after is None:
             continue
         _, old_data = _at(before.data, node)
