@@ -243,7 +243,6 @@ def static_asserts(layout: Layout) -> list[StaticAssert]:
     for b in layout.blocks:
         align = f"{b.align}u"
         size = b.names.size.c
-        last = None
         for i, r in enumerate(b.regions):
             if r.names is None:
                 continue
@@ -252,8 +251,7 @@ def static_asserts(layout: Layout) -> list[StaticAssert]:
             out.append(StaticAssert(f"{offset} % {align} == 0u", offset, r))
             out.append(StaticAssert(f"{r.names.size.c} % {align} == 0u", offset, r))
             out.extend(StaticAssert(c, offset, r) for c in _contents_checks(layout, r))
-            last = i
-        end = _region_end(b, len(b.regions)) if last is not None else "0u"
+        end = _region_end(b, len(b.regions)) if b.named_regions else "0u"
         out.append(StaticAssert(f"{size} == {end}", size, b))
         out.append(StaticAssert(f"{size} % {align} == 0u", size, b))
     return out
