@@ -209,17 +209,13 @@ def _disable_point(body: Sequence[Statement], after: int, targets: set[str]) -> 
     found: Mark | None = None
     pending = set(targets)
     for stmt in body[after + 1 :]:
-        if isinstance(stmt, Sync):
-            if stmt.action == "push" and pending & set(stmt.dfbs):
-                pending -= set(stmt.dfbs)
-                found = stmt.mark
-                if not pending:
-                    break
-                continue
-            if stmt.action == "reserve":
+        if not isinstance(stmt, Sync) or stmt.action == "reserve":
+            break
+        if stmt.action == "push" and pending & set(stmt.dfbs):
+            pending -= set(stmt.dfbs)
+            found = stmt.mark
+            if not pending:
                 break
-            continue
-        break
     return found
 
 
