@@ -327,14 +327,8 @@ def _is_conditional_enable(stmt: object) -> bool:
 
 
 def _enables(body: Sequence[ir.Stmt]) -> bool:
-    for stmt in body:
-        if _is_conditional_enable(stmt) or _is_l1(stmt, 1):
-            return True
-        if isinstance(stmt, ir.For) and _enables(stmt.body):
-            return True
-        if isinstance(stmt, ir.If) and (_enables(stmt.then) or _enables(stmt.orelse)):
-            return True
-    return False
+    """Whether ``body`` enables accumulation anywhere (a conditional enable included)."""
+    return any(_is_l1(stmt, 1) for stmt in ir.walk(body))
 
 
 def rearm(body: tuple[ir.Stmt, ...], resets: Callable[[ir.Call], bool], enable: ir.Call) -> tuple[ir.Stmt, ...]:
