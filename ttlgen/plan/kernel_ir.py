@@ -520,28 +520,24 @@ def _mentions(expr: Expr, name: str) -> bool:
 
 def uses(body: Sequence[Stmt], name: str) -> bool:
     """Whether any statement of ``body`` reads or writes the variable ``name``."""
-    for stmt in body:
-        if isinstance(stmt, Call):
-            if any(_mentions(a.value, name) for a in (*stmt.template_args, *stmt.args)):
-                return True
-        elif isinstance(stmt, For):
-            if _mentions(stmt.count, name) or uses(stmt.body, name):
-                return True
-        elif isinstance(stmt, If):
-            if _mentions(stmt.condition, name) or uses(stmt.then, name) or uses(stmt.orelse, name):
-                return True
-        elif isinstance(stmt, Increment):
-            if stmt.var == name:
-                return True
-        elif isinstance(stmt, AddTo):
-            if stmt.var == name or _mentions(stmt.value, name):
-                return True
-        elif isinstance(stmt, StoreWord):
-            if stmt.words == name or _mentions(stmt.index, name) or _mentions(stmt.value, name):
-                return True
-        elif _mentions(stmt.value, name):
-            return True
-    return False
+    return any(_uses_itself(stmt, name) for stmt in walk(body))
+
+
+def _uses_itself(stmt: Stmt, name: str) -> bool:
+    """Whether ``stmt``, leaving aside the statements nested in it, reads or writes ``name``."""
+    if isinstance(stmt, Call):
+        return any(_mentions(a.value, name) for a in (*stmt.template_args, *stmt.args))
+    if isinstance(stmt, For):
+        return _mentions(stmt.count, name)
+    if isinstance(stmt, If):
+        return _mentions(stmt.condition, name)
+    if isinstance(stmt, Increment):
+        return stmt.var == name
+    if isinstance(stmt, AddTo):
+        return stmt.var == name or _mentions(stmt.value, name)
+    if isinstance(stmt, StoreWord):
+        return stmt.words == name or _mentions(stmt.index, name) or _mentions(stmt.value, name)
+    return _mentions(stmt.value, name)
 
 
 def simplify(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
