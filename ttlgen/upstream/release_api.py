@@ -206,13 +206,36 @@ def type_text(spelling: str, parameter: bool = False) -> str:
     return text
 
 
+def _written(tokens: Sequence[str]) -> str:
+    """A default's tokens as the specs write it: ``::`` unspaced, ``std::`` dropped."""
+    return _STD.sub("", _SCOPE.sub("::", " ".join(tokens)))
+
+
 def _default(cursor: Any) -> str | None:
     """The default of a parameter or template parameter: the tokens after its ``=``."""
     tokens = [t.spelling for t in cursor.get_tokens()]
     if "=" not in tokens:
         return None
-    value = tokens[tokens.index("=") + 1 :]
-    return _STD.sub("", _SCOPE.sub("::", " ".join(value))) or None
+    return _written(tokens[tokens.index("=") + 1 :]) or None
+
+
+def _listed_defaults(tokens: Sequence[str], close: str) -> list[str | None]:
+    """The default of each entry of a parameter list, from the tokens after its opening
+    bracket up to the ``close`` that ends it (entries split at the commas outside brackets)."""
+    defaults: list[str | None] = []
+    current: list[str] = []
+    depth = 0
+    for token in tokens:
+        if depth == 0 and token in (",", close):
+            if current:
+                defaults.append(_written(current[current.index("=") + 1 :]) if "=" in current else None)
+            current = []
+            if token == close:
+                break
+            continue
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
+        current.append(token)
+    return defaults
 
 
 def _template_defaults(cursor: Any) -> list[str | None]:
@@ -221,21 +244,7 @@ def _template_defaults(cursor: Any) -> list[str | None]:
     host macro: ``reduce_type = REDUCE_OP`` in ttnn 0.69.0), so the list is read from the
     declaration itself."""
     tokens = [t.spelling for t in cursor.get_tokens()]
-    if tokens[:2] != ["template", "<"]:
-        return []
-    defaults: list[str | None] = []
-    current: list[str] = []
-    depth = 0
-    for token in tokens[2:]:
-        if depth == 0 and token in (",", ">"):
-            defaults.append(_STD.sub("", _SCOPE.sub("::", " ".join(current[current.index("=") + 1 :]))) if "=" in current else None)
-            current = []
-            if token == ">":
-                break
-            continue
-        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
-        current.append(token)
-    return defaults
+    return _listed_defaults(tokens[2:], ">") if tokens[:2] == ["template", "<"] else []
 
 
 def _param_defaults(cursor: Any) -> list[str | None]:
@@ -244,22 +253,7 @@ def _param_defaults(cursor: Any) -> list[str | None]:
     tokens = [t.spelling for t in cursor.get_tokens()]
     name = cursor.spelling.partition("<")[0]
     starts = [i for i in range(len(tokens) - 1) if tokens[i] == name and tokens[i + 1] == "("]
-    if not starts:
-        return []
-    defaults: list[str | None] = []
-    current: list[str] = []
-    depth = 0
-    for token in tokens[starts[0] + 2 :]:
-        if depth == 0 and token in (",", ")"):
-            if current:
-                defaults.append(_STD.sub("", _SCOPE.sub("::", " ".join(current[current.index("=") + 1 :]))) if "=" in current else None)
-            current = []
-            if token == ")":
-                break
-            continue
-        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
-        current.append(token)
-    return defaults
+    return _listed_defaults(tokens[starts[0] + 2 :], ")") if starts else []
 
 
 def _template_params(cindex: Any, cursor: Any) -> list[str]:
