@@ -40,17 +40,9 @@ from ttlgen.model.cpp_declarations import (
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind, TypeDecl
 from ttlgen.upstream.release_api import Enum, Function, KindApi, ReleaseApi
 
-
-@dataclass(frozen=True)
-class Disagreement:
-    mark: Mark
-    message: str
-
-    def diagnostic(self) -> Diagnostic:
-        return Diagnostic(self.mark, self.message)
-
-    def format(self) -> str:
-        return self.diagnostic().format()
+# A disagreement is a located message like any other: printed with format(), as JSON with
+# to_json().
+Disagreement = Diagnostic
 
 
 def names_of(level: ApiLevel) -> frozenset[str]:

@@ -203,7 +203,7 @@ def check(
                 {
                     "status": "ok" if not total else "failed",
                     "levels": [
-                        {"level": name, "release": release, "disagreements": [d.diagnostic().to_json() for d in listed]}
+                        {"level": name, "release": release, "disagreements": [d.to_json() for d in listed]}
                         for name, release, listed in results
                     ],
                 }
