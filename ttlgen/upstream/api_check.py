@@ -59,7 +59,9 @@ def _same(a: str | None, b: str | None) -> bool:
     return a.replace(" ", "") == b.replace(" ", "")
 
 
-def _parsed(declaration: str) -> Signature | None:
+def parsed_declaration(declaration: str) -> Signature | None:
+    """The declaration read as the specs read one, None when it is beyond them (a pack, a
+    SFINAE parameter)."""
     try:
         return parse_declaration(declaration)
     except DeclarationError:
@@ -122,8 +124,8 @@ class Matching:
 def match_forms(declared: Sequence[FunctionForm], upstream: Sequence[Function]) -> Matching:
     """Pair forms that are the same declaration first, then each remaining spec form with
     the most similar remaining release form (same arity, parameter types and names)."""
-    remaining = [(f, s) for f in upstream if (s := _parsed(f.declaration)) is not None]
-    unreadable = [f for f in upstream if _parsed(f.declaration) is None]
+    remaining = [(f, s) for f in upstream if (s := parsed_declaration(f.declaration)) is not None]
+    unreadable = [f for f in upstream if parsed_declaration(f.declaration) is None]
     pairs: list[tuple[FunctionForm, Function, bool]] = []
     pending = []
     for form in declared:
@@ -218,7 +220,7 @@ class _LevelCheck:
         matched = match_forms(declared, upstream)
         for form, function, exact in matched.pairs:
             if not exact:
-                theirs = _parsed(function.declaration)
+                theirs = parsed_declaration(function.declaration)
                 assert theirs is not None
                 differences = signature_differences(form.signature, theirs)
                 self.report(form.mark, f"{name!r} differs from {self.release} ({function.header}:{function.line}): {'; '.join(differences)}; upstream: {function.declaration}")
@@ -227,7 +229,7 @@ class _LevelCheck:
             shapes = "; ".join(f.declaration for f in upstream)
             self.report(form.mark, f"{self.release} has no such form of {name!r}; its forms in {path}: {shapes}")
         for function in matched.upstream_only:
-            signature = _parsed(function.declaration)
+            signature = parsed_declaration(function.declaration)
             if signature is not None and expressible(signature, self.known_types):
                 self.report(
                     declared[0].mark,
@@ -255,7 +257,7 @@ class _LevelCheck:
             if not enums:
                 self.report(declared.mark, f"{self.release} declares no enumeration {declared.name}")
                 return
-            self.enum(declared, _closest_enum(declared, enums))
+            self.enum(declared, closest_enum(declared, enums))
             return
         if not enums and not classes:
             self.report(declared.mark, f"{self.release} declares no type {declared.name}")
@@ -278,7 +280,7 @@ class _LevelCheck:
                 self.report(declared.mark, f"{declared.name} has no field `{text}` in {self.release}; its fields: {', '.join(upstream.fields) or 'none'}")
 
     def members(self, declared: TypeDecl, what: str, mine: Sequence[Signature], theirs: Sequence[str], header: str) -> None:
-        upstream = [s for s in (_parsed(t) for t in theirs) if s is not None]
+        upstream = [s for s in (parsed_declaration(t) for t in theirs) if s is not None]
         for signature in mine:
             if any(signature.text == u.text for u in upstream):
                 continue
@@ -349,7 +351,8 @@ def _canonical_template(text: str | None) -> str | None:
         return text
 
 
-def _closest_enum(declared: TypeDecl, enums: Sequence[Enum]) -> Enum:
+def closest_enum(declared: TypeDecl, enums: Sequence[Enum]) -> Enum:
+    """The enumeration of that name sharing the most enumerators with the declared one."""
     names = {e.name for e in declared.enumerators or ()}
     return max(enums, key=lambda e: len(names & {n for n, _ in e.enumerators}))
 

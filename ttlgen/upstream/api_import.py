@@ -35,7 +35,7 @@ from typing import Any
 from ttlgen.model.cpp_declarations import BUILTIN_TYPES, Signature, identifiers, parse_declaration
 from ttlgen.model.tt_metal_api import ApiLevel, FunctionForm, KernelKind
 from ttlgen.spec.document import SpecDocument
-from ttlgen.upstream.api_check import expressible, match_forms
+from ttlgen.upstream.api_check import closest_enum, expressible, match_forms, parsed_declaration
 from ttlgen.upstream.release_api import Function, KindApi, ReleaseApi
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):")
@@ -274,7 +274,7 @@ class _Importer:
             written[id(function)] = entry
         extra = []
         for function in matched.upstream_only:
-            signature = _try_parse(function.declaration)
+            signature = parsed_declaration(function.declaration)
             if signature is None or not expressible(signature, self.known_types):
                 continue
             sibling = next(iter(written.values()), None)
@@ -351,9 +351,7 @@ class _Importer:
             if not enums:
                 self.notes.append(f"types.{declared.name}: {self.release} declares no such enumeration (left as written)")
                 continue
-            names = {e.name for e in declared.enumerators}
-            enum = max(enums, key=lambda e: len(names & {n for n, _ in e.enumerators}))
-            found[declared.name] = _enum_lines(enum)
+            found[declared.name] = _enum_lines(closest_enum(declared, enums))
         return found
 
     def add_types(self, blocks: Sequence[HeaderBlock]) -> None:
@@ -457,15 +455,6 @@ def _enum_lines(enum: Any) -> list[str]:
     if len(line) <= _WIDTH:
         return [line]
     return [f"  {enum.name}:", *(f"    {k}: {_flow(v)}" for k, v in value.items())]
-
-
-def _try_parse(text: str) -> Signature | None:
-    from ttlgen.model.cpp_declarations import DeclarationError
-
-    try:
-        return parse_declaration(text)
-    except DeclarationError:
-        return None
 
 
 def refresh(doc: SpecDocument, text: str, level: ApiLevel, api: ReleaseApi, release: str, added: Sequence[str] = ()) -> Result:
