@@ -81,17 +81,10 @@ def fetch(
     def action() -> int:
         from ttlgen.pipeline import load_project
         from ttlgen.upstream.fetch import fetch as fetch_release
-        from ttlgen.upstream.project import pinned
+        from ttlgen.upstream.project import level_named, pinned
 
         project = load_project(specs)
-        levels = list(project.api.levels)
-        if level is not None:
-            levels = [lv for lv in levels if lv.level == level]
-            if not levels:
-                from ttlgen.errors import did_you_mean
-
-                names = project.api.level_names
-                raise UsageError(f"no API level {level!r} in {specs}{did_you_mean(level, names)}; levels: {', '.join(names) or 'none'}")
+        levels = list(project.api.levels) if level is None else [level_named(project, level, specs)]
         releases = [(lv.level, pinned(lv)) for lv in levels]  # every pin checked before any download
         found = []
         for name, release in releases:

@@ -64,14 +64,18 @@ def pinned(level: ApiLevel) -> Release:
     return level.release
 
 
-def release_of(level: str, specs: Path = Path("specs")) -> Release:
-    """The release API level ``level`` of the spec tree pins."""
-    project = load_project(specs)
+def level_named(project: Project, level: str, specs: Path) -> ApiLevel:
+    """API level ``level`` of the specs read from ``specs``; a UsageError when there is none."""
     found = project.api.level(level)
     if found is None:
         names = project.api.level_names
         raise UsageError(f"no API level {level!r} in {specs}{did_you_mean(level, names)}; levels: {', '.join(names) or 'none'}")
-    return pinned(found)
+    return found
+
+
+def release_of(level: str, specs: Path = Path("specs")) -> Release:
+    """The release API level ``level`` of the spec tree pins."""
+    return pinned(level_named(load_project(specs), level, specs))
 
 
 def architectures(project: Project) -> tuple[list[Architecture], list[str]]:
