@@ -320,11 +320,7 @@ class _LevelCheck:
 
     def defines(self) -> None:
         for define in self.level.defines:
-            scope, _, leaf = define.name.rpartition("::")
-            variables = [
-                v for kind in (self.api.compute, self.api.dataflow) for v in kind.variable(leaf)
-                if (v.namespace or "").endswith(scope)
-            ]  # fmt: skip
+            variables = self.api.variables(define.name)
             if define.constexpr is not None:
                 if not variables:
                     self.report(define.mark, f"{self.release} declares no constexpr variable {define.name}")

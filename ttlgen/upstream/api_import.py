@@ -410,12 +410,7 @@ class _Importer:
         return out
 
     def variable(self, name: str) -> Any:
-        scope, _, leaf = name.rpartition("::")
-        for kernel in KernelKind:
-            for variable in self.api.kind(kernel).variable(leaf):
-                if (variable.namespace or "").endswith(scope) and variable.constexpr:
-                    return variable
-        return None
+        return next((v for v in self.api.variables(name) if v.constexpr), None)
 
     # ------------------------------------------------------------------------- whole
 

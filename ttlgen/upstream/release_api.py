@@ -523,6 +523,12 @@ class ReleaseApi:
     def kind(self, kind: KernelKind) -> KindApi:
         return self.compute if kind is KernelKind.COMPUTE else self.dataflow
 
+    def variables(self, name: str) -> list[Variable]:
+        """The variables of either kind a define's name (``leaf`` or ``scope::leaf``, the
+        scope ending the variable's namespace) may be."""
+        scope, _, leaf = name.rpartition("::")
+        return [v for kind in (self.compute, self.dataflow) for v in kind.variable(leaf) if (v.namespace or "").endswith(scope)]
+
 
 @functools.cache
 def read_release(root: Path, sha256: str, names: frozenset[str] | None = None) -> ReleaseApi:
