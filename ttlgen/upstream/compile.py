@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ttlgen.model.tt_metal_api import KernelKind, Release
 from ttlgen.upstream import jit
-from ttlgen.upstream.jit import Architecture, KernelDir, Processor, Scalars
+from ttlgen.upstream.jit import Architecture, KernelDir, Processor
 
 ROLES = {KernelKind.COMPUTE: ("compute",), KernelKind.DATAFLOW: ("reader", "writer")}
 # A kernel compiled in a batch adds a few milliseconds to the headers' 0.3 s.
@@ -125,7 +125,7 @@ def _batches(selected: Sequence[Unit]) -> list[list[Unit]]:
         entry = unit.target.entry[unit.processor.kind]
         key: tuple[object, ...] = (
             unit.arch.name, unit.target.release.sha256, unit.processor.name, unit.kernel.args(unit.role),
-            Scalars.of(unit.kernel) if unit.processor.kind is KernelKind.COMPUTE else None,
+            unit.kernel.scalars if unit.processor.kind is KernelKind.COMPUTE else None,
             unit.kernel.defines if unit.processor.kind is KernelKind.COMPUTE else None,  # one defines_generated.h
         )
         if entry is None:

@@ -154,6 +154,17 @@ class Cb:
 
 
 @dataclass(frozen=True)
+class Scalars:
+    """The compute configuration chlkc_descriptors.h states as constants and macros: the
+    values templates and `if constexpr` see (format arrays only feed run-time code)."""
+
+    math_fidelity: str
+    math_approx_mode: bool
+    fp32_dest_acc_en: bool
+    dst_full_sync_en: bool
+
+
+@dataclass(frozen=True)
 class KernelDir:
     """A generated kernel directory: its sources and the facts of program.json the JIT uses."""
 
@@ -161,10 +172,7 @@ class KernelDir:
     path: Path
     kernel_api: str
     cbs: tuple[Cb, ...]
-    math_fidelity: str
-    math_approx_mode: bool
-    fp32_dest_acc_en: bool
-    dst_full_sync_en: bool
+    scalars: Scalars
     unpack_to_dest_fp32: frozenset[int]
     sources: tuple[tuple[str, str], ...]  # (role, file) for reader, compute, writer
     compile_time_args: tuple[tuple[str, tuple[int, ...]], ...]  # per role
@@ -198,10 +206,12 @@ def read_kernel_dir(path: Path) -> KernelDir:
             args.append((role, tuple(words)))
         return KernelDir(
             name=path.name, path=path.resolve(), kernel_api=str(data["kernel_api"]), cbs=cbs,
-            math_fidelity=str(config.get("math_fidelity", "HiFi4")),
-            math_approx_mode=bool(config.get("math_approx_mode", False)),
-            fp32_dest_acc_en=bool(config.get("fp32_dest_acc_en", False)),
-            dst_full_sync_en=bool(config.get("dst_full_sync_en", False)),
+            scalars=Scalars(
+                math_fidelity=str(config.get("math_fidelity", "HiFi4")),
+                math_approx_mode=bool(config.get("math_approx_mode", False)),
+                fp32_dest_acc_en=bool(config.get("fp32_dest_acc_en", False)),
+                dst_full_sync_en=bool(config.get("dst_full_sync_en", False)),
+            ),
             unpack_to_dest_fp32=frozenset(i for i, m in enumerate(modes) if m == "UnpackToDestFp32"),
             sources=tuple(sources), compile_time_args=tuple(args),
             defines=tuple((str(n), str(v)) for n, v in data["kernels"]["compute"].get("defines", {}).items()),
@@ -213,21 +223,6 @@ def read_kernel_dir(path: Path) -> KernelDir:
 
 
 # ------------------------------------------------------------------- the generated files
-
-
-@dataclass(frozen=True)
-class Scalars:
-    """The compute configuration chlkc_descriptors.h states as constants and macros: the
-    values templates and `if constexpr` see (format arrays only feed run-time code)."""
-
-    math_fidelity: str
-    math_approx_mode: bool
-    fp32_dest_acc_en: bool
-    dst_full_sync_en: bool
-
-    @classmethod
-    def of(cls, kernel: KernelDir) -> Scalars:
-        return cls(kernel.math_fidelity, kernel.math_approx_mode, kernel.fp32_dest_acc_en, kernel.dst_full_sync_en)
 
 
 def _array(kind: str, name: str, values: Sequence[int]) -> str:
@@ -339,7 +334,7 @@ def write_files(
     """Write the JIT's per-kernel files for ``processor`` into ``directory`` (the compute
     scalars are the first kernel's unless given)."""
     directory.mkdir(parents=True, exist_ok=True)
-    chosen = scalars if scalars is not None else Scalars.of(kernels[0])
+    chosen = scalars if scalars is not None else kernels[0].scalars
     (directory / "chlkc_descriptors.h").write_text(descriptors(kernels, chosen, arch), encoding="utf-8")
     body = kernel_text(sources, entry)
     if processor.kind is KernelKind.COMPUTE:
