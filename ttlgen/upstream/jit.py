@@ -289,12 +289,8 @@ def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
+# The ``<...>`` / ``"..."`` target of each ``#include`` of a source.
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"][^>"\n]+[>"])', re.MULTILINE)
-
-
-def includes_of(source: str) -> list[str]:
-    """The ``<...>`` / ``"..."`` targets a source includes, in order."""
-    return _INCLUDE.findall(source)
 
 
 def kernel_text(sources: Sequence[Path], entry: str | None) -> str:
@@ -307,7 +303,7 @@ def kernel_text(sources: Sequence[Path], entry: str | None) -> str:
     assert entry is not None
     seen: dict[str, None] = {}
     for source in sources:
-        for target in includes_of(source.read_text(encoding="utf-8")):
+        for target in _INCLUDE.findall(source.read_text(encoding="utf-8")):
             seen.setdefault(target, None)
     text = "".join(f"#include {target}\n" for target in seen)
     for index, source in enumerate(sources):
