@@ -162,12 +162,8 @@ class _Snapshot:
         return directory
 
 
-def _emulator_headers() -> dict[str, tuple[Path, Sequence[str]]]:
-    return {"include": (INCLUDE_DIR, ("*.h", "*.hpp"))}
-
-
-def _api(api_dir: Path) -> dict[str, tuple[Path, Sequence[str]]]:
-    return {"api": (api_dir, ("*.h", "*.json"))}
+# The emulator's glue headers, which every compile reads (see _Snapshot).
+_EMULATOR_HEADERS = {"include": (INCLUDE_DIR, ("*.h", "*.hpp"))}
 
 
 # gcc's "cannot execute 'as'" and collect2's "cannot find 'ld'", quoted as the locale quotes.
@@ -242,7 +238,7 @@ def _tmp_in(directory: Path, suffix: str) -> Path:
 
 def build_runtime() -> Path:
     """The runtime as a static library, built once per content hash."""
-    inputs = _Snapshot({**_emulator_headers(), "runtime": (RUNTIME_DIR, ("*.cpp", "*.hpp"))})
+    inputs = _Snapshot({**_EMULATOR_HEADERS, "runtime": (RUNTIME_DIR, ("*.cpp", "*.hpp"))})
     key = _digest([compiler_version(), *CXXFLAGS, *inputs.parts()])
     lib = cache_dir() / f"libttlemu-{key}.a"
     if _sealed(lib):
@@ -313,7 +309,7 @@ def compile_kernel(
     if cb_tables is not None:
         defines += cb_tables.defines()
     flags = [*CXXFLAGS, *defines]
-    headers = _Snapshot({**_emulator_headers(), **_api(api_dir)})
+    headers = _Snapshot({**_EMULATOR_HEADERS, "api": (api_dir, ("*.h", "*.json"))})
     code = source.read_bytes()
     # "exported" versions the post-processing below, which the key must cover.
     key = _digest([compiler_version(), *flags, *headers.parts(), "exported", role, code])
