@@ -224,16 +224,8 @@ def _sealed(path: Path) -> bool:
 def _publish(tmp: Path, dest: Path) -> Path:
     digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
     os.replace(tmp, dest)
-    seal = _tmp_in(dest.parent, ".seal")
-    seal.write_text(digest)
-    os.replace(seal, _seal_of(dest))
+    cache.write_atomically(_seal_of(dest), digest.encode())
     return dest
-
-
-def _tmp_in(directory: Path, suffix: str) -> Path:
-    fd, name = tempfile.mkstemp(dir=directory, suffix=suffix)
-    os.close(fd)
-    return Path(name)
 
 
 def build_runtime() -> Path:
