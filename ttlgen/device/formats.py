@@ -149,13 +149,10 @@ def encode(a: npt.ArrayLike, fmt: str, rounding: Rounding = "nearest_even") -> b
         bits = to_bf16(flat, rounding).view(np.uint32) >> np.uint32(16)
         return bits.astype("<u2").tobytes()
     if fmt == "Bfp8_b":
+        # Tile by tile, as decode reads them: the 64 exponents, then the 1024 sign|magnitudes.
         exps, mants = bfp8_quantize(flat, rounding)
-        per_tile = TILE * TILE // 16
-        out = bytearray()
-        for t in range(len(exps) // per_tile):
-            out += exps[t * per_tile : (t + 1) * per_tile].tobytes()
-            out += mants[t * TILE * TILE : (t + 1) * TILE * TILE].tobytes()
-        return bytes(out)
+        tiles = len(flat) // (TILE * TILE)
+        return np.concatenate([exps.reshape(tiles, -1), mants.reshape(tiles, -1)], axis=1).tobytes()
     raise ValueError(f"unsupported format {fmt!r}; supported: {', '.join(FORMATS)}")
 
 
