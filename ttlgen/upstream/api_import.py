@@ -270,9 +270,7 @@ class _Importer:
             raw = self.raw_function(form.header, i)
             new = parse_declaration(function.declaration)
             knowledge = _renamed({k: raw[k] for k in _KNOWLEDGE if k in raw}, form.signature, new)
-            entry = Entry(new.text, knowledge, self.deprecated(function, raw.get("deprecated")), self.item_comments(form.header, i))
-            written[id(function)] = entry
-        extra = []
+            written[id(function)] = Entry(new.text, knowledge, self.deprecated(function, raw.get("deprecated")), self.item_comments(form.header, i))
         for function in matched.upstream_only:
             signature = parsed_declaration(function.declaration)
             if signature is None or not expressible(signature, self.known_types):
@@ -285,9 +283,7 @@ class _Importer:
                 formats = {s: p for s, p in sibling.knowledge.get("formats", {}).items() if p in names}
                 if formats:
                     knowledge["formats"] = formats
-            entry = Entry(signature.text, knowledge, self.deprecated(function, None))
-            written[id(function)] = entry
-            extra.append(function)
+            written[id(function)] = Entry(signature.text, knowledge, self.deprecated(function, None))
             self.notes.append(f"added a form of {name} ({function.header}:{function.line}): {signature.text}" + (" (its configures/formats copied from a sibling: check them)" if knowledge else ""))
         # The release's order of its declarations.
         for function in sorted(upstream, key=lambda f: f.line):
