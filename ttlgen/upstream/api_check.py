@@ -73,20 +73,16 @@ def signature_differences(spec: Signature, upstream: Signature) -> list[str]:
     found = []
     if (spec.returns.text if spec.returns else None) != (upstream.returns.text if upstream.returns else None):
         found.append(f"returns {upstream.returns.text if upstream.returns else 'nothing'}, not {spec.returns.text if spec.returns else 'nothing'}")
-    if len(spec.template) != len(upstream.template):
-        shown = ", ".join(t.text for t in upstream.template) or "none"
-        found.append(f"takes {len(upstream.template)} template parameters ({shown}), not {len(spec.template)}")
-    else:
-        for index, (mine, theirs) in enumerate(zip(spec.template, upstream.template, strict=True), start=1):
-            if not _same(mine.text, theirs.text):
-                found.append(f"template parameter {index} is `{theirs.text}`, not `{mine.text}`")
-    if len(spec.params) != len(upstream.params):
-        shown = ", ".join(p.text for p in upstream.params) or "none"
-        found.append(f"takes {len(upstream.params)} parameters ({shown}), not {len(spec.params)}")
-    else:
-        for index, (mine_p, theirs_p) in enumerate(zip(spec.params, upstream.params, strict=True), start=1):
-            if not _same(mine_p.text, theirs_p.text):
-                found.append(f"parameter {index} is `{theirs_p.text}`, not `{mine_p.text}`")
+    for what, mine, theirs in (
+        ("template parameter", [t.text for t in spec.template], [t.text for t in upstream.template]),
+        ("parameter", [p.text for p in spec.params], [p.text for p in upstream.params]),
+    ):
+        if len(mine) != len(theirs):
+            found.append(f"takes {len(theirs)} {what}s ({', '.join(theirs) or 'none'}), not {len(mine)}")
+            continue
+        for index, (ours, upstreams) in enumerate(zip(mine, theirs, strict=True), start=1):
+            if not _same(ours, upstreams):
+                found.append(f"{what} {index} is `{upstreams}`, not `{ours}`")
     if spec.constexpr != upstream.constexpr:
         found.append("is constexpr" if upstream.constexpr else "is not constexpr")
     if spec.const != upstream.const:
