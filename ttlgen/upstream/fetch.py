@@ -148,9 +148,7 @@ def _wheel(release: Release, root: Path) -> Path:
     target = root / "wheels" / release.sha256 / release.wheel
     if target.is_file() and sha256_of(target) == release.sha256:
         return target
-    parent = _ensure(root / "wheels")
-    _remove_abandoned(parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".download-{os.getpid()}-", dir=parent))
+    staging = _staging(root / "wheels", "download")
     try:
         downloaded = _pip_download(release, staging)
         found = sha256_of(downloaded)
@@ -166,9 +164,12 @@ def _wheel(release: Release, root: Path) -> Path:
     return target
 
 
-def _ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def _staging(parent: Path, role: str) -> Path:
+    """A new directory ``.<role>-<pid>-...`` in ``parent`` (made if missing) to stage a
+    download or an extraction in, once those of processes that are gone are removed."""
+    parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(parent)
+    return Path(tempfile.mkdtemp(prefix=f".{role}-{os.getpid()}-", dir=parent))
 
 
 def pip_download_command(release: Release, into: Path) -> list[str]:
@@ -215,13 +216,9 @@ def pip_reason(stderr: str, stdout: str) -> str:
 # ------------------------------------------------------------------------------ extraction
 
 
-def _tree_dir(release: Release) -> Path:
-    return extraction_dir(upstream_root(), release.sha256)
-
-
 def _complete_tree(release: Release) -> Path | None:
     """The extraction of ``release`` when it is complete and undamaged, else None."""
-    return _verified(_tree_dir(release), release.sha256)
+    return _verified(extraction_dir(upstream_root(), release.sha256), release.sha256)
 
 
 # Trees this process hashed, by the stat of each file: a test session asks for the same
@@ -255,9 +252,8 @@ def _verified(directory: Path, sha256: str) -> Path | None:
 
 
 def _extract(release: Release, wheel: Path, root: Path) -> Path:
-    parent = _ensure(root / "headers")
-    _remove_abandoned(parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".extract-{os.getpid()}-", dir=parent))
+    parent = root / "headers"
+    staging = _staging(parent, "extract")
     try:
         files: dict[str, list[object]] = {}
         try:
