@@ -53,7 +53,7 @@ class RefreshError(ValueError):
 class Entry:
     """One function form as the refreshed spec writes it."""
 
-    signature: str
+    signature: Signature
     knowledge: dict[str, Any] = field(default_factory=dict)
     deprecated: dict[str, str] | None = None
     comments: list[str] = field(default_factory=list)
@@ -270,7 +270,7 @@ class _Importer:
             raw = self.raw_function(form.header, i)
             new = parse_declaration(function.declaration)
             knowledge = _renamed({k: raw[k] for k in _KNOWLEDGE if k in raw}, form.signature, new)
-            written[id(function)] = Entry(new.text, knowledge, self.deprecated(function, raw.get("deprecated")), self.item_comments(form.header, i))
+            written[id(function)] = Entry(new, knowledge, self.deprecated(function, raw.get("deprecated")), self.item_comments(form.header, i))
         for function in matched.upstream_only:
             signature = parsed_declaration(function.declaration)
             if signature is None or not expressible(signature, self.known_types):
@@ -283,7 +283,7 @@ class _Importer:
                 formats = {s: p for s, p in sibling.knowledge.get("formats", {}).items() if p in names}
                 if formats:
                     knowledge["formats"] = formats
-            written[id(function)] = Entry(signature.text, knowledge, self.deprecated(function, None))
+            written[id(function)] = Entry(signature, knowledge, self.deprecated(function, None))
             self.notes.append(f"added a form of {name} ({function.header}:{function.line}): {signature.text}" + (" (its configures/formats copied from a sibling: check them)" if knowledge else ""))
         # The release's order of its declarations.
         for function in sorted(upstream, key=lambda f: f.line):
@@ -320,9 +320,9 @@ class _Importer:
                 if entry.deprecated is not None:
                     keys["deprecated"] = entry.deprecated
                 if not keys:
-                    out.append(f"      - {_scalar(entry.signature)}")
+                    out.append(f"      - {_scalar(entry.signature.text)}")
                     continue
-                out.append(f"      - signature: {_scalar(entry.signature)}")
+                out.append(f"      - signature: {_scalar(entry.signature.text)}")
                 out += [f"        {k}: {_flow(v)}" for k, v in keys.items()]
         return out
 
@@ -354,7 +354,7 @@ class _Importer:
         """Declare the enumerations refreshed signatures name that the spec does not."""
         for header in blocks:
             for entry in header.entries:
-                signature = parse_declaration(entry.signature)
+                signature = entry.signature
                 scope = {t.name for t in signature.template}
                 refs = [p.type for p in signature.params] + [t.type for t in signature.template if t.type is not None]
                 refs += [signature.returns] if signature.returns is not None else []
@@ -377,7 +377,7 @@ class _Importer:
         enumerators = {t.name for t in self.level.types if t.enumerators is not None} | set(self.new_types)
         for header in blocks:
             for entry in header.entries:
-                signature = parse_declaration(entry.signature)
+                signature = entry.signature
                 scope = {t.name for t in signature.template}
                 defaults = [t.default for t in signature.template] + [p.default for p in signature.params]
                 for default in defaults:
