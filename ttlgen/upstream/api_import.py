@@ -124,11 +124,8 @@ def _renamed(knowledge: Mapping[str, Any], old: Signature, new: Signature) -> di
 
     def param(name: str) -> str:
         index = params.get(name)
-        if index is None or index >= len(new.params) or new.params[index].name is None:
-            return name
-        renamed = new.params[index].name
-        assert renamed is not None
-        return renamed
+        renamed = new.params[index].name if index is not None and index < len(new.params) else None
+        return name if renamed is None else renamed
 
     def tparam(name: str) -> str:
         index = template.get(name)
