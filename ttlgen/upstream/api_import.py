@@ -182,15 +182,11 @@ class _Importer:
         return item if isinstance(item, dict) else {"signature": item}
 
     def blocks(self, added: Sequence[str]) -> list[HeaderBlock]:
-        blocks: dict[str, HeaderBlock] = {}
-        order: list[str] = []
+        blocks: dict[str, HeaderBlock] = {}  # in the order they are first named
         placed: set[tuple[str, KernelKind]] = set()
 
         def block(path: str, kernel: KernelKind, namespace: str | None) -> HeaderBlock:
-            if path not in blocks:
-                blocks[path] = HeaderBlock(path, kernel, namespace)
-                order.append(path)
-            found = blocks[path]
+            found = blocks.setdefault(path, HeaderBlock(path, kernel, namespace))
             if found.namespace != namespace:
                 raise RefreshError(
                     f"{path} declares functions in namespace {found.namespace or 'global'} and {namespace or 'global'}: "
@@ -225,7 +221,7 @@ class _Importer:
                     continue
                 placed.add((name, kernel))
                 self.function(name, self.api.kind(kernel), [], None, block)
-        return [blocks[p] for p in order if blocks[p].entries]
+        return [b for b in blocks.values() if b.entries]
 
     def home(self, path: str, kind: KindApi, names: Sequence[str]) -> tuple[str, str | None] | None:
         if path in kind.headers:
