@@ -26,9 +26,10 @@ The file's layout is the one the specs use: top-level keys at column 0, a header
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,23 +76,18 @@ class Result:
     notes: list[str]  # what changed and what is left to do, one line each
 
 
+def _leading_comments(lines: Iterable[str]) -> list[str]:
+    """The comment lines ``lines`` starts with (text without indentation)."""
+    return [line.strip() for line in itertools.takewhile(lambda line: line.strip().startswith("#"), lines)]
+
+
 def _comments_above(lines: Sequence[str], line: int) -> list[str]:
-    """The comment lines right above 1-based ``line`` (text without indentation)."""
-    found = []
-    index = line - 2
-    while index >= 0 and lines[index].strip().startswith("#"):
-        found.append(lines[index].strip())
-        index -= 1
-    return list(reversed(found))
+    """The comment lines right above 1-based ``line``."""
+    return _leading_comments(reversed(lines[: line - 1]))[::-1]
 
 
 def _comments_below(lines: Sequence[str], line: int) -> list[str]:
-    found = []
-    index = line
-    while index < len(lines) and lines[index].strip().startswith("#"):
-        found.append(lines[index].strip())
-        index += 1
-    return found
+    return _leading_comments(lines[line:])
 
 
 def _flow(value: Any) -> str:
