@@ -118,12 +118,6 @@ def is_generated_tree(out_dir: Path, manifest: str, notice: str) -> bool:
     return notice in content.decode("utf-8", errors="replace").partition("\n")[0]
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 @dataclass(frozen=True)
 class _Modes:
     """The modes the current umask gives a new file and a new directory: every file and
@@ -134,7 +128,8 @@ class _Modes:
 
     @classmethod
     def current(cls) -> _Modes:
-        mask = _umask()
+        mask = os.umask(0)  # read by setting it: put back at once
+        os.umask(mask)
         return cls(0o666 & ~mask, 0o777 & ~mask)
 
 
