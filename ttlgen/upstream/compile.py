@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,15 +94,13 @@ def units(
     return found
 
 
-def compile_units(
-    selected: Sequence[Unit], batch: bool = True, jobs: int | None = None, progress: Callable[[str], None] | None = None
-) -> list[Outcome]:
+def compile_units(selected: Sequence[Unit], batch: bool = True) -> list[Outcome]:
     """Compile every unit; outcomes in the order of ``selected``."""
     cxx = jit.compiler()
     if shutil.which(cxx) is None:
         raise FileNotFoundError(f"no C++ compiler {cxx!r} (set ${jit.CXX_ENV} to g++'s path)")
     groups = _batches(selected) if batch else [[u] for u in selected]
-    workers = jobs or os.cpu_count() or 1
+    workers = os.cpu_count() or 1
     results: dict[int, str | None] = {}
     with tempfile.TemporaryDirectory(prefix="ttlgen-upstream-compile-") as scratch, ThreadPoolExecutor(workers) as pool:
         first = list(pool.map(lambda item: _compile(cxx, item[1], Path(scratch) / f"b{item[0]}"), enumerate(groups)))
@@ -112,8 +110,6 @@ def compile_units(
                 results.update({id(u): error for u in group})
             else:
                 retry.extend(group)
-        if progress is not None and retry:
-            progress(f"{len(retry)} units of failing batches, compiled one by one")
         again = list(pool.map(lambda item: _compile(cxx, [item[1]], Path(scratch) / f"u{item[0]}"), enumerate(retry)))
         results.update({id(u): error for u, error in zip(retry, again, strict=True)})
     return [Outcome(u, results[id(u)]) for u in selected]
