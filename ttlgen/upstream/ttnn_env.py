@@ -45,18 +45,15 @@ class TtnnImportFailed(UsageError):
 
 def python312() -> str | None:
     """A CPython 3.12 interpreter, or None."""
-    explicit = os.environ.get(PYTHON_ENV)
-    candidates = [explicit] if explicit else []
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     versions = sorted(pyenv.glob(f"{WHEEL_PYTHON}.*"), key=lambda p: _version_key(p.name), reverse=True)
-    candidates += [str(p / "bin" / "python") for p in versions]
-    found = shutil.which(f"python{WHEEL_PYTHON}")
-    if found:
-        candidates.append(found)
-    for candidate in candidates:
-        if candidate and _is_python312(candidate):
-            return candidate
-    return None
+    candidates = [
+        os.environ.get(PYTHON_ENV),
+        *(str(p / "bin" / "python") for p in versions),
+        shutil.which(f"python{WHEEL_PYTHON}"),
+    ]
+    # Unset or not found, a candidate is None or empty.
+    return next((c for c in candidates if c and _is_python312(c)), None)
 
 
 def _version_key(name: str) -> tuple[int, ...]:
