@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .harness import RunResult
-from .program import AccessorArgs, KernelSpec, Program, load_program
+from .program import Program, load_program
 
 
 def ttnn_device_available() -> tuple[bool, str]:
@@ -67,16 +67,6 @@ def device_buffer(ttnn: Any, tensor: Any) -> DeviceBuffer:
 def data_types(ttnn: Any) -> dict[str, Any]:
     """The ttnn data type of each program.json format."""
     return {"Float32": ttnn.float32, "Float16_b": ttnn.bfloat16, "Bfp8_b": ttnn.bfloat8_b}
-
-
-def _compile_time_args(kernel: KernelSpec, buffers: Mapping[str, DeviceBuffer]) -> list[int]:
-    out: list[int] = []
-    for arg in kernel.compile_time_args:
-        if isinstance(arg, AccessorArgs):
-            out.extend(buffers[arg.buffer].accessor_args)
-        else:
-            out.append(arg)
-    return out
 
 
 def unpack_to_dest_modes(modes: Sequence[str]) -> list[str]:
@@ -124,7 +114,7 @@ def program_descriptor(ttnn: Any, prog: Program, kernel_dir: Path, buffers: Mapp
             ttnn.KernelDescriptor(
                 kernel_source=str(Path(kernel_dir) / k.source),
                 core_ranges=core,
-                compile_time_args=_compile_time_args(k, buffers),
+                compile_time_args=k.compile_time_words(lambda name: buffers[name].accessor_args),
                 runtime_args=[(coord, args)],
                 defines=list(k.defines),
                 config=configs[role],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -80,12 +81,17 @@ class KernelSpec:
     # The defines the host passes to the kernel's build (ttnn's KernelDescriptor.defines): -D flags.
     defines: tuple[tuple[str, str], ...] = ()
 
-    def emulated_compile_time_args(self) -> tuple[int, ...]:
-        """The compile-time arguments with each buffer's accessor arguments as the emulator's."""
+    def compile_time_words(self, accessor_args: Callable[[str], Sequence[int]]) -> list[int]:
+        """The compile-time arguments with each buffer's accessor arguments the words
+        ``accessor_args`` gives for the buffer's name."""
         out: list[int] = []
         for arg in self.compile_time_args:
-            out.extend(EMULATED_ACCESSOR_ARGS if isinstance(arg, AccessorArgs) else (arg,))
-        return tuple(out)
+            out.extend(accessor_args(arg.buffer) if isinstance(arg, AccessorArgs) else (arg,))
+        return out
+
+    def emulated_compile_time_args(self) -> tuple[int, ...]:
+        """The compile-time arguments with each buffer's accessor arguments as the emulator's."""
+        return tuple(self.compile_time_words(lambda _: EMULATED_ACCESSOR_ARGS))
 
 
 @dataclass(frozen=True)
