@@ -20,6 +20,7 @@ from ttlgen.errors import (
     SpecErrors,
     UsageError,
     diagnostics_of,
+    did_you_mean,
     error_envelope,
     json_output,
 )
@@ -133,8 +134,6 @@ def compile_kernels(
             known = {a.name: a for a in covered}
             wrong = [a for a in arch if a not in known]
             if wrong:
-                from ttlgen.errors import did_you_mean
-
                 raise UsageError(f"--arch {wrong[0]}: not an architecture this check compiles for{did_you_mean(wrong[0], known)}; architectures: {', '.join(known)}")
             covered = [known[a] for a in arch]
             others = []
