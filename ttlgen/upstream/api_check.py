@@ -161,7 +161,7 @@ class _LevelCheck:
         for header in self.level.headers:
             kind = self.api.kind(header.kernel)
             if header.path not in kind.headers:
-                where = self._declaring(kind, [f.name for f in header.forms])
+                where = sorted({f.header for form in header.forms for f in kind.overloads(form.name)})
                 hint = f"; its functions are declared in {', '.join(where)}" if where else ""
                 self.report(header.mark, f"{self.release} has no {header.kernel.value} header {header.path}{hint}")
             for form in header.forms:
@@ -188,9 +188,6 @@ class _LevelCheck:
                 if not any(h.startswith(root) if root.endswith("/") else h == root for h in headers):
                     mark = self.level.mark  # header roots carry no mark of their own: the level's
                     self.report(mark, f"header_roots.{kernel.value}: {self.release} has no {kernel.value} headers under {root!r}; its headers: {_summary(headers)}")
-
-    def _declaring(self, kind: KindApi, names: Iterable[str]) -> list[str]:
-        return sorted({f.header for n in names for f in kind.overloads(n)})
 
     # ---------------------------------------------------------------------- functions
 
