@@ -243,29 +243,27 @@ def _tile_arrays(prefix: str, sizes: Sequence[int]) -> str:
 def descriptors(kernels: Sequence[KernelDir], scalars: Scalars, arch: Architecture) -> str:
     """chlkc_descriptors.h as genfiles.cpp writes it, for a kernel or for several kernels
     that share their scalars (each CB takes the format the first kernel binding it gives)."""
-    formats: dict[int, str] = {}
-    sizes: dict[int, int] = {}
+    bound: dict[int, Cb] = {}
     unpack_to_dest: set[int] = set()
     for kernel in kernels:
         for cb in kernel.cbs:
-            formats.setdefault(cb.index, cb.format)
-            sizes.setdefault(cb.index, cb.page_size)
+            bound.setdefault(cb.index, cb)
         unpack_to_dest |= kernel.unpack_to_dest_fp32
     count = arch.circular_buffers
     fp32 = scalars.fp32_dest_acc_en
-    source = [_FORMATS[formats[i]][0] if i in formats else _INVALID for i in range(count)]
+    source = [_FORMATS[bound[i].format][0] if i in bound else _INVALID for i in range(count)]
 
     def unpack_dst(i: int) -> int:
         # The JIT's rules for the formats ttlgen uses: f32 stays f32 when unpacked to DST,
         # becomes TF32 in SrcA/SrcB with a 32-bit DST and bf16 otherwise; bf16 and bfp8 unpack to bf16.
-        if i not in formats:
+        if i not in bound:
             return _INVALID
-        if formats[i] != "Float32":
+        if bound[i].format != "Float32":
             return _FLOAT16_B
         return _FLOAT32 if i in unpack_to_dest else _TF32 if fp32 else _FLOAT16_B
 
-    pack_src = [(_FLOAT32 if fp32 else _FLOAT16_B) if i in formats else _INVALID for i in range(count)]
-    size = [sizes.get(i, 0) for i in range(count)]
+    pack_src = [(_FLOAT32 if fp32 else _FLOAT16_B) if i in bound else _INVALID for i in range(count)]
+    size = [bound[i].page_size if i in bound else 0 for i in range(count)]
     # The math scalars for math and pack (the packer's SFPU calls take APPROX too).
     text = "#pragma once\n\n#if defined(UCK_CHLKC_MATH) || defined(UCK_CHLKC_PACK)\n#include \"llk_defs.h\"\n"
     text += f"constexpr ckernel::MathFidelity MATH_FIDELITY = static_cast<ckernel::MathFidelity>({_FIDELITY[scalars.math_fidelity]});\n"
