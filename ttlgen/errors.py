@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime
 import json
@@ -246,10 +247,7 @@ class DiagnosticSink:
     def diagnostics(self) -> list[Diagnostic]:
         """The errors to show: every one that follows from no other, with its count of followers."""
         roots = self._roots()
-        followers = [0] * len(roots)
-        for index, cause in enumerate(roots):
-            if cause != index:
-                followers[cause] += 1
+        followers = collections.Counter(cause for index, cause in enumerate(roots) if cause != index)
         shown = []
         for index, recorded in enumerate(self._recorded):
             if roots[index] == index:
