@@ -362,7 +362,7 @@ class _Importer:
     def defines_text(self, blocks: Sequence[HeaderBlock]) -> list[str]:
         raw: dict[str, Any] = dict(self.doc.data.get("defines", {}))
         meanings = {n: (v if isinstance(v, str) else v["meaning"]) for n, v in raw.items()}
-        used: list[str] = []
+        used: dict[str, None] = {}  # in the order first named
         enumerators = {t.name for t in self.level.types if t.enumerators is not None} | set(self.new_types)
         for header in blocks:
             for entry in header.entries:
@@ -374,10 +374,9 @@ class _Importer:
                         qualifier = name.rpartition("::")[0]
                         if name in scope or name in _LITERALS or name in BUILTIN_TYPES or name.startswith("__builtin_") or qualifier in enumerators:
                             continue
-                        if name not in used:
-                            used.append(name)
+                        used.setdefault(name, None)
         out = ["defines:"]
-        for name in [*raw, *(n for n in used if n not in raw)]:
+        for name in dict.fromkeys([*raw, *used]):
             if name in raw:
                 out += [f"  {c}" for c in _comments_above(self.lines, self.doc.key_mark(("defines", name)).line)]
             variable = self.variable(name)
