@@ -21,14 +21,7 @@ import typer
 
 from ttlgen import interrupt
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
-from ttlgen.errors import (
-    ExitCode,
-    SpecErrors,
-    UsageError,
-    diagnostics_of,
-    error_envelope,
-    json_output,
-)
+from ttlgen.errors import ExitCode, UsageError, emit_json, guarded
 from ttlgen.upstream.cli import app as upstream_app
 
 app = typer.Typer(
@@ -72,35 +65,6 @@ TemplatesOption = Annotated[
     typer.Option("--templates", help="Template tree (default: the one shipped with ttlgen).", file_okay=False),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON result on stdout.")]
-
-
-def _emit_json(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json_output(payload))
-
-
-def _fail(exc: SpecErrors | UsageError, as_json: bool, writes: bool) -> NoReturn:
-    if isinstance(exc, SpecErrors):
-        text = exc.render()
-        summary = f"ttlgen: {len(exc.diagnostics)} error(s)" + ("; nothing was written" if writes else "")
-    else:
-        text = f"ttlgen: {exc}"
-        summary = ""
-    if as_json:
-        _emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
-    else:
-        sys.stderr.write(text + "\n")
-        if summary:
-            sys.stderr.write(summary + "\n")
-    raise typer.Exit(ExitCode.BAD_INPUT)
-
-
-def _guarded(as_json: bool, action: Callable[[], int], writes: bool = False) -> None:
-    """Run a command's action, turning spec and usage errors into exit 2."""
-    try:
-        code = action()
-    except (SpecErrors, UsageError) as exc:  # OutputError and TemplateError are UsageErrors
-        _fail(exc, as_json, writes)
-    raise typer.Exit(code)
 
 
 NoCacheOption = Annotated[
@@ -227,12 +191,12 @@ def build(
             diff = write_tree(out, files)
         written = sorted((*diff.stale, *diff.missing))
         if as_json:
-            _emit_json({"status": "ok", "files": len(files), "written": written, "removed": list(diff.orphaned)})
+            emit_json({"status": "ok", "files": len(files), "written": written, "removed": list(diff.orphaned)})
         else:
             sys.stdout.write(f"ttlgen: {out}: {len(files)} files, {len(written)} written, {len(diff.orphaned)} removed\n")
         return ExitCode.OK
 
-    _guarded(as_json, action, writes=True)
+    raise typer.Exit(guarded(action, as_json, summary=True, writes=True))
 
 
 @app.command()
@@ -258,7 +222,7 @@ def check(
         with _reading(out):
             diff = compare(out, files)
             if as_json:
-                _emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
+                emit_json({"status": "ok" if diff.clean else "stale", **diff.to_json()})
             elif not diff.clean:
                 not_regular = set(diff.not_regular)
                 for label, paths in (("stale", diff.stale), ("missing", diff.missing), ("orphaned", diff.orphaned)):
@@ -272,7 +236,7 @@ def check(
                 sys.stdout.write(f"ttlgen: {out} is up to date ({len(diff.unchanged)} files)\n")
         return ExitCode.OK if diff.clean else ExitCode.FAILED
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json, summary=True))
 
 
 def _build_command(specs: Path, out: Path, templates: Path | None) -> str:
@@ -308,12 +272,12 @@ def diff(
             changes = compare(out, files)
             text = unified_diff(out, files, changes) if not changes.clean else ""
         if as_json:
-            _emit_json({"status": "ok" if changes.clean else "stale", **changes.to_json(), "diff": text})
+            emit_json({"status": "ok" if changes.clean else "stale", **changes.to_json(), "diff": text})
         else:
             sys.stdout.write(text)
         return ExitCode.OK if changes.clean else ExitCode.FAILED
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json, summary=True))
 
 
 @app.command()
@@ -325,12 +289,12 @@ def validate(specs: SpecsOption = Path("specs"), as_json: JsonOption = False) ->
 
         project, _ = plan(specs)
         if as_json:
-            _emit_json({"status": "ok", "specs": list(project.spec_files)})
+            emit_json({"status": "ok", "specs": list(project.spec_files)})
         else:
             sys.stdout.write(f"ttlgen: {len(project.spec_files)} spec files are valid\n")
         return ExitCode.OK
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json, summary=True))
 
 
 # --- ttlgen compat / review / explain (issue 11: spec evolution) -----------------------
@@ -376,12 +340,12 @@ def compat(
 
         report = compare_against(against, specs, templates or default_templates_dir(), out)
         if as_json:
-            _emit_json(report.to_json())
+            emit_json(report.to_json())
         else:
             sys.stdout.write(text_report(report))
         return report.exit_code
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json, summary=True))
 
 
 @app.command()
@@ -407,7 +371,7 @@ def review(
         sys.stdout.write(summarise(against, specs, templates or default_templates_dir(), out))
         return ExitCode.OK
 
-    _guarded(False, action)
+    raise typer.Exit(guarded(action, False, summary=True))
 
 
 OutputTreeOption = Annotated[
@@ -461,7 +425,7 @@ def explain(
             for path in reverse.stale(traced.files, nodes, out):
                 sys.stderr.write(f"ttlgen: note: {path} differs from what `ttlgen build` writes; listing what it writes\n")
             if as_json:
-                _emit_json({"status": "ok", **reverse.spec_json(document, nodes, traced.files, out)})
+                emit_json({"status": "ok", **reverse.spec_json(document, nodes, traced.files, out)})
             else:
                 sys.stdout.write(reverse.explain_spec(document, nodes, out, one=node is not None))
             return ExitCode.OK
@@ -476,14 +440,14 @@ def explain(
                 payload["line"] = line_json(file, wanted.line)
             else:
                 payload["regions"] = regions_json(file, explained.locator)
-            _emit_json(payload)
+            emit_json(payload)
         elif wanted.line is not None:
             sys.stdout.write(explain_line(file, wanted.line, shown))
         else:
             sys.stdout.write(explain_regions(file, shown, explained.locator))
         return ExitCode.OK
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json, summary=True))
 
 
 def main() -> None:
@@ -800,7 +764,7 @@ def _scaffold(make: Callable[[], list[Any]]) -> None:
         sys.stdout.write(scaffold.report(made))
         return ExitCode.OK
 
-    _guarded(False, action, writes=True)
+    raise typer.Exit(guarded(action, False, summary=True, writes=True))
 
 
 @new_app.command("arch")

@@ -8,7 +8,8 @@ import datetime
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -136,6 +137,11 @@ def json_output(payload: object) -> str:
     that strict parsers reject), each non-finite number written as the string ``"nan"``,
     ``"inf"`` or ``"-inf"`` (README "Commands"), which ``float()`` reads back."""
     return json.dumps(_finite(payload), indent=2, allow_nan=False) + "\n"
+
+
+def emit_json(payload: object) -> None:
+    """Print a command's --json output on stdout."""
+    sys.stdout.write(json_output(payload))
 
 
 def _finite(value: object) -> object:
@@ -275,3 +281,22 @@ class UsageError(Exception):
 
 def diagnostics_of(exc: SpecErrors | UsageError) -> tuple[Diagnostic, ...]:
     return exc.diagnostics if isinstance(exc, SpecErrors) else (exc.diagnostic(),)
+
+
+def guarded(action: Callable[[], int], as_json: bool, summary: bool = False, writes: bool = False) -> int:
+    """Run a command's action: its exit code, or exit 2 for spec and usage errors, printed as
+    every command prints them: with ``as_json`` the error envelope on stdout, else the errors
+    on stderr, spec errors followed by their count when ``summary`` (saying that nothing was
+    written when the command ``writes``)."""
+    try:
+        return action()
+    except (SpecErrors, UsageError) as exc:  # OutputError, TemplateError and FetchError are UsageErrors
+        if as_json:
+            emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
+        elif isinstance(exc, SpecErrors):
+            sys.stderr.write(exc.render() + "\n")
+            if summary:
+                sys.stderr.write(f"ttlgen: {len(exc.diagnostics)} error(s)" + ("; nothing was written" if writes else "") + "\n")
+        else:
+            sys.stderr.write(f"ttlgen: {exc}\n")
+        return ExitCode.BAD_INPUT

@@ -9,21 +9,12 @@ not the pinned one, no compiler, no libclang).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ttlgen.errors import (
-    ExitCode,
-    SpecErrors,
-    UsageError,
-    diagnostics_of,
-    did_you_mean,
-    error_envelope,
-    json_output,
-)
+from ttlgen.errors import ExitCode, SpecErrors, UsageError, did_you_mean, emit_json, guarded
 
 if TYPE_CHECKING:
     from ttlgen.upstream.compile import Outcome
@@ -46,23 +37,6 @@ OutOption = Annotated[
     Path, typer.Option("--out", help="Generated tree whose kernels are compiled.", show_default=True, file_okay=False)
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON result on stdout.")]
-
-
-def _emit_json(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json_output(payload))
-
-
-def _guarded(as_json: bool, action: Callable[[], int]) -> None:
-    """Run an action; a spec, usage or fetch error is its located line(s) and exit 2."""
-    try:
-        code = action()
-    except (SpecErrors, UsageError) as exc:  # FetchError is a UsageError
-        if as_json:
-            _emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
-        else:
-            sys.stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
-    raise typer.Exit(code)
 
 
 @app.command()
@@ -94,10 +68,10 @@ def fetch(
             if not as_json:
                 sys.stdout.write(f"ttlgen: level {name}: {release.name} headers in {root / 'tt_metal'}\n")
         if as_json:
-            _emit_json({"status": "ok", "releases": found})
+            emit_json({"status": "ok", "releases": found})
         return ExitCode.OK
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json))
 
 
 @app.command("compile")
@@ -145,7 +119,7 @@ def compile_kernels(
             raise UsageError(str(exc)) from None
         failed = [o for o in outcomes if not o.ok]
         if as_json:
-            _emit_json(
+            emit_json(
                 {
                     "status": "ok" if not failed else "failed",
                     "units": [_outcome_json(o) for o in outcomes],
@@ -158,7 +132,7 @@ def compile_kernels(
             sys.stdout.write(summary(outcomes, others))
         return ExitCode.OK if not failed else ExitCode.FAILED
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json))
 
 
 LevelOption = Annotated[list[str] | None, typer.Option("--level", help="Only this API level (repeatable; default: every level).")]
@@ -191,7 +165,7 @@ def check(
             results.append((found.level.level, release.name, disagreements))
         total = sum(len(d) for _, _, d in results)
         if as_json:
-            _emit_json(
+            emit_json(
                 {
                     "status": "ok" if not total else "failed",
                     "levels": [
@@ -208,7 +182,7 @@ def check(
                 sys.stdout.write(f"ttlgen: level {name}: {len(listed)} disagreements with {release}\n")
         return ExitCode.OK if not total else ExitCode.FAILED
 
-    _guarded(as_json, action)
+    raise typer.Exit(guarded(action, as_json))
 
 
 @app.command("import")
@@ -267,7 +241,7 @@ def import_signatures(
             return ExitCode.FAILED
         return ExitCode.OK
 
-    _guarded(False, action)
+    raise typer.Exit(guarded(action, False))
 
 
 def _release_api(level: Any, names: frozenset[str]) -> tuple[Any, Any]:
