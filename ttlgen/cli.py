@@ -644,7 +644,7 @@ def resolve(
     """
     from ttlgen.resolve import run_resolve
 
-    raise typer.Exit(run_resolve(kernel, target, as_json, specs, sys.stdout, sys.stderr))
+    raise typer.Exit(guarded(lambda: run_resolve(kernel, target, as_json, specs), as_json))
 
 
 # --- ttlgen run / accuracy (issue 5: generated kernels on the device emulator) -------
@@ -707,7 +707,7 @@ def run(
     from ttlgen.run import run_command
 
     with _caching(not no_cache):
-        code = run_command(kernel, seed, as_json, specs)
+        code = guarded(lambda: run_command(kernel, seed, as_json, specs), as_json)
     raise typer.Exit(code)
 
 
@@ -735,7 +735,7 @@ def accuracy(
     from ttlgen.run import accuracy_command
 
     with _caching(not no_cache):
-        code = accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress)
+        code = guarded(lambda: accuracy_command(k, block, as_json, specs, hardware=hardware, seeds=seeds, progress=progress), as_json)
     raise typer.Exit(code)
 
 

@@ -12,10 +12,11 @@ import dataclasses
 import hashlib
 import json
 import stat
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ttlgen.errors import (
     Diagnostic,
@@ -24,10 +25,9 @@ from ttlgen.errors import (
     Mark,
     SpecErrors,
     UsageError,
-    diagnostics_of,
     did_you_mean,
+    emit_json,
     error_envelope,
-    json_output,
 )
 from ttlgen.model import ops as ops_model
 from ttlgen.model import targets as targets_model
@@ -408,38 +408,29 @@ def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | 
     return outcomes
 
 
-def run_resolve(
-    kernel_path: Path,
-    target: str | None,
-    as_json: bool,
-    specs_dir: Path,
-    stdout: IO[str],
-    stderr: IO[str],
-) -> int:
+def run_resolve(kernel_path: Path, target: str | None, as_json: bool, specs_dir: Path) -> int:
     """Resolve one kernel description, a kernel of the specs by name, or every kernel of a
-    kernel spec file; returns the exit code (0 ok, 1 rejected, 2 bad input)."""
-    try:
-        # The argument is read before the specs: a description too large or malformed
-        # to resolve is refused without the cost of loading them.
-        kernel = kernel_argument(kernel_path)
-        if isinstance(kernel, SpecDocument) and kernel.kind == DESCRIPTION_KIND:
-            catalog = load_catalog(specs_dir)
-            outcomes = [("", _resolve_description(catalog, parse_kernel(kernel, catalog), target))]
-        else:
-            outcomes = _resolve_kernels(specs_dir, kernel, target)
-    except (SpecErrors, UsageError) as exc:
-        return bad_input(exc, as_json, stdout, stderr)
+    kernel spec file; returns the exit code (0 ok, 1 rejected, 2 bad input), raises
+    SpecErrors or UsageError for bad specs or a bad argument."""
+    # The argument is read before the specs: a description too large or malformed
+    # to resolve is refused without the cost of loading them.
+    kernel = kernel_argument(kernel_path)
+    if isinstance(kernel, SpecDocument) and kernel.kind == DESCRIPTION_KIND:
+        catalog = load_catalog(specs_dir)
+        outcomes = [("", _resolve_description(catalog, parse_kernel(kernel, catalog), target))]
+    else:
+        outcomes = _resolve_kernels(specs_dir, kernel, target)
     if as_json:
         if len(outcomes) == 1:
-            stdout.write(json_output(outcomes[0][1].payload))
+            emit_json(outcomes[0][1].payload)
         else:
-            stdout.write(json_output({"kernels": {name: o.payload for name, o in outcomes}}))
+            emit_json({"kernels": {name: o.payload for name, o in outcomes}})
     else:
         for _, outcome in outcomes:
             if outcome.errors:
-                stderr.write(outcome.errors + "\n")
+                sys.stderr.write(outcome.errors + "\n")
             if outcome.text:
-                stdout.write(outcome.text + "\n")
+                sys.stdout.write(outcome.text + "\n")
     return max(o.code for _, o in outcomes)
 
 
@@ -481,12 +472,3 @@ def _compact(value: object) -> str:
         special = {i: v for i, v in enumerate(value) if v != value[-1]}
         return f"{len(value)} entries, {value[-1]} except {special}"
     return json.dumps(value)
-
-
-def bad_input(exc: SpecErrors | UsageError, as_json: bool, stdout: IO[str], stderr: IO[str]) -> int:
-    """Exit 2 with the errors: with ``as_json`` the error envelope on stdout, as every command's."""
-    if as_json:
-        stdout.write(json_output(error_envelope(d.to_json() for d in diagnostics_of(exc))))
-    else:
-        stderr.write((exc.render() if isinstance(exc, SpecErrors) else f"ttlgen: {exc}") + "\n")
-    return ExitCode.BAD_INPUT

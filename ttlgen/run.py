@@ -41,10 +41,9 @@ from ttlgen.emit.kernels import emit_kernel
 from ttlgen.errors import (
     DiagnosticSink,
     ExitCode,
-    SpecErrors,
     UsageError,
     did_you_mean,
-    json_output,
+    emit_json,
 )
 from ttlgen.model import kernels as kernels_model
 from ttlgen.model import math_spec
@@ -54,7 +53,6 @@ from ttlgen.model.tt_metal_api import ApiModel
 from ttlgen.plan.kernels import LoweredKernel, plan_kernels
 from ttlgen.plan.project import ProjectPlan, plan_project
 from ttlgen.plan.scaler_fill import Fill
-from ttlgen.resolve import bad_input
 from ttlgen.spec.document import SpecDocument
 
 if TYPE_CHECKING:
@@ -618,29 +616,18 @@ def _print_report(report: RunReport, out: IO[str]) -> None:
         )
 
 
-def run_command(
-    kernel: str,
-    seed: int | None = None,
-    as_json: bool = False,
-    specs_dir: Path = Path("specs"),
-    stdout: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-) -> int:
-    """`ttlgen run KERNEL`: exit 0 when the kernel passes, 1 when it fails, 2 on bad input."""
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+def run_command(kernel: str, seed: int | None, as_json: bool, specs_dir: Path) -> int:
+    """`ttlgen run KERNEL`: exit 0 when the kernel passes, 1 when it fails; bad input
+    raises SpecErrors or UsageError."""
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    try:
-        models = _models(specs_dir)
-        lowered = build_kernel(specs_dir, kernel, models=models)
-        report, _, _ = run_lowered(lowered, seed, api=models.project.api)
-    except (SpecErrors, UsageError) as exc:
-        return bad_input(exc, as_json, stdout, stderr)
+    models = _models(specs_dir)
+    lowered = build_kernel(specs_dir, kernel, models=models)
+    report, _, _ = run_lowered(lowered, seed, api=models.project.api)
     if as_json:
-        stdout.write(json_output(report.to_json()))
+        emit_json(report.to_json())
     else:
-        _print_report(report, stdout)
+        _print_report(report, sys.stdout)
     return ExitCode.OK if report.passed else ExitCode.FAILED
 
 
@@ -773,57 +760,51 @@ def _progress_writer(stderr: IO[str]) -> Progress:
 
 
 def accuracy_command(
-    k: str = "1,4,16,64",
-    block: str = "2,16",
-    as_json: bool = False,
-    specs_dir: Path = Path("specs"),
-    stdout: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-    hardware: bool = False,
-    seeds: int = 1,
-    progress: bool | None = None,
+    k: str,
+    block: str,
+    as_json: bool,
+    specs_dir: Path,
+    hardware: bool,
+    seeds: int,
+    progress: bool | None,
 ) -> int:
     """`ttlgen accuracy`: the error-vs-K table of the generated matmul kernels; with
-    ``hardware``, beside the hardware measurements that exist for its rows."""
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    try:
-        ks, blocks = _ints(k, "k", MAX_K), _ints(block, "block", MAX_BLOCK)
-        if not 1 <= seeds <= MAX_SEEDS:
-            raise UsageError(f"--seeds: {seeds} is outside 1..{MAX_SEEDS}")
-        work = table_work(ks, blocks, seeds)
-        if work > MAX_WORK:
-            raise UsageError(
-                f"the table is too large: K x block^2 x seeds summed over its rows is {work}, "
-                f"the limit is {MAX_WORK} (eight rows at K = {MAX_K}, block = {MAX_BLOCK}); "
-                "ask for fewer K values, blocks or seeds"
-            )
-        calibration: Calibration | None = None
-        if hardware:
-            from ttlgen.device.calibration import CalibrationError, load_calibration
+    ``hardware``, beside the hardware measurements that exist for its rows. Bad input
+    raises SpecErrors or UsageError."""
+    ks, blocks = _ints(k, "k", MAX_K), _ints(block, "block", MAX_BLOCK)
+    if not 1 <= seeds <= MAX_SEEDS:
+        raise UsageError(f"--seeds: {seeds} is outside 1..{MAX_SEEDS}")
+    work = table_work(ks, blocks, seeds)
+    if work > MAX_WORK:
+        raise UsageError(
+            f"the table is too large: K x block^2 x seeds summed over its rows is {work}, "
+            f"the limit is {MAX_WORK} (eight rows at K = {MAX_K}, block = {MAX_BLOCK}); "
+            "ask for fewer K values, blocks or seeds"
+        )
+    calibration: Calibration | None = None
+    if hardware:
+        from ttlgen.device.calibration import CalibrationError, load_calibration
 
-            try:
-                calibration = load_calibration()
-            except CalibrationError as exc:
-                raise UsageError(str(exc)) from None
-        show = progress if progress is not None else not as_json
         try:
-            rows = accuracy_rows(ks, blocks, specs_dir, tuple(range(seeds)), _progress_writer(stderr) if show else None)
-        finally:
-            if show and stderr.isatty():
-                stderr.write("\r\x1b[K")  # the progress line was rewritten in place
-    except (SpecErrors, UsageError) as exc:
-        return bad_input(exc, as_json, stdout, stderr)
+            calibration = load_calibration()
+        except CalibrationError as exc:
+            raise UsageError(str(exc)) from None
+    show = progress if progress is not None else not as_json
+    try:
+        rows = accuracy_rows(ks, blocks, specs_dir, tuple(range(seeds)), _progress_writer(sys.stderr) if show else None)
+    finally:
+        if show and sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")  # the progress line was rewritten in place
     if as_json:
         doc: dict[str, Any] = {"rows": [r.to_json() | (_hardware_columns(r, calibration) if calibration else {}) for r in rows]}
         if calibration is not None:
             doc["hardware"] = {"source": calibration.source, "conditions": dict(calibration.conditions)}
-        stdout.write(json_output(doc))
+        emit_json(doc)
         return ExitCode.OK
     head = f"{'method':<14}{'K':>5}{'block':>7}{'subblocked':>12}{'max_abs':>12}{'mean_abs':>12}{'1-pcc':>11}{'max/K1':>9}{'mean/K1':>9}"
     if calibration is not None:
         head += f"  |{'hw max':>9}{'hw mean':>9}{'hw 1-pcc':>11}  |{'max x':>7}{'mean x':>8}{'1-pcc x':>9}"
-    stdout.write(head + "\n")
+    sys.stdout.write(head + "\n")
     for r in rows:
         line = (
             f"{r.method:<14}{r.k:>5}{r.block:>7}{'yes' if r.subblocked else 'no':>12}"
@@ -839,9 +820,9 @@ def accuracy_command(
                     f"  |{hw['max_abs']:>9.3f}{hw['mean_abs']:>9.3f}{hw['one_minus_pcc']:>11.3e}"
                     f"  |{ratio['max_abs']:>7.2f}{ratio['mean_abs']:>8.2f}{ratio['one_minus_pcc']:>9.2f}"
                 )
-        stdout.write(line + "\n")
+        sys.stdout.write(line + "\n")
     if calibration is not None:
-        stdout.write(f"\nhardware rows: {calibration.source}\n")
-        stdout.write("  " + calibration.conditions_text() + "\n")
-        stdout.write("  x = emulated / hardware (1-pcc x: ratio of 1 - PCC)\n")
+        sys.stdout.write(f"\nhardware rows: {calibration.source}\n")
+        sys.stdout.write("  " + calibration.conditions_text() + "\n")
+        sys.stdout.write("  x = emulated / hardware (1-pcc x: ratio of 1 - PCC)\n")
     return ExitCode.OK
