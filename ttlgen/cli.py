@@ -22,6 +22,7 @@ import typer
 from ttlgen import interrupt
 from ttlgen.accuracy_limits import LIMITS_HELP, MAX_BLOCK, MAX_K, MAX_SEEDS
 from ttlgen.errors import ExitCode, UsageError, emit_json, guarded
+from ttlgen.upstream.cli import JsonOption, SpecsOption
 from ttlgen.upstream.cli import app as upstream_app
 
 app = typer.Typer(
@@ -54,9 +55,6 @@ def _options(
     test snapshots) in your pull request. CI runs `ttlgen check`.
     """
 
-SpecsOption = Annotated[
-    Path, typer.Option("--specs", help="Spec tree to read.", show_default=True, file_okay=False)
-]
 OutOption = Annotated[
     Path, typer.Option("--out", help="Generated tree to write or compare.", show_default=True, file_okay=False)
 ]
@@ -64,7 +62,6 @@ TemplatesOption = Annotated[
     Path | None,
     typer.Option("--templates", help="Template tree (default: the one shipped with ttlgen).", file_okay=False),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON result on stdout.")]
 
 
 NoCacheOption = Annotated[

@@ -32,11 +32,13 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+# --specs and --json of every ttlgen command: ttlgen.cli takes them from here, as this module
+# cannot import it (ttlgen.cli imports this one).
 SpecsOption = Annotated[Path, typer.Option("--specs", help="Spec tree to read.", show_default=True, file_okay=False)]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON result on stdout.")]
 OutOption = Annotated[
     Path, typer.Option("--out", help="Generated tree whose kernels are compiled.", show_default=True, file_okay=False)
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print a machine-readable JSON result on stdout.")]
 
 
 @app.command()
