@@ -364,14 +364,10 @@ def _resolve_kernels(specs_dir: Path, kernel: str | SpecDocument, target: str | 
     """A kernel of the specs by name, or every kernel of a kernel spec file, resolved as
     `ttlgen build` resolves them (element types inferred per sub-expression)."""
     from ttlgen.model.kernels import build_kernel
-    from ttlgen.model.project import build_project
+    from ttlgen.pipeline import load_project
     from ttlgen.plan.resolution import Resolver
 
-    documents = load_specs(specs_dir)
-    diagnostics = validate_documents(documents)
-    if diagnostics:
-        raise SpecErrors(diagnostics)
-    project = build_project(documents)
+    project = load_project(specs_dir)
     if isinstance(kernel, SpecDocument):
         sink = DiagnosticSink()
         kernels = [build_kernel(kernel, name, project.ops, project.spelling, sink) for name in kernel.data["kernels"]]
