@@ -279,10 +279,6 @@ class UsageError(Exception):
         return Diagnostic(Mark(""), str(self))
 
 
-def diagnostics_of(exc: SpecErrors | UsageError) -> tuple[Diagnostic, ...]:
-    return exc.diagnostics if isinstance(exc, SpecErrors) else (exc.diagnostic(),)
-
-
 def guarded(action: Callable[[], int], as_json: bool, summary: bool = False, writes: bool = False) -> int:
     """Run a command's action: its exit code, or exit 2 for spec and usage errors, printed as
     every command prints them: with ``as_json`` the error envelope on stdout, else the errors
@@ -292,7 +288,8 @@ def guarded(action: Callable[[], int], as_json: bool, summary: bool = False, wri
         return action()
     except (SpecErrors, UsageError) as exc:  # OutputError, TemplateError and FetchError are UsageErrors
         if as_json:
-            emit_json(error_envelope(d.to_json() for d in diagnostics_of(exc)))
+            diagnostics = exc.diagnostics if isinstance(exc, SpecErrors) else (exc.diagnostic(),)
+            emit_json(error_envelope(d.to_json() for d in diagnostics))
         elif isinstance(exc, SpecErrors):
             sys.stderr.write(exc.render() + "\n")
             if summary:
