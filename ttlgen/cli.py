@@ -668,7 +668,7 @@ def device_extra_command() -> str:
     url = urlparse(str(record.get("url", ""))) if isinstance(record, dict) else None
     if url is None or url.scheme != "file":
         return f"pip install -e '.[{DEVICE_EXTRA}]' in the ttlgen repository"
-    dir_info = record.get("dir_info") if isinstance(record, dict) else None
+    dir_info = record.get("dir_info")
     editable = "-e " if isinstance(dir_info, dict) and dir_info.get("editable") else ""
     return f"pip install {editable}{shlex.quote(f'{unquote(url.path)}[{DEVICE_EXTRA}]')}"
 
