@@ -792,13 +792,6 @@ class ApiModel:
     def level_names(self) -> tuple[str, ...]:
         return tuple(lv.level for lv in self.levels)
 
-    @property
-    def sources(self) -> tuple[str, ...]:
-        found = {lv.source for lv in self.levels}
-        if self.emulation is not None:
-            found.add(self.emulation.source)
-        return tuple(sorted(found))
-
 
 EMPTY = ApiModel((), None)
 
