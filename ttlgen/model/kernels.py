@@ -244,9 +244,6 @@ class Kernel:
     def dfb(self, name: str) -> Dfb:
         return next(d for d in self.dfbs if d.name == name)
 
-    def param(self, name: str) -> int | None:
-        return next((v for k, v in self.params if k == name), None)
-
 
 _VERBS = {"wait": "waits for", "pop": "pops", "reserve": "reserves", "push": "pushes"}
 _SYNC_ACTIONS = ("reserve", "push", "wait", "pop")
