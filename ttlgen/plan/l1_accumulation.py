@@ -43,7 +43,6 @@ class AccScope:
     """Consecutive sibling loops that accumulate into the same DFBs through the packer."""
 
     loops: tuple[Mark, ...]  # marks of the consecutive sibling loops, in order
-    targets: tuple[str, ...]  # DFBs accumulated into, sorted
     stores: tuple[Mark, ...]  # the accumulate statements of the scope
     continues: bool  # the targets already hold a value: accumulate from the first pack
     # Standard pattern: the statement after which iteration 0 of ``enable_loop`` enables
@@ -245,7 +244,6 @@ def analyze(kernel: Kernel, sink: DiagnosticSink) -> AccAnalysis:
             scopes.append(
                 AccScope(
                     tuple(lp.mark for lp in current),
-                    tuple(sorted(targets)),
                     tuple(stores),
                     not fresh,
                     enable_after=enable[0] if enable else None,
