@@ -730,7 +730,6 @@ class Emulation:
 
     namespace: str  # the glue's; bindings name routines relative to it
     glue: tuple[tuple[KernelKind, str], ...]
-    types: tuple[str, ...]  # opaque API types the glue implements
     defines: tuple[tuple[str, str], ...]
     entry_namespace: str
     entry_function: str
@@ -1546,7 +1545,6 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
     return Emulation(
         namespace=data["namespace"],
         glue=glue,
-        types=types,
         defines=tuple(sorted(data["defines"].items())),
         entry_namespace=data["entry"]["namespace"],
         entry_function=data["entry"]["function"],
