@@ -40,7 +40,7 @@ from ttlgen.provenance.origins import entry_path
 
 # Fields that say where or why, not what: a change of them changes no capability.
 _NOT_SEMANTIC = frozenset(
-    {"mark", "name_mark", "doc", "summary", "review", "source", "sources", "file", "tolerance", "derivation"}
+    {"mark", "name_mark", "doc", "summary", "review", "source", "sources", "file", "tolerance"}
 )
 
 

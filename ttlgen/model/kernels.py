@@ -213,11 +213,10 @@ class RelativeTo(Enum):
 
 @dataclass(frozen=True)
 class Tolerance:
-    """How close a device run must come to the float64 reference, and why."""
+    """How close a device run must come to the float64 reference."""
 
     pcc: float
     max_rel: float
-    derivation: str
     relative_to: RelativeTo = RelativeTo.RESULT
 
 
@@ -643,7 +642,7 @@ class _Builder:
             dfbs=tuple(sorted(self.dfbs.values(), key=lambda d: d.index)),
             body=body,
             tolerance=Tolerance(
-                float(tol["pcc"]), self.max_rel(tol["max_rel"]), str(tol["derivation"]), RelativeTo(tol.get("relative_to", RelativeTo.RESULT.value))
+                float(tol["pcc"]), self.max_rel(tol["max_rel"]), RelativeTo(tol.get("relative_to", RelativeTo.RESULT.value))
             ),
             source=self.doc.source,
             mark=self.doc.key_mark(self.base),
