@@ -301,7 +301,6 @@ class LevelSpelling:
 class SpellingModel:
     """Which tt-metal API calls the generated kernels make, per API level."""
 
-    api: str
     formats: tuple[Format, ...]
     levels: tuple[LevelSpelling, ...]  # one per API level, in the API model's order
     api_level_names: frozenset[str]  # functions, types and entry points the API specs declare
@@ -368,7 +367,7 @@ class SpellingModel:
         return frozenset(names)
 
 
-EMPTY = SpellingModel("", (), (), frozenset(), "")
+EMPTY = SpellingModel((), (), frozenset(), "")
 
 
 def _computes(levels: Sequence[LevelSpelling], api: ApiModel, sink: DiagnosticSink) -> tuple[tuple[str, Computation], ...]:
@@ -937,4 +936,4 @@ def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, ops: OpsModel
     api_names = frozenset(name for level in api.levels for name in level.names())
     computes = _computes(levels, api, sink)
     approximate = _approximate(levels, api, sink)
-    return SpellingModel(data["api"], tuple(formats), levels, api_names, doc.source, computes, tile, approximate)
+    return SpellingModel(tuple(formats), levels, api_names, doc.source, computes, tile, approximate)
