@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from .formats import FORMATS, tile_bytes
 
-Fidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
 FIDELITY_CODE: dict[str, int] = {"LoFi": 0, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
 UNPACK_MODES = ("Default", "UnpackToDestFp32")
 ROLES = ("reader", "compute", "writer")
