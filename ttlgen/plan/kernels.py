@@ -64,8 +64,6 @@ class TensorInfo:
     role: str
     format: str
     shape: tuple[int, int]
-    block: tuple[int, int]
-    cb: int
 
 
 @dataclass(frozen=True)
@@ -203,7 +201,7 @@ def lower(
         return None
     fmt_of = {c.name: c.format for c in cbs}
     tensors = [
-        TensorInfo(d.name, d.tensor.role, fmt_of[d.name], d.tensor.shape, d.block, d.index)
+        TensorInfo(d.name, d.tensor.role, fmt_of[d.name], d.tensor.shape)
         for d in kernel.dfbs
         if d.tensor is not None
     ]
