@@ -16,9 +16,9 @@ ENTRIES_LIMIT = 4096  # items of one list or keys of one mapping
 VALUES_LIMIT = 20_000  # values in one document
 
 
-def toml_nesting_overflow(text: str, limit: int = NESTING_LIMIT) -> tuple[int, int] | None:
+def toml_nesting_overflow(text: str) -> tuple[int, int] | None:
     """The (line, column) where TOML inline arrays and tables first nest deeper than
-    ``limit``, or None. Strings and comments are skipped; the text need not be valid."""
+    ``NESTING_LIMIT``, or None. Strings and comments are skipped; the text need not be valid."""
     depth = 0
     line, line_start = 1, 0
     i, n = 0, len(text)
@@ -49,7 +49,7 @@ def toml_nesting_overflow(text: str, limit: int = NESTING_LIMIT) -> tuple[int, i
             continue
         elif ch in "[{":
             depth += 1
-            if depth > limit:
+            if depth > NESTING_LIMIT:
                 return line, i - line_start + 1
         elif ch in "]}":
             depth = max(depth - 1, 0)
@@ -86,10 +86,10 @@ def entries_overflow(count: int, kind: str) -> str | None:
     return f"more than {ENTRIES_LIMIT} entries in one {kind}" if count > ENTRIES_LIMIT else None
 
 
-def oversized_at(raw: bytes, limit: int = FILE_BYTES_LIMIT) -> tuple[int, int] | None:
-    """The (line, column) of the first byte past ``limit``, or None for a file within it."""
-    if len(raw) <= limit:
+def oversized_at(raw: bytes) -> tuple[int, int] | None:
+    """The (line, column) of the first byte past ``FILE_BYTES_LIMIT``, or None for a file within it."""
+    if len(raw) <= FILE_BYTES_LIMIT:
         return None
-    before = raw[:limit]
+    before = raw[:FILE_BYTES_LIMIT]
     line_start = before.rfind(b"\n") + 1
     return before.count(b"\n") + 1, len(before[line_start:].decode("utf-8", errors="replace")) + 1
