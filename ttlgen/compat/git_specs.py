@@ -103,8 +103,8 @@ def _read_blobs(root: Path, names: list[str]) -> list[bytes]:
     return out
 
 
-def materialize(root: Path, revision: Revision, prefix: PurePosixPath, target: Path) -> int:
-    """Write the files under ``prefix`` at ``revision`` into ``target``; the number written."""
+def materialize(root: Path, revision: Revision, prefix: PurePosixPath, target: Path) -> None:
+    """Write the files under ``prefix`` at ``revision`` into ``target``."""
     blobs = _blobs(root, revision, prefix)
     if not blobs:
         raise UsageError(f"{revision.ref!r} ({revision.short}) has no files under {prefix}/: there are no specs to compare with")
@@ -118,7 +118,6 @@ def materialize(root: Path, revision: Revision, prefix: PurePosixPath, target: P
         destination = target.joinpath(*path.parts)
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(content)
-    return len(blobs)
 
 
 @contextlib.contextmanager
