@@ -317,11 +317,9 @@ class _Builder:
         then: every kernel of the tree is built with the same ops)."""
         return ", ".join(sorted({str(Path(op.source).parent) + "/" for op in self.ops_model.ops})) or "no ttlgen.ops spec yet"
 
-    def fits(self, value: int, what: str, path: tuple[str | int, ...]) -> bool:
-        if value <= COUNT_LIMIT:
-            return True
-        self.sink.error(self.mark(*path), f"{what} is {value}, more than {COUNT_LIMIT}: the generated kernels count in uint32_t")
-        return False
+    def fits(self, value: int, what: str, path: tuple[str | int, ...]) -> None:
+        if value > COUNT_LIMIT:
+            self.sink.error(self.mark(*path), f"{what} is {value}, more than {COUNT_LIMIT}: the generated kernels count in uint32_t")
 
     def tiles(self, shape: tuple[int, int], what: str, path: tuple[str | int, ...]) -> None:
         """A product of two counts: checked when each fits (else its own error says so)."""
