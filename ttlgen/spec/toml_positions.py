@@ -209,7 +209,7 @@ class _Lexer:
             self.i = match.end()
         return Token(name, start)
 
-    def string(self) -> Token:
+    def string(self) -> None:
         """A string value in any of the four forms."""
         start = self.i
         if self.text.startswith('"""', start):
@@ -220,9 +220,8 @@ class _Lexer:
             self._basic_string_body()
         else:
             self.i = self._find_on_line("'", start + 1) + 1
-        return Token(self.text[start : self.i], start)
 
-    def scalar(self) -> Token:
+    def scalar(self) -> None:
         """A number, boolean, date, time or date-time."""
         start = self.i
         match = _SCALAR.match(self.text, start)
@@ -234,7 +233,6 @@ class _Lexer:
             if time is not None:
                 end = time.end()
         self.i = end
-        return Token(self.text[start:end], start)
 
     # -- string helpers ----------------------------------------------------
 
