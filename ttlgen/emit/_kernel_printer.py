@@ -58,8 +58,6 @@ def expression(expr: Expr, context: int = _LOOSEST, right: bool = False) -> str:
         return expr.text
     if isinstance(expr, ir.CallValue):
         return call(expr.call)
-    if isinstance(expr, ir.Member):
-        return f"{expression(expr.base, 1)}.{expr.name}"
     if isinstance(expr, ir.Braced):
         return "{" + ", ".join(expression(item) for item in expr.items) + "}"
     if isinstance(expr, ir.Compare):

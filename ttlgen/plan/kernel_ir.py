@@ -101,21 +101,13 @@ class CallValue:
 
 
 @dataclass(frozen=True)
-class Member:
-    """A data member of a value (a member name from spec data)."""
-
-    base: Expr
-    name: str
-
-
-@dataclass(frozen=True)
 class Braced:
     """A brace-initialised value of the declared or returned type."""
 
     items: tuple[Expr, ...]
 
 
-Expr = Const | Bits | Float | Var | Symbol | Binary | Compare | CallValue | Member | Braced
+Expr = Const | Bits | Float | Var | Symbol | Binary | Compare | CallValue | Braced
 
 
 @dataclass(frozen=True)
@@ -445,8 +437,6 @@ def _sub_expressions(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, CallValue):
         receiver = (expr.call.receiver,) if expr.call.receiver is not None else ()
         return (*receiver, *(a.value for a in (*expr.call.template_args, *expr.call.args)))
-    if isinstance(expr, Member):
-        return (expr.base,)
     if isinstance(expr, Braced):
         return expr.items
     return ()
