@@ -118,8 +118,6 @@ def statements(body: Sequence[ir.Stmt], indent: str) -> list[str]:
             lines.append(f"{indent}++{stmt.var};")
         elif isinstance(stmt, ir.AddTo):
             lines.append(f"{indent}{stmt.var} += {expression(stmt.value)};")
-        elif isinstance(stmt, ir.Return):
-            lines.append(f"{indent}return {expression(stmt.value)};")
         elif isinstance(stmt, ir.StoreWord):
             lines.append(f"{indent}{stmt.words}[{expression(stmt.index)}] = {expression(stmt.value)};")
         elif isinstance(stmt, ir.For):

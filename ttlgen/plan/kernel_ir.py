@@ -102,7 +102,7 @@ class CallValue:
 
 @dataclass(frozen=True)
 class Braced:
-    """A brace-initialised value of the declared or returned type."""
+    """A brace-initialised value of the declared type."""
 
     items: tuple[Expr, ...]
 
@@ -343,13 +343,6 @@ class AddTo:
 
 
 @dataclass(frozen=True)
-class Return:
-    """A return statement."""
-
-    value: Expr
-
-
-@dataclass(frozen=True)
 class StoreWord:
     """``words[index] = value`` through a declared :class:`Words` pointer."""
 
@@ -377,7 +370,7 @@ class If:
     orelse: tuple[Stmt, ...] = ()
 
 
-Stmt = Call | Declare | Increment | AddTo | Return | StoreWord | For | If
+Stmt = Call | Declare | Increment | AddTo | StoreWord | For | If
 
 
 @dataclass(frozen=True)
@@ -454,7 +447,7 @@ def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
 
 
 _LEAVES = (Const, Bits, Var, Symbol)
-_VALUED = (Declare, Return, AddTo)  # statements whose one expression is ``value``
+_VALUED = (Declare, AddTo)  # statements whose one expression is ``value``
 
 
 def _value_calls(expr: Expr, out: list[Call]) -> None:
