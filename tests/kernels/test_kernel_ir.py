@@ -61,7 +61,7 @@ def test_printer_parenthesises_by_precedence_only() -> None:
 def test_printer_wraps_parameters_after_the_open_parenthesis_at_100_columns() -> None:
     u32 = ir.Scalar.U32
     params = tuple(ir.Param(f"parameter_number_{i}", u32) for i in range(5))
-    text = function(ir.Function("f", None, params, ()))
+    text = function(ir.Function("f", params, ()))
     first, second, close = text.splitlines()
     assert first == "void f(uint32_t parameter_number_0, uint32_t parameter_number_1, uint32_t parameter_number_2,"
     assert second == "       uint32_t parameter_number_3, uint32_t parameter_number_4) {"

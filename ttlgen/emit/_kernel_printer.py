@@ -145,8 +145,7 @@ def function(f: ir.Function) -> str:
     lines = [f"// {c_comment(f.comment)}"] if f.comment else []
     if f.type_params:
         lines.append("template <" + ", ".join(f"typename {name}" for name in f.type_params) + ">")
-    returns = type_name(f.returns) if f.returns is not None else "void"
-    head = f"{'inline ' if f.inline else ''}{returns} {f.name}("
+    head = f"{'inline ' if f.inline else ''}void {f.name}("
     params = [_parameter(p) for p in f.params]
     lines += wrap(head, params, ") {")
     lines.extend(statements(f.body, INDENT))

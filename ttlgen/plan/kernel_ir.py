@@ -386,7 +386,6 @@ class Function:
     """A function the program defines before its entry point."""
 
     name: str
-    returns: CType | None  # None: void
     params: tuple[Param, ...]
     body: tuple[Stmt, ...]
     inline: bool = False

@@ -82,7 +82,7 @@ def move_block(df: DataflowCalls, cbs: CbCalls, reading: bool) -> ir.Function:
         barrier,
         hand_over,
     )
-    return ir.Function(kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK, None, params, body)
+    return ir.Function(kernel_names.READ_BLOCK if reading else kernel_names.WRITE_BLOCK, params, body)
 
 
 def fill_face_rows(df: DataflowCalls, cbs: CbCalls) -> ir.Function:
@@ -106,7 +106,7 @@ def fill_face_rows(df: DataflowCalls, cbs: CbCalls) -> ir.Function:
         ir.bind(Step.CB_PUSH_BACK, cbs.push_back, {**cb, "tiles": v("tiles")}),
     )
     params = tuple(ir.Param(name, U32) for name in ("cb", "tiles", "tile_words", "faces", "face_words", "row_words", "word"))
-    return ir.Function(kernel_names.FILL_FACE_ROWS, None, params, body)
+    return ir.Function(kernel_names.FILL_FACE_ROWS, params, body)
 
 
 def _accessor(df: DataflowCalls, dfb: Dfb, arg: int, previous_args: str | None) -> list[Stmt]:
