@@ -157,10 +157,6 @@ class BitField:
     def msb(self) -> int:
         return self.lsb + self.bits - 1
 
-    @property
-    def fixed(self) -> bool:
-        return self.value is not None
-
 
 @dataclass(frozen=True)
 class Word:
@@ -250,9 +246,6 @@ class Struct:
 
     def field(self, name: str) -> StructField:
         return next(f for f in self.fields if f.name == name)
-
-    def array(self, name: str) -> StructArray:
-        return next(a for a in self.arrays if a.name == name)
 
     @property
     def copies(self) -> tuple[StructField, ...]:
@@ -367,9 +360,6 @@ class Block:
     def named_regions(self) -> tuple[Region, ...]:
         return tuple(r for r in self.regions if r.name is not None)
 
-    def region(self, name: str) -> Region:
-        return next(r for r in self.regions if r.name == name)
-
 
 @dataclass(frozen=True)
 class Layout:
@@ -407,15 +397,6 @@ class Layout:
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)
-
-    def find_region(self, name: str) -> Region | None:
-        return next((r for block in self.blocks for r in block.regions if r.name == name), None)
-
-    def region(self, name: str) -> Region:
-        found = self.find_region(name)
-        if found is None:
-            raise KeyError(name)
-        return found
 
 
 @dataclass(frozen=True)
