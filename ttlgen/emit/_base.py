@@ -41,9 +41,9 @@ class GeneratedFile:
 
 
 class Templates:
-    """Every file of a template tree, read once: the bytes Jinja compiles, the bytes a
-    static copy takes and the bytes MANIFEST hashes are the same bytes, whatever happens
-    to the files while a build runs. Hidden paths and ``__pycache__`` are not templates."""
+    """Every file of a template tree, read once: the bytes Jinja compiles and the bytes
+    MANIFEST hashes are the same bytes, whatever happens to the files while a build
+    runs. Hidden paths and ``__pycache__`` are not templates."""
 
     def __init__(self, root: Path) -> None:
         if not root.is_dir():
@@ -127,7 +127,7 @@ def _template_frame(trace: TracebackType | None, templates: Templates) -> tuple[
 
 @contextlib.contextmanager
 def template_errors(templates: Templates, name: str) -> Iterator[None]:
-    """Jinja's errors while rendering or copying template ``name`` as one TemplateError,
+    """Jinja's errors while rendering template ``name`` as one TemplateError,
     at the template line they come from (an included template's, when it is there)."""
     try:
         yield
@@ -233,11 +233,6 @@ class EmitContext:
         # Looked up once per context, not per template rendered (a build renders hundreds):
         # where the records are depends on the environment variables, read here.
         return _environment(self.templates, self.cached and cache.enabled())
-
-    def copy(self, template_path: str) -> str:
-        """A static file under templates/, copied verbatim (logic shared by every spec)."""
-        with template_errors(self.templates, template_path):
-            return self.templates.text(template_path)
 
     def laid_out(self, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> str:
         """A body an emitter lays out in code, line by line with the record each line

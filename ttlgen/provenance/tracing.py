@@ -408,13 +408,6 @@ class Tracer:
             shown = self._shown[name] = display_path(self._templates_root / name)
         return TemplateLine(f"templates/{name}", line, shown)
 
-    def copy(self, template_path: str, text: str) -> None:
-        origins = tuple(
-            LineOrigin(OriginKind.TEMPLATE, template=self.template_line(template_path, i + 1))
-            for i in range(len(text.split("\n")))
-        )
-        self.rendered.append((text, origins))
-
     def laid_out(self, text: str, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> None:
         """A body laid out in code: a line with a record is that record's, the others the
         emitter's own text from ``sources`` as a whole."""
@@ -574,7 +567,7 @@ class _TracingEnvironment(jinja2.Environment):
 
 @dataclass(frozen=True)
 class TracingContext(EmitContext):
-    """An emit context whose renders and copies leave their line origins with the tracer
+    """An emit context whose renders leave their line origins with the tracer
     (:func:`ttlgen.provenance.files.trace_files` runs the emitters with it)."""
 
     tracer: Tracer = field(compare=False, kw_only=True)
@@ -582,11 +575,6 @@ class TracingContext(EmitContext):
     def render(self, template: str, **variables: Any) -> str:
         with template_errors(self.templates, template):
             return self.tracer.render(template, variables)
-
-    def copy(self, template_path: str) -> str:
-        text = super().copy(template_path)
-        self.tracer.copy(template_path, text)
-        return text
 
     def laid_out(self, lines: Sequence[tuple[str, object]], sources: tuple[str, ...]) -> str:
         text = super().laid_out(lines, sources)
