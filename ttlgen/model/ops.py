@@ -83,15 +83,6 @@ class DstRegister:
     halved_for_width: tuple[int, ...]
     mark: Mark
 
-    def capacity(self, dest_width: int, sync: str) -> int:
-        """Tiles of ``dest_width``-bit elements DST holds under ``sync``."""
-        tiles = self.physical_tiles
-        if sync in self.halved_for_sync:
-            tiles //= 2
-        if dest_width in self.halved_for_width:
-            tiles //= 2
-        return tiles
-
 
 @dataclass(frozen=True)
 class ResolverGeneration:
