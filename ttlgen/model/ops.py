@@ -176,7 +176,6 @@ class OpSemantics:
 
     name: str
     family: str
-    summary: str
     primitive: Selection
     operands: tuple[Operand, ...]
     result_in_dst: bool
@@ -480,7 +479,6 @@ def _family(
         OpSemantics(
             name=name,
             family=family,
-            summary=str(body["summary"]),
             primitive=primitive,
             operands=tuple(operands),
             result_in_dst=result == "dst",
