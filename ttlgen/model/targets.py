@@ -107,7 +107,6 @@ class RuntimeApi:
     """A runtime configuration API (e.g. ComputeConfigDescriptor) and its pinned version."""
 
     name: str
-    summary: str
     translation: str
     default_math_fidelity: str
     versions: tuple[RuntimeVersion, ...]
@@ -416,7 +415,7 @@ def _runtime_apis(
                     )
                 versions.append(RuntimeVersion(version, body["num_circular_buffers"], body["kernel_api"]))
             api = RuntimeApi(
-                name, raw["summary"], raw["translation"], raw["default_math_fidelity"], tuple(versions), raw["pinned_runtime_version"], doc.source,
+                name, raw["translation"], raw["default_math_fidelity"], tuple(versions), raw["pinned_runtime_version"], doc.source,
             )
             unpack = _unpack_rules(doc, (*base, "unpack_attribute"), elements, sink)
             stated = _stated(doc, f"runtime API {name!r}", _UNPACK_KEYS, base)
