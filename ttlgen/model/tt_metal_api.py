@@ -356,7 +356,6 @@ class ApiLevel:
     """One tt-metal kernel API level: entry points, start-up, headers, types, removals."""
 
     level: str
-    summary: str
     compute_entry: EntryPoint
     dataflow_entry: EntryPoint
     startup: tuple[str, ...]
@@ -1124,7 +1123,6 @@ def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
     data = doc.data
     level = ApiLevel(
         level=data["level"],
-        summary=" ".join(data["summary"].split()),
         compute_entry=_entry(data["entry"]["compute"], doc.mark(("entry", "compute"))),
         dataflow_entry=_entry(data["entry"]["dataflow"], doc.mark(("entry", "dataflow"))),
         startup=tuple(data["startup"]),
