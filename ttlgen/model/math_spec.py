@@ -228,7 +228,6 @@ class MathFunction:
     exact: Expr
     approximate: Expr | None
     rounding: Rounding
-    source: str
     mark: Mark = field(compare=False)
     # The op attributes the expressions name (numbers), after the operands in the
     # emulator's signature: f(x, ..., attribute, ...).
@@ -554,7 +553,6 @@ def _function(doc: SpecDocument, name: str, sink: DiagnosticSink) -> MathFunctio
         exact=exact,
         approximate=approximate,
         rounding=Rounding(raw.get("rounding", Rounding.NATIVE.value)),
-        source=doc.source,
         mark=key,
         attributes=attributes,
     )
