@@ -1383,6 +1383,9 @@ def _check_binding_enumerators(binding: Binding, levels: Sequence[ApiLevel], sin
                 sink.error(binding.mark, f"{binding.call.function}(...) passes {arg.text}, but {problem}")
 
 
+_BOOLEANS = ("true", "false")
+
+
 def _define_value_problem(literal: Literal, constexpr: str | None, level: ApiLevel) -> str | None:
     """Why ``literal`` cannot be the value of a define of ``level`` whose constexpr type is
     ``constexpr`` (None: a macro), or None when it can."""
@@ -1404,9 +1407,6 @@ def _define_value_problem(literal: Literal, constexpr: str | None, level: ApiLev
         return f"a {constexpr} is one of its enumerators, written {constexpr}::<enumerator>"
     # The level is named where the message says whose define it is.
     return f"a macro's value is an integer, true, false or an enumerator of one of the level's enumerations, written Enum::VALUE{did_you_mean(scope or text, enums)}"
-
-
-_BOOLEANS = ("true", "false")
 
 
 def _check_define_value(name: str, literal: Literal, levels: Sequence[ApiLevel], mark: Mark, sink: DiagnosticSink) -> None:
