@@ -113,15 +113,14 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _python_env(repo: Path) -> dict[str, str]:
-    """ttlgen from the clone, which no step writes bytecode into (the steps see the tree a
-    checkout gives). Not a bytecode prefix directory instead: Python then looks for every
-    module's bytecode there, the installed packages' too, and compiles pytest and its
-    plugins, Jinja and PyYAML again in every step."""
-    return {"PYTHONPATH": str(repo), "PYTHONDONTWRITEBYTECODE": "1"}
+    """This environment with ttlgen from the clone, whose bytecode the first step writes
+    into the clone and later steps reuse, as on a CI runner (git ignores it)."""
+    outer = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**outer, "PYTHONPATH": str(repo)}
 
 
 def _ttlgen(repo: Path, *args: str) -> None:
-    env = {**os.environ, **_python_env(repo)}
+    env = _python_env(repo)
     subprocess.run([sys.executable, "-m", "ttlgen", *args], cwd=repo, env=env, capture_output=True, check=True)
 
 
@@ -178,11 +177,10 @@ def run_recipe(work: Path) -> Run:
     temp_root = work.parent / "pytest-temp"
     temp_root.mkdir(exist_ok=True)
     env = {
-        **os.environ,
+        **_python_env(work),
         # The stand-in gh, then this interpreter's scripts (ttlgen, pytest), as an
         # activated environment puts them on PATH whether or not this one is activated.
         "PATH": os.pathsep.join((str(bin_dir), str(Path(sys.executable).parent), os.environ["PATH"])),
-        **_python_env(work),
         "GITHUB_BASE_REF": "main",
         "GH_COMMENT": str(comment),
         "GH_CALLS": str(work.parent / "gh-calls.txt"),
