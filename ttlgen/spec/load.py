@@ -17,6 +17,7 @@ from ttlgen.spec.files import display_path, looked_for, source_name, spec_files
 from ttlgen.spec.limits import (
     FILE_BYTES_LIMIT,
     NESTING_LIMIT,
+    VALUES_LIMIT,
     oversized_at,
     size_overflow,
     toml_nesting_overflow,
@@ -111,6 +112,10 @@ def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
         data, positions = parse_yaml(text, file)
     except YamlLoadError as exc:
         raise SpecErrors([exc.diagnostic]) from None
+    # parse_yaml refuses deep nesting and crowded lists and mappings as it builds, and its
+    # positions name each value once: only a document with too many values needs the walk.
+    if len(positions.values) <= VALUES_LIMIT:
+        return data, positions
     return _within_limits(data, positions, file)
 
 
