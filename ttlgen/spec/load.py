@@ -58,7 +58,8 @@ _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 def parse_text(text: str, file: str, suffix: str) -> tuple[Any, Positions]:
     """Parse YAML or TOML text into plain data with positions; raises SpecErrors."""
-    bidi = _BIDI_CONTROL.search(text)
+    # Only non-ASCII text can hold one; isascii() is far cheaper than the scan.
+    bidi = None if text.isascii() else _BIDI_CONTROL.search(text)
     if bidi is not None:
         before = text[: bidi.start()]
         line, column = before.count("\n") + 1, bidi.start() - (before.rfind("\n") + 1) + 1
