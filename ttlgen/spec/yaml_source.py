@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import yaml
+from yaml import MappingNode, ScalarNode, SequenceNode
 
 from ttlgen.errors import Diagnostic, KeyPath, Mark, format_key_path
 from ttlgen.spec.document import Positions
@@ -26,20 +27,24 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _CoreSchemaLoader(_BaseLoader):  # type: ignore[misc]
-    """Composer with YAML 1.2 core-schema implicit typing (no yes/no/on/off booleans).
+    """Composer that leaves plain scalars untyped: ``_Builder`` types those that are values
+    by the YAML 1.2 core schema (no yes/no/on/off booleans); keys need no type.
 
-    The composer asks ``resolve`` for the tag of every node it makes; PyYAML's general
-    resolver (path resolvers, a wildcard list) is a large share of composing a spec. Specs use
-    neither, so the tag is found from the first character alone."""
+    The composer calls ``resolve`` for every node it makes, and the two methods below
+    around it; PyYAML's versions (path resolvers, a wildcard list of patterns), and typing
+    keys too, were a large share of composing a spec."""
 
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-        if kind is yaml.ScalarNode:
-            if implicit[0]:
-                for tag, pattern in _IMPLICIT.get(value[:1], ()):
-                    if pattern.match(value):
-                        return tag
-            return _STR
-        return _SEQ if kind is yaml.SequenceNode else _MAP
+        if kind is ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+    # For path resolvers, which this loader has none of.
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
 
 
 _NULL = "tag:yaml.org,2002:null"
@@ -49,6 +54,8 @@ _FLOAT = "tag:yaml.org,2002:float"
 _STR = "tag:yaml.org,2002:str"
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
+# The tag resolve gives a plain scalar, for the builder to replace; no YAML tag holds a space.
+_PLAIN = "plain scalar"
 
 _CORE_RESOLVERS = (
     (_NULL, r"^(?:~|null|Null|NULL|)$", "~nN"),
@@ -83,6 +90,14 @@ class YamlLoadError(Exception):
     def __init__(self, diagnostic: Diagnostic) -> None:
         self.diagnostic = diagnostic
         super().__init__(diagnostic.format())
+
+
+def _plain_tag(text: str) -> str:
+    """The core-schema tag of a plain scalar: the first form it matches, else str."""
+    for tag, pattern in _IMPLICIT.get(text[:1], ()):
+        if pattern.match(text):
+            return tag
+    return _STR
 
 
 def _scalar(tag: str, text: str) -> Any:
@@ -172,52 +187,59 @@ class _Builder:
                     "write the values out or split the file",
                 )
         self.seen.add(ident)
-        if not via_alias:
-            self.values[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        mark = node.start_mark
+        position = (mark.line + 1, mark.column + 1)
+        if via_alias:
+            self.values.setdefault(path, position)
         else:
-            self.values.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+            self.values[path] = position
 
-        if isinstance(node, yaml.ScalarNode):
+        if isinstance(node, ScalarNode):
             return self.scalar(node, path)
-
-        if isinstance(node, yaml.SequenceNode | yaml.MappingNode):
-            # Refused before its entries are built, which costs up to half again as much
-            # as composing them; the same check on the built data covers TOML.
-            crowded = entries_overflow(len(node.value), "list" if isinstance(node, yaml.SequenceNode) else "mapping")
-            if crowded is not None:
-                line, column = self.keys.get(path, self.values[path])
-                raise YamlLoadError(Diagnostic(Mark(self.file, line, column, path), crowded))
+        if isinstance(node, SequenceNode):
+            what, tag = "list", _SEQ
+        elif isinstance(node, MappingNode):
+            what, tag = "mapping", _MAP
+        else:
+            raise self.fail(node, path, "unsupported YAML node")
+        # Refused before its entries are built, which costs up to half again as much
+        # as composing them; the same check on the built data covers TOML.
+        crowded = entries_overflow(len(node.value), what)
+        if crowded is not None:
+            line, column = self.keys.get(path, self.values[path])
+            raise YamlLoadError(Diagnostic(Mark(self.file, line, column, path), crowded))
+        if node.tag != tag:
+            raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
         self.active.add(ident)
         try:
-            if isinstance(node, yaml.SequenceNode):
-                if node.tag != _SEQ:
-                    raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
-                return [self.entry(item, (*path, i), via_alias) for i, item in enumerate(node.value)]
-            if isinstance(node, yaml.MappingNode):
-                if node.tag != _MAP:
-                    raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
+            if isinstance(node, MappingNode):
                 return self.mapping(node, path, via_alias)
+            return [self.entry(item, (*path, i), via_alias) for i, item in enumerate(node.value)]
         finally:
             self.active.discard(ident)
-        raise self.fail(node, path, "unsupported YAML node")
 
     def entry(self, node: yaml.Node, path: KeyPath, via_alias: bool) -> Any:
         """``build`` of an entry of a list or mapping. Most entries are scalars met once;
         they take this short path, which records the same position ``build`` would."""
-        if type(node) is yaml.ScalarNode and not via_alias and len(path) <= NESTING_LIMIT:
+        if type(node) is ScalarNode and not via_alias and len(path) <= NESTING_LIMIT:
             ident = id(node)
             if ident not in self.seen:
                 self.seen.add(ident)
                 mark = node.start_mark
                 self.values[path] = (mark.line + 1, mark.column + 1)
-                return node.value if node.tag == _STR else self.scalar(node, path)
+                # Most are strings; so is a plain scalar whose first character starts no other form.
+                if node.tag == _STR or (node.tag == _PLAIN and node.value[:1] not in _IMPLICIT):
+                    return node.value
+                return self.scalar(node, path)
         return self.build(node, path, via_alias)
 
     def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
+        if node.tag == _PLAIN:
+            return _scalar(_plain_tag(node.value), node.value)
         if node.tag not in _SCALAR_TAGS:
             raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
-        # A plain scalar got its tag by matching the form; one tagged explicitly (!!bool yes)
-        # did not, and Python's int() and float() take far more than YAML does (3_2, "٣٢").
+        # A plain scalar gets its tag by matching the form; one tagged explicitly (!!bool yes)
+        # does not, and Python's int() and float() take far more than YAML does (3_2, "٣٢").
         form = _CORE_FORMS.get(node.tag)
         if form is not None and not form.fullmatch(node.value):
             name = node.tag.rsplit(":", 1)[-1]
@@ -228,7 +250,7 @@ class _Builder:
         out: dict[str, Any] = {}
         keys = self.keys
         for key_node, value_node in node.value:
-            if type(key_node) is not yaml.ScalarNode or key_node.tag not in _SCALAR_TAGS:
+            if type(key_node) is not ScalarNode or key_node.tag not in _KEY_TAGS:
                 raise self.fail(key_node, path, "mapping keys must be plain scalars")
             key = key_node.value
             child = (*path, key)
@@ -246,6 +268,7 @@ class _Builder:
 
 
 _SCALAR_TAGS = frozenset((_NULL, _BOOL, _INT, _FLOAT, _STR))
+_KEY_TAGS = _SCALAR_TAGS | {_PLAIN}
 
 
 def _within(text: str, line: int, column: int) -> tuple[int, int]:
