@@ -92,12 +92,12 @@ class YamlLoadError(Exception):
         super().__init__(diagnostic.format())
 
 
-def _plain_tag(text: str) -> str:
-    """The core-schema tag of a plain scalar: the first form it matches, else str."""
+def _plain(text: str) -> Any:
+    """The value of a plain scalar under the core schema: of the first form it matches, else a string."""
     for tag, pattern in _IMPLICIT.get(text[:1], ()):
         if pattern.match(text):
-            return tag
-    return _STR
+            return _scalar(tag, text)
+    return text
 
 
 def _scalar(tag: str, text: str) -> Any:
@@ -227,15 +227,14 @@ class _Builder:
                 self.seen.add(ident)
                 mark = node.start_mark
                 self.values[path] = (mark.line + 1, mark.column + 1)
-                # Most are strings; so is a plain scalar whose first character starts no other form.
-                if node.tag == _STR or (node.tag == _PLAIN and node.value[:1] not in _IMPLICIT):
-                    return node.value
-                return self.scalar(node, path)
+                if node.tag == _PLAIN:
+                    return _plain(node.value)
+                return node.value if node.tag == _STR else self.scalar(node, path)
         return self.build(node, path, via_alias)
 
     def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
         if node.tag == _PLAIN:
-            return _scalar(_plain_tag(node.value), node.value)
+            return _plain(node.value)
         if node.tag not in _SCALAR_TAGS:
             raise self.fail(node, path, f"unsupported YAML tag {node.tag!r}; use plain values")
         # A plain scalar gets its tag by matching the form; one tagged explicitly (!!bool yes)
