@@ -209,37 +209,58 @@ _LINE = 100  # a value whose JSON fits in this many characters is written on one
 
 def _dumps(value: Any) -> str:
     """JSON as the shipped schemas are written: short values on one line, long ones opened up."""
-    return _layout(value, "", {})[1]
+    return _layout(value, "", {}, {})
 
 
-def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]]) -> tuple[str, str]:
-    """``value`` as one-line JSON (``json.dumps``'s separators) and as laid out at ``indent``.
-    Each node's one-line form is built from its children's, so every value is serialised
-    once however deep it sits; a node several parents share (the kernels' copies of a
-    definition share what is the same for every kernel) is laid out once at an indent
-    (``done``, by identity: every node is alive while the schema is written)."""
+def _one_line(value: Any, flats: dict[int, str | None]) -> str | None:
+    """``value`` as one-line JSON (``json.dumps``'s separators), or None when that is longer
+    than a line: it is then opened up wherever it stands, and so is every value holding it,
+    so its one-line form is never written and is not built (nor the rest of its container's).
+    Each node's form is built from its children's, and a node several parents share (the
+    kernels' copies of a definition share what is the same for every kernel) is done once
+    (``flats``, by identity: every node is alive while the schema is written)."""
     if not isinstance(value, dict | list) or not value:
-        flat = json_scalar(value)
-        return flat, flat
-    key = (id(value), indent)
-    if key in done:
-        return done[key]
-    inner = indent + "  "
-    if isinstance(value, dict):
-        keys = [json_scalar(k) + ": " for k in value]
-        children = [_layout(v, inner, done) for v in value.values()]
-        flat = "{" + ", ".join([k + f for k, (f, _) in zip(keys, children, strict=True)]) + "}"
-        laid = flat
-        if len(indent) + len(flat) > _LINE:
-            laid = "{\n" + ",\n".join([inner + k + child for k, (_, child) in zip(keys, children, strict=True)]) + "\n" + indent + "}"
+        return json_scalar(value)
+    if id(value) in flats:
+        return flats[id(value)]
+    pairs = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+    parts: list[str] = []
+    length = 0  # of the one-line form so far: its brackets, and each part with its separator
+    for key, item in pairs:
+        text = _one_line(item, flats)
+        if text is None:
+            break
+        part = text if key is None else f"{json_scalar(key)}: {text}"
+        length += len(part) + 2
+        if length > _LINE:
+            break
+        parts.append(part)
     else:
-        children = [_layout(v, inner, done) for v in value]
-        flat = "[" + ", ".join([f for f, _ in children]) + "]"
-        laid = flat
-        if len(indent) + len(flat) > _LINE:
-            laid = "[\n" + ",\n".join([inner + child for _, child in children]) + "\n" + indent + "]"
-    done[key] = flat, laid
-    return flat, laid
+        flat = "{" + ", ".join(parts) + "}" if isinstance(value, dict) else "[" + ", ".join(parts) + "]"
+        flats[id(value)] = flat
+        return flat
+    flats[id(value)] = None
+    return None
+
+
+def _layout(value: Any, indent: str, flats: dict[int, str | None], done: dict[tuple[int, str], str]) -> str:
+    """``value`` laid out at ``indent``: on one line when it fits, else one item a line.
+    A shared node is laid out once at an indent (``done``, by identity as ``flats``)."""
+    if not isinstance(value, dict | list) or not value:
+        return json_scalar(value)
+    flat = _one_line(value, flats)
+    if flat is not None and len(indent) + len(flat) <= _LINE:
+        return flat
+    key = (id(value), indent)
+    if key not in done:
+        inner = indent + "  "
+        if isinstance(value, dict):
+            rows = [f"{inner}{json_scalar(k)}: {_layout(v, inner, flats, done)}" for k, v in value.items()]
+            done[key] = "{\n" + ",\n".join(rows) + f"\n{indent}}}"
+        else:
+            rows = [inner + _layout(v, inner, flats, done) for v in value]
+            done[key] = "[\n" + ",\n".join(rows) + f"\n{indent}]"
+    return done[key]
 
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:
