@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._text import json_scalar
+from ttlgen.emit._text import json_scalar, json_string
 from ttlgen.model import math_spec, spelling, targets
 from ttlgen.model.kernels import Kernel
 from ttlgen.model.project import Project
@@ -88,8 +88,8 @@ def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence
     if not isinstance(node, dict):
         return node
     out = {key: _specialise(value, defs, names, selected) for key, value in node.items()}
-    selects, target = node.get("x-selects"), _ref_name(node)
-    if isinstance(selects, str) and target is not None:
+    selects = node.get("x-selects")
+    if isinstance(selects, str) and (target := _ref_name(node)) is not None:
         inlined = _specialise(defs[target], defs, names, selects)
         out = {**inlined, **{k: v for k, v in out.items() if k not in ("$ref", "x-selects")}}
     kind = out.get("x-names")
@@ -219,6 +219,8 @@ def _one_line(value: Any, flats: dict[int, str | None]) -> str | None:
     Each node's form is built from its children's, and a node several parents share (the
     kernels' copies of a definition share what is the same for every kernel) is done once
     (``flats``, by identity: every node is alive while the schema is written)."""
+    if isinstance(value, str):  # the commonest value, written without json_scalar's checks
+        return json_string(value)
     if not isinstance(value, dict | list) or not value:
         return json_scalar(value)
     if id(value) in flats:
@@ -230,7 +232,7 @@ def _one_line(value: Any, flats: dict[int, str | None]) -> str | None:
         text = _one_line(item, flats)
         if text is None:
             break
-        part = text if key is None else f"{json_scalar(key)}: {text}"
+        part = text if key is None else f"{json_string(key)}: {text}"
         length += len(part) + 2
         if length > _LINE:
             break
@@ -246,6 +248,8 @@ def _one_line(value: Any, flats: dict[int, str | None]) -> str | None:
 def _layout(value: Any, indent: str, flats: dict[int, str | None], done: dict[tuple[int, str], str]) -> str:
     """``value`` laid out at ``indent``: on one line when it fits, else one item a line.
     A shared node is laid out once at an indent (``done``, by identity as ``flats``)."""
+    if isinstance(value, str):
+        return json_string(value)
     if not isinstance(value, dict | list) or not value:
         return json_scalar(value)
     flat = _one_line(value, flats)
@@ -255,7 +259,7 @@ def _layout(value: Any, indent: str, flats: dict[int, str | None], done: dict[tu
     if key not in done:
         inner = indent + "  "
         if isinstance(value, dict):
-            rows = [f"{inner}{json_scalar(k)}: {_layout(v, inner, flats, done)}" for k, v in value.items()]
+            rows = [f"{inner}{json_string(k)}: {_layout(v, inner, flats, done)}" for k, v in value.items()]
             done[key] = "{\n" + ",\n".join(rows) + f"\n{indent}}}"
         else:
             rows = [inner + _layout(v, inner, flats, done) for v in value]
