@@ -198,7 +198,8 @@ class _Scanner:
         self.pos = 0
 
     def skip(self) -> None:
-        self.pos = len(self.text) - len(self.text[self.pos :].lstrip(" "))
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
 
     def peek(self) -> str:
         self.skip()
@@ -217,7 +218,7 @@ class _Scanner:
         assert found is not None  # it matches "" at least
         self.pos = found.end()
         word = self.text[start : self.pos]
-        if not word or word[0].isdigit() or any(not part for part in word.split("::")):
+        if not word or word[0].isdigit() or "" in word.split("::"):
             raise FormError(f"expected a name at {self.text[start:]!r}")
         return word
 

@@ -19,7 +19,12 @@ from dataclasses import dataclass
 BUILTIN_TYPES = frozenset(
     ["void", "bool", "int", "unsigned", "float", "double", "char", "size_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"]
 )
-_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)|(?P<punct>::|[<>(),=&*\-+|~!/%^?:]))")
+_NUMBER = r"0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?"
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"
+_PUNCT = r"::|[<>(),=&*\-+|~!/%^?:]"
+_TOKEN = re.compile(rf"\s*(?:(?P<number>{_NUMBER})|(?P<name>{_NAME})|(?P<punct>{_PUNCT}))")
+# The same tokens without their kinds, which one findall reads.
+_TOKEN_TEXT = re.compile(f"{_NUMBER}|{_NAME}|{_PUNCT}")
 
 
 _NAME_START = re.compile(r"[A-Za-z_]")
@@ -137,32 +142,36 @@ class Signature:
         return frozenset(self.names())
 
 
+def _tokenize(text: str) -> list[str]:
+    values = _TOKEN_TEXT.findall(text)
+    # findall skips what is no token; the tokens cover every character but blanks unless
+    # some is none, and then the anchored scan finds where the tokens stop.
+    if "".join(values) != "".join(text.split()):
+        pos = 0
+        while (match := _TOKEN.match(text, pos)) is not None:
+            pos = match.end()
+        raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")
+    return values
+
+
+_DEPTH = {"<": 1, "(": 1, ">": -1, ")": -1}
+
+
 class _Tokens:
     def __init__(self, text: str) -> None:
         self.text = text
-        kinds: list[str] = []
-        values: list[str] = []
-        pos, end = 0, len(text.rstrip())
-        while pos < end:
-            match = _TOKEN.match(text, pos)
-            if match is None:
-                raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")
-            kind = match.lastgroup
-            assert kind is not None
-            kinds.append(kind)
-            values.append(match.group(kind))
-            pos = match.end()
-        self.count = len(values)
+        self.values = _tokenize(text)
+        self.count = len(self.values)
         # Two empty tokens past the end: what peeking there finds.
-        self.kinds = [*kinds, "", ""]
-        self.values = [*values, "", ""]
+        self.values += ["", ""]
         self.index = 0
 
     def peek(self, offset: int = 0) -> str:
         return self.values[self.index + offset]
 
-    def kind(self) -> str:
-        return self.kinds[self.index]
+    def is_name(self) -> bool:
+        # Of the tokens, only a name starts with a letter or _.
+        return self.values[self.index][:1].isidentifier()
 
     def take(self) -> str:
         if self.index >= self.count:
@@ -172,7 +181,7 @@ class _Tokens:
 
     def accept(self, value: str) -> bool:
         """Take the next token if it is ``value``; whether it was."""
-        if self.peek() != value:
+        if self.values[self.index] != value:  # not peek(): the parser's most frequent call
             return False
         self.index += 1
         return True
@@ -182,7 +191,7 @@ class _Tokens:
             raise DeclarationError(f"expected {value!r}, found {self.peek() or 'the end'!r}")
 
     def name(self, what: str) -> str:
-        if self.kind() != "name":
+        if not self.is_name():
             raise DeclarationError(f"expected {what}, found {self.peek() or 'the end'!r}")
         return self.take()
 
@@ -192,7 +201,7 @@ class _Tokens:
         words: list[str] = []
         while self.peek() and not (depth == 0 and self.peek() in stops):
             token = self.take()
-            depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(token, 0)
+            depth += _DEPTH.get(token, 0)
             words.append(token)
         if not words:
             raise DeclarationError(f"expected a value, found {self.peek() or 'the end'!r}")
@@ -259,7 +268,7 @@ def parse_declaration(text: str) -> Signature:
     if not tokens.accept(")"):
         while True:
             kind = _type(tokens)
-            pname = tokens.take() if tokens.kind() == "name" else None
+            pname = tokens.take() if tokens.is_name() else None
             default = tokens.until(",)") if tokens.accept("=") else None
             if params and params[-1].default is not None and default is None:
                 raise DeclarationError(f"parameter {pname or len(params) + 1!r} has no default after one that has")
