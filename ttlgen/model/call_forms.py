@@ -223,7 +223,8 @@ class _Scanner:
         return word
 
     def argument(self, kinds: Mapping[str, ArgKind] | None) -> FormArg:
-        if self.peek() == "{":
+        first = self.peek()
+        if first == "{":
             self.pos += 1
             end = self.text.find("}", self.pos)
             if end < 0:
@@ -235,9 +236,8 @@ class _Scanner:
                 raise FormError(f"unknown placeholder {{{key}}}; placeholders here: {allowed}")
             kind = kinds[key] if kinds is not None else kind_of(key)
             return Placeholder(key, kind)
-        self.skip()
-        start = self.pos
-        if self.peek().isdigit():
+        if first.isdigit():
+            start = self.pos
             while self.pos < len(self.text) and self.text[self.pos].isdigit():
                 self.pos += 1
             return Literal(self.text[start : self.pos])

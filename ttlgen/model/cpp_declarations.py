@@ -205,6 +205,8 @@ class _Tokens:
             words.append(token)
         if not words:
             raise DeclarationError(f"expected a value, found {self.peek() or 'the end'!r}")
+        if len(words) == 1:
+            return words[0]  # most defaults and template arguments (no token holds a comma)
         text = ""
         for word in words:
             # A name right after `)` follows a cast: `(int)Mode::VALUE`, as clang-format writes it.

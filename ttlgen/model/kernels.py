@@ -499,14 +499,15 @@ class _Builder:
         if not len(required) <= len(expr.args) <= len(data):
             want = f"{len(required)}" if len(required) == len(data) else f"{len(required)} to {len(data)}"
             self.sink.error(self.mark(*path, "args"), f"op {op.name!r} takes {want} tile operands, got {len(expr.args)}", after=after)
-        for attr in op.attributes:
+        attributes = op.attributes  # computed by the property
+        for attr in attributes:
             if expr.attr(attr) is None:
                 self.sink.error(self.mark(*path), f"op {op.name!r} needs attribute {attr!r}", after=after)
         for key, value in expr.attrs:
-            if key not in op.attributes:
+            if key not in attributes:
                 self.sink.error(
                     self.mark(*path, "attrs", key),
-                    f"op {op.name!r} has no attribute {key!r}; attributes: {', '.join(op.attributes) or 'none'}{did_you_mean(key, op.attributes)}",
+                    f"op {op.name!r} has no attribute {key!r}; attributes: {', '.join(attributes) or 'none'}{did_you_mean(key, attributes)}",
                     after=after,
                 )
                 continue

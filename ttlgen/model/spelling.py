@@ -491,7 +491,7 @@ class _Reader:
         except FormError as exc:
             self.sink.error(mark, f"{text!r}: {exc}")
             return CallForm("", (), (), text, mark)
-        return replace(form, deprecated_ok=deprecated_ok)
+        return form if deprecated_ok is None else replace(form, deprecated_ok=deprecated_ok)
 
     def per_level(
         self, path: tuple[str | int, ...], is_level_map: bool, absent: frozenset[str] = frozenset()

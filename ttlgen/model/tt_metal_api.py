@@ -798,9 +798,10 @@ EMPTY = ApiModel((), None)
 
 
 class _LevelReader:
-    def __init__(self, doc: SpecDocument, sink: DiagnosticSink) -> None:
+    def __init__(self, doc: SpecDocument, sink: DiagnosticSink, declarations: dict[str, Signature | DeclarationError]) -> None:
         self.doc = doc
         self.sink = sink
+        self.declarations = declarations
         self.types: dict[str, TypeDecl] = {}
         self.defines = dict(doc.data.get("defines", {}))
         self.entity = level_entity(doc.data["level"])
@@ -810,11 +811,17 @@ class _LevelReader:
         self.sink.error(mark, message, breaks=(self.entity,))
 
     def signature(self, text: str, path: tuple[str | int, ...]) -> Signature | None:
-        try:
-            return parse_declaration(text)
-        except DeclarationError as exc:
-            self.error(self.doc.mark(path), f"{text!r} is not a declaration this spec reads: {exc}")
+        parsed = self.declarations.get(text)
+        if parsed is None:
+            try:
+                parsed = parse_declaration(text)
+            except DeclarationError as exc:
+                parsed = exc
+            self.declarations[text] = parsed
+        if isinstance(parsed, DeclarationError):
+            self.error(self.doc.mark(path), f"{text!r} is not a declaration this spec reads: {parsed}")
             return None
+        return parsed
 
     def read_types(self) -> None:
         for name, raw in self.doc.data.get("types", {}).items():
@@ -886,13 +893,12 @@ class _LevelReader:
         return name in BUILTIN_TYPES or name in self.types or any(p.name == name for p in scope)
 
     def check_type(self, ref: TypeRef, path: tuple[str | int, ...], scope: Sequence[TemplateParam]) -> None:
-        names = {p.name for p in scope}
         if self.is_type(ref.name, scope):
             kind = self.types.get(ref.name)
             if kind is not None and ref.args and len(ref.args) > len(kind.template):
                 self.error(self.doc.mark(path), f"{ref.text!r}: {ref.name} takes {len(kind.template)} template arguments")
             return
-        known = sorted({*self.types, *names})
+        known = sorted({*self.types, *(p.name for p in scope)})
         where = f" in {ref.text!r}" if ref.text != ref.name else ""
         self.error(self.doc.mark(path), f"unknown type {ref.name!r}{where}; declare it under `types`{did_you_mean(ref.name, known)}")
 
@@ -932,6 +938,8 @@ class _LevelReader:
     ) -> tuple[tuple[State, str], ...]:
         """Which parameter's CB each data-format register the form configures is loaded from."""
         raw: Mapping[str, str] = entry.get("formats", {})
+        if not raw and not configures:
+            return ()  # most forms: nothing to load, nothing to check
         sets = changed_states(configures)
         params = {p.name: p for p in sig.params if p.name is not None}
         found = []
@@ -979,6 +987,8 @@ class _LevelReader:
         self, entry: Mapping[str, Any], sig: Signature, path: tuple[str | int, ...]
     ) -> tuple[tuple[tuple[State, str], ...], tuple[tuple[str, tuple[str, ...]], ...]]:
         """The formats the form expects loaded (by parameter), and when SrcA's and SrcB's swap."""
+        if "expects" not in entry and "expects_swapped_when" not in entry:
+            return (), ()  # most forms
         params = {p.name: p for p in sig.params if p.name is not None}
         expects = []
         for state_name, param in entry.get("expects", {}).items():
@@ -1114,10 +1124,12 @@ def _release(doc: SpecDocument, sink: DiagnosticSink) -> Release | None:
     return release
 
 
-def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
+def read_level(doc: SpecDocument, sink: DiagnosticSink, declarations: dict[str, Signature | DeclarationError] | None = None) -> ApiLevel:
     """One level's spec on its own (``ttlgen upstream`` reads a level without the rest of
-    the tree, which a refresh of the level may leave inconsistent until the spellings follow)."""
-    reader = _LevelReader(doc, sink)
+    the tree, which a refresh of the level may leave inconsistent until the spellings follow).
+    ``declarations``: each declaration text the build has parsed (the levels of a tree share
+    most of theirs), its signature or why it is none; filled here."""
+    reader = _LevelReader(doc, sink, {} if declarations is None else declarations)
     reader.read_types()
     headers = reader.read_headers()
     data = doc.data
@@ -1159,10 +1171,12 @@ def read_level(doc: SpecDocument, sink: DiagnosticSink) -> ApiLevel:
             sink.error(doc.mark(("startup", index)), f"{name!r} is no function of this level's compute headers{did_you_mean(name, [f.name for f in level.all_forms()])}")
         elif not all(State.HARDWARE in f.configures for f in forms):
             sink.error(doc.mark(("startup", index)), f"{name!r} starts a kernel, so every form of it configures [hardware] ({forms[0].mark})")
+    first_forms: dict[str, FunctionForm] = {}
+    for form in level.all_forms():
+        first_forms.setdefault(form.name, form)
     for name, removal in level.removed:
-        declared = [f for f in level.all_forms() if f.name == name]
-        if declared:
-            sink.error(removal.mark, f"{name!r} is listed as removed but declared at {declared[0].mark}")
+        if name in first_forms:
+            sink.error(removal.mark, f"{name!r} is listed as removed but declared at {first_forms[name].mark}")
     _check_headers(level, sink)
     _check_swaps(level, sink)
     return level
@@ -1555,8 +1569,9 @@ def _emulation(doc: SpecDocument, levels: Sequence[ApiLevel], math: math_spec.Ma
 
 def build(documents: Sequence[SpecDocument], sink: DiagnosticSink, math: math_spec.MathModel | None = None) -> ApiModel:
     levels: dict[str, ApiLevel] = {}
+    declarations: dict[str, Signature | DeclarationError] = {}
     for doc in (d for d in documents if d.kind == KIND):
-        level = read_level(doc, sink)
+        level = read_level(doc, sink, declarations)
         if level.level in levels:
             sink.error(level.mark, f"API level {level.level!r} is declared twice (first in {levels[level.level].source})")
             continue
