@@ -22,9 +22,10 @@ BUILTIN_TYPES = frozenset(
 _NUMBER = r"0[xX][0-9A-Fa-f]+|\d+(?:\.\d+)?[fFuU]?"
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"
 _PUNCT = r"::|[<>(),=&*\-+|~!/%^?:]"
-_TOKEN = re.compile(rf"\s*(?:(?P<number>{_NUMBER})|(?P<name>{_NAME})|(?P<punct>{_PUNCT}))")
-# The same tokens without their kinds, which one findall reads.
+# A token of a declaration: a number, a (qualified) name or punctuation.
 _TOKEN_TEXT = re.compile(f"{_NUMBER}|{_NAME}|{_PUNCT}")
+# One token after any blanks: where the tokens of a declaration that has a stray character stop.
+_TOKEN = re.compile(rf"\s*(?:{_TOKEN_TEXT.pattern})")
 
 
 _NAME_START = re.compile(r"[A-Za-z_]")
@@ -290,7 +291,7 @@ def identifiers(expression: str) -> Iterator[str]:
     """The names an expression (a default argument) uses; a member named through a type
     (``Args<A, B>::AlignedPageSize``) is the type's, not a name of its own."""
     member = False
-    for match in _TOKEN.finditer(expression):
-        if match.lastgroup == "name" and not member:
-            yield match.group("name")
-        member = match.lastgroup == "punct" and match.group("punct") == "::"
+    for token in _TOKEN_TEXT.findall(expression):
+        if not member and token[:1].isidentifier():  # a name
+            yield token
+        member = token == "::"

@@ -91,8 +91,9 @@ def check(spelling: SpellingModel, api: ApiModel, sink: DiagnosticSink) -> None:
         for form, kinds, member_of, owner in _calls(level):
             if not form.function:
                 continue  # unparsable: reported where it was read
+            bindings = _bindings(form, owner)
             for kind in kinds:
-                for template_args, args in _bindings(form, owner):
+                for template_args, args in bindings:
                     problem = found.call_problem(form.function, kind, template_args, args, member_of, form.deprecated_ok)
                     if problem is not None and (form.mark, problem) not in seen:
                         seen.add((form.mark, problem))
