@@ -369,7 +369,8 @@ class _Parser:
             value = node.value
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise fail(f"{ast.unparse(node)} is not a number of the language")
-            segment = ast.get_source_segment(self.text.strip(), node) or ""
+            # The text is one line of the allowed characters (ASCII): the node's offsets index it.
+            segment = self.text.strip()[node.col_offset : node.end_col_offset]
             if not _NUMBER.fullmatch(segment):
                 raise fail(f"{segment!r} is not a decimal number (write digits, a point and an exponent, e.g. 0.5 or 1e-3)")
             number = float(value)

@@ -245,7 +245,12 @@ class TypeDecl:
         return self.enumerators is not None
 
     def has_enumerator(self, name: str) -> bool:
-        return any(e.name == name for e in self.enumerators or ())
+        return name in self._enumerator_names
+
+    @functools.cached_property
+    def _enumerator_names(self) -> frozenset[str]:
+        # Every template argument, argument and default naming an enumerator asks.
+        return frozenset(e.name for e in self.enumerators or ())
 
 
 # The interpreter and platform the pinned wheels are fetched for (`ttlgen upstream fetch`
