@@ -56,7 +56,6 @@ from ttlgen.model.ops import (
     OpSemantics,
     OpsModel,
     ResolverGeneration,
-    Route,
     op_entity,
     unknown_name,
 )
@@ -246,6 +245,8 @@ class Kernel:
 
 _VERBS = {"wait": "waits for", "pop": "pops", "reserve": "reserves", "push": "pushes"}
 _SYNC_ACTIONS = ("reserve", "push", "wait", "pop")
+# What the compute body does to a DFB by the role of its tensor (else all of _SYNC_ACTIONS).
+_NEEDED_ACTIONS = {"input": ("wait", "pop"), "fill": ("wait", "pop"), "output": ("reserve", "push")}
 
 
 @dataclass(frozen=True)
@@ -276,6 +277,16 @@ def walk_statements(body: Sequence[Statement], running: bool = False) -> Iterato
             yield from walk_statements(stmt.orelse, running)
 
 
+def _sync_actions(body: Sequence[Statement], running: bool) -> dict[str, set[str]]:
+    """The actions the body's syncs take on each DFB (``running``: see walk_statements)."""
+    found: dict[str, set[str]] = {}
+    for stmt in walk_statements(body, running):
+        if isinstance(stmt, Sync):
+            for name in stmt.dfbs:
+                found.setdefault(name, set()).add(stmt.action)
+    return found
+
+
 class _Builder:
     def __init__(
         self,
@@ -290,7 +301,7 @@ class _Builder:
         self.doc = doc
         self.name = name
         self.raw = raw
-        self.ops = {op.name: op for op in ops.ops}
+        self.ops = ops.by_name
         self.ops_model = ops
         self.element_names = [e.name for e in ops.vocabulary.element_types]
         self.spelling = spelling
@@ -494,7 +505,7 @@ class _Builder:
         # Operand counts, attributes and spellings come from the op's family: if the family
         # is wrong, these checks follow from its error.
         after = [op_entity(op.name)]
-        data = [i for i in range(len(op.operands)) if any(s.routes[i] is not Route.NONE for s in op.strategies)]
+        data = op.tile_operands
         required = [i for i in data if not op.operands[i].optional]
         if not len(required) <= len(expr.args) <= len(data):
             want = f"{len(required)}" if len(required) == len(data) else f"{len(required)} to {len(data)}"
@@ -592,18 +603,13 @@ class _Builder:
         """The reader fills each input DFB and the writer drains each output DFB until the
         tensor is done, and compute alone produces and consumes any other: a body that
         leaves out a side stalls the kernel."""
-        used: dict[str, set[str]] = {}
-        anywhere: dict[str, set[str]] = {}  # loops of no iterations too
-        for running, found in ((True, used), (False, anywhere)):
-            for stmt in walk_statements(body, running):
-                if isinstance(stmt, Sync):
-                    for name in stmt.dfbs:
-                        found.setdefault(name, set()).add(stmt.action)
+        used = _sync_actions(body, running=True)
         for dfb in self.dfbs.values():
             role = dfb.tensor.role if dfb.tensor is not None else ("fill" if dfb.fill is not None else None)
-            needed = {"input": ("wait", "pop"), "fill": ("wait", "pop"), "output": ("reserve", "push")}.get(role or "", _SYNC_ACTIONS)
+            needed = _NEEDED_ACTIONS.get(role or "", _SYNC_ACTIONS)
             missing = [action for action in needed if action not in used.get(dfb.name, set())]
             if missing:
+                anywhere = _sync_actions(body, running=False)  # loops of no iterations too
                 fed = {
                     "input": "fed from an input tensor by the reader",
                     "fill": "filled by the reader",

@@ -229,6 +229,12 @@ class OpSemantics:
             return (Route.DFB.value, Route.DST.value)
         return tuple(s.name or "fixed" for s in self.strategies)
 
+    @functools.cached_property
+    def tile_operands(self) -> tuple[int, ...]:
+        """The number of each operand some strategy routes: those a kernel passes a value
+        for (asked at every use of the op in every kernel)."""
+        return tuple(i for i in range(len(self.operands)) if any(s.routes[i] is not Route.NONE for s in self.strategies))
+
     def attribute_values(self, name: str) -> tuple[str, ...] | None:
         """The values a plain attribute takes (None: not a plain attribute)."""
         return next((values for n, values in self.plain_attributes if n == name), None)
@@ -245,6 +251,11 @@ class OpsModel:
     def sources(self) -> tuple[str, ...]:
         # Read once: every lowered kernel lists them among its sources.
         return tuple(sorted({self.vocabulary.source, *(op.source for op in self.ops)}))
+
+    @functools.cached_property
+    def by_name(self) -> dict[str, OpSemantics]:
+        """Every op by its name (each kernel's builder looks its ops up)."""
+        return {op.name: op for op in self.ops}
 
 
 _EMPTY_VOCABULARY = Vocabulary((), (), (), (), "")
