@@ -595,14 +595,13 @@ class ApiLevel:
         if isinstance(arg, str) and named is not None and not named[0].has_enumerator(named[1]):
             kind = named[0]
             return f"is no enumerator of {kind.name}{did_you_mean(arg, [f'{kind.name}::{e.name}' for e in kind.enumerators or ()])}"
-        parameter = f"parameter {param.name!r}" if param.name else f"the {param.type.name} parameter"
         target = self.type(param.type.name)
         if target is not None and target.is_enum:
             if isinstance(arg, str) and self.template_arg_fits(TemplateParam(param.name or "", param.type, None), arg):
                 return None
-            return f"is not a {target.name}, which {parameter} takes: {', '.join(self._enumerators(target))}"
+            return f"is not a {target.name}, which {_parameter(param)} takes: {', '.join(self._enumerators(target))}"
         if named is not None and named[0].scoped and param.type.name in BUILTIN_TYPES:
-            return f"is a {named[0].name} enumerator, and a scoped enumerator does not convert to {param.type.name}, which {parameter} takes"
+            return f"is a {named[0].name} enumerator, and a scoped enumerator does not convert to {param.type.name}, which {_parameter(param)} takes"
         return None
 
     def _enumerator_of(self, text: str) -> tuple[TypeDecl, str] | None:
@@ -692,6 +691,11 @@ class ApiLevel:
             f"{unknown}: {self.source} does not declare it{did_you_mean(name, known)}; whether {release} has it is "
             f"unknown here (its headers are not fetched: `ttlgen upstream fetch`)"
         )
+
+
+def _parameter(param: Param) -> str:
+    """A parameter as a message names it."""
+    return f"parameter {param.name!r}" if param.name else f"the {param.type.name} parameter"
 
 
 @dataclass(frozen=True)
