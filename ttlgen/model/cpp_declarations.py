@@ -24,11 +24,8 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"
 _PUNCT = r"::|[<>(),=&*\-+|~!/%^?:]"
 # A token of a declaration: a number, a (qualified) name or punctuation.
 _TOKEN_TEXT = re.compile(f"{_NUMBER}|{_NAME}|{_PUNCT}")
-# One token after any blanks: where the tokens of a declaration that has a stray character stop.
-_TOKEN = re.compile(rf"\s*(?:{_TOKEN_TEXT.pattern})")
 
 
-_NAME_START = re.compile(r"[A-Za-z_]")
 _COMMA = re.compile(r",\s*")
 
 
@@ -146,10 +143,13 @@ class Signature:
 def _tokenize(text: str) -> list[str]:
     values = _TOKEN_TEXT.findall(text)
     # findall skips what is no token; the tokens cover every character but blanks unless
-    # some is none, and then the anchored scan finds where the tokens stop.
+    # some is none, and then the message quotes the text from the end of the last token
+    # that only blanks precede.
     if "".join(values) != "".join(text.split()):
         pos = 0
-        while (match := _TOKEN.match(text, pos)) is not None:
+        for match in _TOKEN_TEXT.finditer(text):
+            if text[pos : match.start()].strip():
+                break
             pos = match.end()
         raise DeclarationError(f"unexpected {text[pos:].strip()[:20]!r}")
     return values
@@ -211,7 +211,7 @@ class _Tokens:
         text = ""
         for word in words:
             # A name right after `)` follows a cast: `(int)Mode::VALUE`, as clang-format writes it.
-            cast = text.endswith(")") and bool(_NAME_START.match(word))
+            cast = text.endswith(")") and word[:1].isidentifier()
             joined = cast or word in ("<", ">", "(", ")", ",", "&", "*", "::") or (text and (text[-1] in "<(-" or text.endswith("::")))
             text += word if joined or not text else f" {word}"
         return _COMMA.sub(", ", text)
