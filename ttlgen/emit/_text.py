@@ -222,7 +222,7 @@ def json_text(value: Any, indent: int | None = None) -> str:
     return "".join(_json_escape(ch) if hidden(ch) and ch != "\n" else ch for ch in text)
 
 
-json_string = json.encoder.encode_basestring  # a string as json.dumps(..., ensure_ascii=False) writes it
+_string = json.encoder.encode_basestring  # a string as json.dumps(..., ensure_ascii=False) writes it
 _scalar = json.JSONEncoder(ensure_ascii=False).encode
 
 
@@ -242,8 +242,6 @@ def _indented(value: Any, indent: int) -> str:
 
 
 def _laid_out(value: Any, step: str, indent: str) -> str:
-    if isinstance(value, str):  # the commonest value, written without json_scalar's checks
-        return json_string(value)
     if isinstance(value, dict):
         if not value:
             return "{}"
@@ -252,7 +250,7 @@ def _laid_out(value: Any, step: str, indent: str) -> str:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise _NotTextKeys
-            items.append(inner + json_string(key) + ": " + _laid_out(item, step, inner))
+            items.append(inner + _string(key) + ": " + _laid_out(item, step, inner))
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list | tuple):
         if not value:
@@ -266,7 +264,7 @@ def json_scalar(value: Any) -> str:
     """A value that is no list or mapping as ``json.dumps(value, ensure_ascii=False)`` writes
     it; strings, None, booleans and integers without the encoder's per-call set-up."""
     if isinstance(value, str):
-        return json_string(value)
+        return _string(value)
     if value is None or isinstance(value, bool):
         return "null" if value is None else "true" if value else "false"
     if type(value) is int:

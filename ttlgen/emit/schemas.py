@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ttlgen.emit._base import EmitContext, GeneratedFile
-from ttlgen.emit._text import json_scalar, json_string
+from ttlgen.emit._text import json_scalar
 from ttlgen.model import math_spec, spelling, targets
 from ttlgen.model.kernels import Kernel
 from ttlgen.model.project import Project
@@ -88,8 +88,8 @@ def _specialise(node: Any, defs: Mapping[str, Any], names: Mapping[str, Sequence
     if not isinstance(node, dict):
         return node
     out = {key: _specialise(value, defs, names, selected) for key, value in node.items()}
-    selects = node.get("x-selects")
-    if isinstance(selects, str) and (target := _ref_name(node)) is not None:
+    selects, target = node.get("x-selects"), _ref_name(node)
+    if isinstance(selects, str) and target is not None:
         inlined = _specialise(defs[target], defs, names, selects)
         out = {**inlined, **{k: v for k, v in out.items() if k not in ("$ref", "x-selects")}}
     kind = out.get("x-names")
@@ -209,62 +209,37 @@ _LINE = 100  # a value whose JSON fits in this many characters is written on one
 
 def _dumps(value: Any) -> str:
     """JSON as the shipped schemas are written: short values on one line, long ones opened up."""
-    return _layout(value, "", {}, {})
+    return _layout(value, "", {})[1]
 
 
-def _one_line(value: Any, flats: dict[int, str | None]) -> str | None:
-    """``value`` as one-line JSON (``json.dumps``'s separators), or None when that is longer
-    than a line: it is then opened up wherever it stands, and so is every value holding it,
-    so its one-line form is never written and is not built (nor the rest of its container's).
-    Each node's form is built from its children's, and a node several parents share (the
-    kernels' copies of a definition share what is the same for every kernel) is done once
-    (``flats``, by identity: every node is alive while the schema is written)."""
-    if isinstance(value, str):  # the commonest value, written without json_scalar's checks
-        return json_string(value)
+def _layout(value: Any, indent: str, done: dict[tuple[int, str], tuple[str, str]]) -> tuple[str, str]:
+    """``value`` as one-line JSON (``json.dumps``'s separators) and as laid out at ``indent``.
+    Each node's one-line form is built from its children's, so every value is serialised
+    once however deep it sits; a node several parents share (the kernels' copies of a
+    definition share what is the same for every kernel) is laid out once at an indent
+    (``done``, by identity: every node is alive while the schema is written)."""
     if not isinstance(value, dict | list) or not value:
-        return json_scalar(value)
-    if id(value) in flats:
-        return flats[id(value)]
-    pairs = value.items() if isinstance(value, dict) else ((None, item) for item in value)
-    parts: list[str] = []
-    length = 0  # of the one-line form so far: its brackets, and each part with its separator
-    for key, item in pairs:
-        text = _one_line(item, flats)
-        if text is None:
-            break
-        part = text if key is None else f"{json_string(key)}: {text}"
-        length += len(part) + 2
-        if length > _LINE:
-            break
-        parts.append(part)
-    else:
-        flat = "{" + ", ".join(parts) + "}" if isinstance(value, dict) else "[" + ", ".join(parts) + "]"
-        flats[id(value)] = flat
-        return flat
-    flats[id(value)] = None
-    return None
-
-
-def _layout(value: Any, indent: str, flats: dict[int, str | None], done: dict[tuple[int, str], str]) -> str:
-    """``value`` laid out at ``indent``: on one line when it fits, else one item a line.
-    A shared node is laid out once at an indent (``done``, by identity as ``flats``)."""
-    if isinstance(value, str):
-        return json_string(value)
-    if not isinstance(value, dict | list) or not value:
-        return json_scalar(value)
-    flat = _one_line(value, flats)
-    if flat is not None and len(indent) + len(flat) <= _LINE:
-        return flat
+        flat = json_scalar(value)
+        return flat, flat
     key = (id(value), indent)
-    if key not in done:
-        inner = indent + "  "
-        if isinstance(value, dict):
-            rows = [f"{inner}{json_string(k)}: {_layout(v, inner, flats, done)}" for k, v in value.items()]
-            done[key] = "{\n" + ",\n".join(rows) + f"\n{indent}}}"
-        else:
-            rows = [inner + _layout(v, inner, flats, done) for v in value]
-            done[key] = "[\n" + ",\n".join(rows) + f"\n{indent}]"
-    return done[key]
+    if key in done:
+        return done[key]
+    inner = indent + "  "
+    if isinstance(value, dict):
+        keys = [json_scalar(k) + ": " for k in value]
+        children = [_layout(v, inner, done) for v in value.values()]
+        flat = "{" + ", ".join([k + f for k, (f, _) in zip(keys, children, strict=True)]) + "}"
+        laid = flat
+        if len(indent) + len(flat) > _LINE:
+            laid = "{\n" + ",\n".join([inner + k + child for k, (_, child) in zip(keys, children, strict=True)]) + "\n" + indent + "}"
+    else:
+        children = [_layout(v, inner, done) for v in value]
+        flat = "[" + ", ".join([f for f, _ in children]) + "]"
+        laid = flat
+        if len(indent) + len(flat) > _LINE:
+            laid = "[\n" + ",\n".join([inner + child for _, child in children]) + "\n" + indent + "]"
+    done[key] = flat, laid
+    return flat, laid
 
 
 def _name_sources(project: Project, kinds: set[str]) -> tuple[str, ...]:

@@ -68,14 +68,8 @@ def _args(call: ir.Call) -> tuple[CallArg, ...]:
     return tuple([_arg(a) for a in call.args])
 
 
-def _api_calls(program: ir.Program, known: LevelCalls | None = None) -> list[ir.Call]:
-    if known is None:
-        return [c for c in program.calls() if c.step is not ir.Step.HELPER]
-    return [c for f in program.functions for c in known.function_calls(f)] + _api_calls_of(program.body)
-
-
-def _api_calls_of(body: tuple[ir.Stmt, ...]) -> list[ir.Call]:
-    return [c for c in ir.calls(body) if c.step is not ir.Step.HELPER]
+def _api_calls(program: ir.Program) -> list[ir.Call]:
+    return [c for c in program.calls() if c.step is not ir.Step.HELPER]
 
 
 def form_of(level: ApiLevel, call: ir.Call, kernel: KernelKind) -> FunctionForm | None:
@@ -86,79 +80,30 @@ def form_of(level: ApiLevel, call: ir.Call, kernel: KernelKind) -> FunctionForm 
     return found if isinstance(found, FunctionForm) else None
 
 
-def _call_problem(level: ApiLevel, call: ir.Call, kernel: KernelKind) -> str | None:
-    template_args = [_literal(a) for a in call.template_args]
-    return level.call_problem(call.function, kernel, template_args, _args(call), call.member_of, call.deprecated_ok)
-
-
-class LevelCalls:
-    """The calls of one plan's programs at one API level, each call object bound to its form
-    and checked once (the calls are kept, so their ids stay their own): several passes ask
-    for a compute call's form before its program is checked, and the reader's and writer's
-    helper functions are the same objects in every kernel of the level. Binding a call
-    builds the key of its argument types, which costs more than the lookup."""
-
-    def __init__(self, level: ApiLevel) -> None:
-        self.level = level
-        self._forms: dict[int, tuple[ir.Call, KernelKind, FunctionForm | None]] = {}
-        self._problems: dict[int, tuple[ir.Call, KernelKind, str | None]] = {}
-        self._functions: dict[int, tuple[ir.Function, list[ir.Call]]] = {}
-
-    def form(self, call: ir.Call, kernel: KernelKind) -> FunctionForm | None:
-        """:func:`form_of` the call."""
-        found = self._forms.get(id(call))
-        if found is None or found[1] is not kernel:
-            found = self._forms[id(call)] = (call, kernel, form_of(self.level, call, kernel))
-        return found[2]
-
-    def problem(self, call: ir.Call, kernel: KernelKind) -> str | None:
-        """What is wrong with the call at the level (:meth:`ApiLevel.call_problem`), or None."""
-        found = self._problems.get(id(call))
-        if found is None or found[1] is not kernel:
-            found = self._problems[id(call)] = (call, kernel, _call_problem(self.level, call, kernel))
-        return found[2]
-
-    def function_calls(self, function: ir.Function) -> list[ir.Call]:
-        """The API calls of a helper function's body."""
-        found = self._functions.get(id(function))
-        if found is None:
-            found = self._functions[id(function)] = (function, _api_calls_of(function.body))
-        return found[1]
-
-
-def _forms(level: ApiLevel, kernel: KernelKind, known: LevelCalls | None) -> Callable[[ir.Call], FunctionForm | None]:
-    """The form each call binds to, through ``known`` when given."""
-    if known is None:
-        return lambda call: form_of(level, call, kernel)
-    return lambda call: known.form(call, kernel)
-
-
-def effects(level: ApiLevel, kernel: KernelKind, known: LevelCalls | None = None) -> Effects:
+def effects(level: ApiLevel, kernel: KernelKind) -> Effects:
     """What each call of a program at ``level`` configures (for the hoisting pass)."""
 
     configuring = level.configuring_functions[kernel]
-    form_of_call = _forms(level, kernel, known)
 
     def of(call: ir.Call) -> frozenset[State]:
         if call.function not in configuring:
             return frozenset()  # no form of the function configures anything
-        form = form_of_call(call)
+        form = form_of(level, call, kernel)
         return form.sets() if form is not None else frozenset()
 
     return of
 
 
-def format_loads(level: ApiLevel, kernel: KernelKind, known: LevelCalls | None = None) -> Callable[[ir.Call], dict[State, ir.Expr | None]]:
+def format_loads(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], dict[State, ir.Expr | None]]:
     """The CB each data-format register a call at ``level`` loads is loaded from, by the
     API spec's ``formats`` of the form it binds to (None: a computed source order)."""
 
     loading = level.loading_functions[kernel]
-    form_of_call = _forms(level, kernel, known)
 
     def of(call: ir.Call) -> dict[State, ir.Expr | None]:
         if call.function not in loading:
             return {}  # no form of the function loads a format: which one it binds to does not matter
-        form = form_of_call(call)
+        form = form_of(level, call, kernel)
         if form is None or not form.formats:
             return {}
         found = form.loads([_literal(a) for a in call.template_args])
@@ -169,20 +114,17 @@ def format_loads(level: ApiLevel, kernel: KernelKind, known: LevelCalls | None =
     return of
 
 
-def format_expects(
-    level: ApiLevel, kernel: KernelKind, known: LevelCalls | None = None
-) -> Callable[[ir.Call], tuple[tuple[State, ir.Expr], ...] | None]:
+def format_expects(level: ApiLevel, kernel: KernelKind) -> Callable[[ir.Call], tuple[tuple[State, ir.Expr], ...] | None]:
     """The CB each source register must hold when a call at ``level`` runs, by the API
     spec's ``expects`` of the form it binds to (a contract the compile cannot see); None
     when the spec states none for the form or a computed template argument hides it."""
 
     expecting = level.expecting_functions[kernel]
-    form_of_call = _forms(level, kernel, known)
 
     def of(call: ir.Call) -> tuple[tuple[State, ir.Expr], ...] | None:
         if call.function not in expecting:
             return None  # no form of the function expects anything
-        form = form_of_call(call)
+        form = form_of(level, call, kernel)
         if form is None or not form.expects:
             return None
         found = form.expected([_literal(a) for a in call.template_args])
@@ -209,13 +151,12 @@ def _includes(calls: list[ir.Call], level: ApiLevel, kind: KernelKind) -> tuple[
     return tuple(sorted(found))
 
 
-def checked(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink, known: LevelCalls | None = None) -> ir.Program:
+def checked(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSink) -> ir.Program:
     """``program`` with the :func:`includes` its calls need, after reporting what does not
-    fit ``level`` (:func:`check`); its calls are walked once for both (``known``: the
-    plan's calls at ``level`` so far, each checked once)."""
-    calls = _api_calls(program, known)
+    fit ``level`` (:func:`check`); its calls are walked once for both."""
+    calls = _api_calls(program)
     program = replace(program, includes=_includes(calls, level, kernel_kind(program)))
-    _check(program, calls, level, where, sink, known)
+    _check(program, calls, level, where, sink)
     return program
 
 
@@ -225,12 +166,11 @@ def check(program: ir.Program, level: ApiLevel, where: Mark, sink: DiagnosticSin
     _check(program, _api_calls(program), level, where, sink)
 
 
-def _check(
-    program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Mark, sink: DiagnosticSink, known: LevelCalls | None = None
-) -> None:
+def _check(program: ir.Program, calls: list[ir.Call], level: ApiLevel, where: Mark, sink: DiagnosticSink) -> None:
     kind = kernel_kind(program)
     for call in calls:
-        problem = known.problem(call, kind) if known is not None else _call_problem(level, call, kind)
+        template_args = [_literal(a) for a in call.template_args]
+        problem = level.call_problem(call.function, kind, template_args, _args(call), call.member_of, call.deprecated_ok)
         if problem is not None:
             sink.error(call.origin or where, problem)
     for declared in _spec_types(program):

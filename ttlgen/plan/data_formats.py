@@ -164,14 +164,11 @@ def check(body: tuple[ir.Stmt, ...], loads: Loads, format_of: FormatOf, kernel: 
     def visit(call: ir.Call, state: Formats) -> bool:
         for register, cb in call.format_needs:
             held = state.get(register)
-            if held is not None and walk.alike(held.cb, cb):
-                continue
             name = FORMAT_REGISTERS[register]
-            # Written only for a problem: most calls find their formats held.
             wanted = f"{call.function} in kernel {kernel!r} needs {name} to hold the format of {_described(cb, format_of)}"
             if held is None:
                 problems.append(FormatProblem(call.origin, f"{wanted}, but no call before it loads {name} on every path"))
-            else:
+            elif not walk.alike(held.cb, cb):
                 problems.append(FormatProblem(
                     call.origin,
                     f"{wanted}, but {name} holds that of {_described(held.cb, format_of)}, loaded by {held.by.function} "

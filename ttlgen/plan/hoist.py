@@ -111,7 +111,7 @@ def _bound(var: str, body: Sequence[ir.Stmt]) -> set[str]:
 
 
 def _invariant(call: ir.Call, bound: set[str]) -> bool:
-    return not ir.uses_any((call,), bound)
+    return not any(ir.uses((call,), name) for name in bound)
 
 
 def _loop(var: str, body: list[ir.Stmt], effects: Effects) -> tuple[list[ir.Stmt], list[ir.Stmt], list[ir.Stmt]]:

@@ -16,7 +16,7 @@ form it was bound from, so a check of the API can point there.
 from __future__ import annotations
 
 import enum
-from collections.abc import Container, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ttlgen.errors import Mark
@@ -26,21 +26,21 @@ from ttlgen.model.tt_metal_api import EntryPoint, State
 # ------------------------------------------------------------------------ expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Const:
     """An integer literal."""
 
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Bits:
     """An integer written as its bits (hexadecimal): a word of packed element values."""
 
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Float:
     """An fp32 value (a number attribute of an op), printed as a float literal that reads
     back exactly."""
@@ -48,14 +48,14 @@ class Float:
     value: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Var:
     """A variable or named constant of the program (loop variable, CB id, parameter)."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Symbol:
     """A name or literal from spec data: an enumerator (``Kind::VALUE``), ``true``."""
 
@@ -69,7 +69,7 @@ class BinaryOp(enum.Enum):
     MOD = "mod"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Binary:
     """An arithmetic expression."""
 
@@ -84,7 +84,7 @@ class Comparison(enum.Enum):
     LT = "lt"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Compare:
     """A comparison."""
 
@@ -93,14 +93,14 @@ class Compare:
     rhs: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CallValue:
     """A call whose result is used as a value."""
 
     call: Call
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Braced:
     """A brace-initialised value of the declared type."""
 
@@ -110,7 +110,7 @@ class Braced:
 Expr = Const | Bits | Float | Var | Symbol | Binary | Compare | CallValue | Braced
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Define:
     """A define the host passes to a kernel (a kernel descriptor's defines, the JIT's
     defines_generated.h), with its value: an enumerator or literal (Symbol) or a number (Float)."""
@@ -194,7 +194,7 @@ DST_STEPS = (Step.DST_ACQUIRE, Step.DST_COMMIT, Step.DST_WAIT, Step.DST_RELEASE)
 RECONFIGS = frozenset([Step.RECONFIG_SRCA, Step.RECONFIG_SRCB, Step.RECONFIG_PACK])
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Arg:
     """An argument of a call, with the kind of value the API expects."""
 
@@ -202,7 +202,7 @@ class Arg:
     value: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Call:
     """``function<template_args>(args)``; ``origin`` is the spelling it was bound from.
 
@@ -282,26 +282,26 @@ class Scalar(enum.Enum):
     U32 = "u32"  # a 32-bit unsigned integer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SpecType:
     """A type named by the spelling spec."""
 
     form: TypeForm
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TypeParam:
     """A template type parameter, taken by const reference."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Deduced:
     """The type of the initialiser (a constructed accessor or its compile-time arguments)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Words:
     """A pointer to volatile memory words, declared from an address (an L1 pointer)."""
 
@@ -317,7 +317,7 @@ class Storage(enum.Enum):
     MUTABLE = "mutable"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Declare:
     """A variable declaration."""
 
@@ -327,14 +327,14 @@ class Declare:
     storage: Storage
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Increment:
     """``var++``."""
 
     var: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AddTo:
     """``var += value``."""
 
@@ -342,7 +342,7 @@ class AddTo:
     value: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StoreWord:
     """``words[index] = value`` through a declared :class:`Words` pointer."""
 
@@ -351,7 +351,7 @@ class StoreWord:
     value: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class For:
     """``var`` from 0 while below ``count``; ``generated`` loops are the lowering's own."""
 
@@ -361,7 +361,7 @@ class For:
     generated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class If:
     """A conditional."""
 
@@ -373,7 +373,7 @@ class If:
 Stmt = Call | Declare | Increment | AddTo | StoreWord | For | If
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Param:
     """A parameter of a generated function."""
 
@@ -381,7 +381,7 @@ class Param:
     type: CType
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Function:
     """A function the program defines before its entry point."""
 
@@ -402,7 +402,7 @@ class ProgramKind(enum.Enum):
     WRITER = "writer"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Program:
     """One kernel source: its headers, helper functions and entry point's body."""
 
@@ -447,42 +447,30 @@ def walk(body: Sequence[Stmt]) -> Iterator[Stmt]:
 
 _LEAVES = (Const, Bits, Var, Symbol)
 _VALUED = (Declare, AddTo)  # statements whose one expression is ``value``
-_OPERATIONS = (Binary, Compare)
 
 
 def _value_calls(expr: Expr, out: list[Call]) -> None:
-    # Dispatched by hand, not through _sub_expressions: every pass that needs the calls of
-    # a body walks all its expressions, and building their tuples dominated.
     if isinstance(expr, _LEAVES):
         return
-    if isinstance(expr, _OPERATIONS):
-        _value_calls(expr.lhs, out)
-        _value_calls(expr.rhs, out)
-    elif isinstance(expr, CallValue):
-        _call_calls(expr.call, out)
-    elif isinstance(expr, Braced):
-        for item in expr.items:
-            _value_calls(item, out)
-
-
-def _call_calls(call: Call, out: list[Call]) -> None:
-    """``call``, then the calls its receiver and arguments make, in that order."""
-    out.append(call)
-    if call.receiver is not None:
-        _value_calls(call.receiver, out)
-    # Most arguments are numbers and names: no call is looked for in them.
-    for arg in call.template_args:
-        if not isinstance(arg.value, _LEAVES):
-            _value_calls(arg.value, out)
-    for arg in call.args:
-        if not isinstance(arg.value, _LEAVES):
-            _value_calls(arg.value, out)
+    if isinstance(expr, CallValue):
+        out.append(expr.call)
+    for inner in _sub_expressions(expr):
+        _value_calls(inner, out)
 
 
 def _calls(body: Sequence[Stmt], out: list[Call]) -> None:
     for stmt in body:
         if isinstance(stmt, Call):
-            _call_calls(stmt, out)
+            out.append(stmt)
+            if stmt.receiver is not None:
+                _value_calls(stmt.receiver, out)
+            # Most arguments are numbers and names: no call is looked for in them.
+            for arg in stmt.template_args:
+                if not isinstance(arg.value, _LEAVES):
+                    _value_calls(arg.value, out)
+            for arg in stmt.args:
+                if not isinstance(arg.value, _LEAVES):
+                    _value_calls(arg.value, out)
         elif isinstance(stmt, For):
             _value_calls(stmt.count, out)
             _calls(stmt.body, out)
@@ -504,40 +492,34 @@ def calls(body: Sequence[Stmt]) -> list[Call]:
     return out
 
 
-def _mentions(expr: Expr, names: Container[str]) -> bool:
+def _mentions(expr: Expr, name: str) -> bool:
     if isinstance(expr, Var):
-        return expr.name in names
+        return expr.name == name
     if isinstance(expr, _LEAVES):
         return False
-    return any(_mentions(inner, names) for inner in _sub_expressions(expr))
+    return any(_mentions(inner, name) for inner in _sub_expressions(expr))
 
 
 def uses(body: Sequence[Stmt], name: str) -> bool:
     """Whether any statement of ``body`` reads or writes the variable ``name``."""
-    return uses_any(body, (name,))
+    return any(_uses_itself(stmt, name) for stmt in walk(body))
 
 
-def uses_any(body: Sequence[Stmt], names: Container[str]) -> bool:
-    """Whether any statement of ``body`` reads or writes one of the variables ``names`` (one
-    walk for them all)."""
-    return any(_uses_itself(stmt, names) for stmt in walk(body))
-
-
-def _uses_itself(stmt: Stmt, names: Container[str]) -> bool:
-    """Whether ``stmt``, leaving aside the statements nested in it, reads or writes one of ``names``."""
+def _uses_itself(stmt: Stmt, name: str) -> bool:
+    """Whether ``stmt``, leaving aside the statements nested in it, reads or writes ``name``."""
     if isinstance(stmt, Call):
-        return any(_mentions(a.value, names) for a in (*stmt.template_args, *stmt.args))
+        return any(_mentions(a.value, name) for a in (*stmt.template_args, *stmt.args))
     if isinstance(stmt, For):
-        return _mentions(stmt.count, names)
+        return _mentions(stmt.count, name)
     if isinstance(stmt, If):
-        return _mentions(stmt.condition, names)
+        return _mentions(stmt.condition, name)
     if isinstance(stmt, Increment):
-        return stmt.var in names
+        return stmt.var == name
     if isinstance(stmt, AddTo):
-        return stmt.var in names or _mentions(stmt.value, names)
+        return stmt.var == name or _mentions(stmt.value, name)
     if isinstance(stmt, StoreWord):
-        return stmt.words in names or _mentions(stmt.index, names) or _mentions(stmt.value, names)
-    return _mentions(stmt.value, names)
+        return stmt.words == name or _mentions(stmt.index, name) or _mentions(stmt.value, name)
+    return _mentions(stmt.value, name)
 
 
 def simplify(body: tuple[Stmt, ...]) -> tuple[Stmt, ...]:

@@ -115,7 +115,6 @@ class ApiContext:
     level: ApiLevel
     spelling: LevelSpelling
     helpers: DataflowHelpers
-    calls: api_check.LevelCalls  # the plan's calls at the level, each bound and checked once
     emulation: Emulation | None = None
 
 
@@ -144,8 +143,8 @@ def lower(
     l1_acc_elements = frozenset(f.element for f in spelling.formats if f.l1_accumulation)
     low = ComputeLowering(
         kernel, ops, calls, plan, sink, acc, capacity, l1_acc_elements,
-        expects=api_check.format_expects(level, KernelKind.COMPUTE, api.calls),
-        unemulated=_unemulated(api.calls, api.emulation) if api.emulation is not None else None,
+        expects=api_check.format_expects(level, KernelKind.COMPUTE),
+        unemulated=_unemulated(level, api.emulation) if api.emulation is not None else None,
         format_codes={f.element: f.code for f in spelling.formats if f.code is not None},
         types=types if types is not None else element_types.infer(kernel, ops),
     )
@@ -174,13 +173,13 @@ def lower(
         if kernel_names.cb(c.name) in used
     ]
     body = ir.simplify((*constants, init, *compute))
-    loads = api_check.format_loads(level, KernelKind.COMPUTE, api.calls)
+    loads = api_check.format_loads(level, KernelKind.COMPUTE)
     format_names = {kernel_names.cb(c.name): c.format for c in cbs}
 
     def format_of(cb: ir.Expr) -> str | None:
         return format_names.get(cb.name) if isinstance(cb, ir.Var) else None
 
-    effects = api_check.effects(level, KernelKind.COMPUTE, api.calls)
+    effects = api_check.effects(level, KernelKind.COMPUTE)
     if hoist_inits:
         body = hoist(body, effects)
         body = data_formats.drop_redundant(body, loads, format_of)
@@ -193,7 +192,7 @@ def lower(
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=True, fills=fills),
         dataflow_program(kernel, calls.dataflow, api.helpers, level.dataflow_entry, reading=False),
     ]
-    compute_program, reader, writer = (api_check.checked(p, level, kernel.mark, sink, api.calls) for p in programs)
+    compute_program, reader, writer = (api_check.checked(p, level, kernel.mark, sink) for p in programs)
     if sink.count == errors_before:
         # What a call loads is known only for calls that fit the level.
         for problem in data_formats.check(compute_program.body, loads, format_of, kernel.name):
@@ -231,13 +230,12 @@ def lower(
     )
 
 
-def _unemulated(calls: api_check.LevelCalls, emulation: Emulation) -> Callable[[ir.Call], str | None]:
-    """Why a compute call at the level of ``calls`` has no body in the emulator (no binding of
-    the form it binds to), or None; a call that fits no form is api_check's to report."""
-    level = calls.level
+def _unemulated(level: ApiLevel, emulation: Emulation) -> Callable[[ir.Call], str | None]:
+    """Why a compute call at ``level`` has no body in the emulator (no binding of the form it
+    binds to), or None; a call that fits no form is api_check's to report."""
 
     def problem(call: ir.Call) -> str | None:
-        form = calls.form(call, KernelKind.COMPUTE)
+        form = api_check.form_of(level, call, KernelKind.COMPUTE)
         if form is None or emulation.binding(form) is not None:
             return None
         params = ", ".join(form.signature.names()) or "none"
@@ -286,8 +284,7 @@ def plan_kernels(
     for level in api.levels:
         calls = spelling.at(level.level)
         if calls is not None:
-            helpers = dataflow_helpers(calls.dataflow, calls.cb)
-            contexts[level.level] = ApiContext(level, calls, helpers, api_check.LevelCalls(level), api.emulation)
+            contexts[level.level] = ApiContext(level, calls, dataflow_helpers(calls.dataflow, calls.cb), api.emulation)
     by_name = {t.name: t for t in targets.targets}
     lowered = []
     for kernel in kernels:

@@ -75,11 +75,6 @@ INNER = Var("kk_")  # inner-dimension tile of a matmul block
 ROW0 = Var("r0_")  # first output row of a matmul subblock
 COL0 = Var("c0_")  # first output column of a matmul subblock
 
-# The DstProtocol form each DST step is spelled by (a table, not a dict built per call: a
-# kernel has four DST calls per computation).
-_DST_FORMS = {Step.DST_ACQUIRE: "acquire", Step.DST_COMMIT: "commit", Step.DST_WAIT: "wait", Step.DST_RELEASE: "release"}
-
-
 class Abort(Exception):
     """A located error was reported; skip the rest of this statement."""
 
@@ -217,7 +212,14 @@ class ComputeLowering:
             raise Abort from None
 
     def dst(self, step: Step) -> ir.Call:
-        return self.bind(step, getattr(self.calls.dst, _DST_FORMS[step]), {})
+        protocol = self.calls.dst
+        form = {
+            Step.DST_ACQUIRE: protocol.acquire,
+            Step.DST_COMMIT: protocol.commit,
+            Step.DST_WAIT: protocol.wait,
+            Step.DST_RELEASE: protocol.release,
+        }[step]
+        return self.bind(step, form, {})
 
     def l1(self, enable: int) -> ir.Call:
         return self.bind(Step.L1_ACC, self.calls.l1_acc, {"enable": Const(enable)})

@@ -83,8 +83,7 @@ class ModelIndex:
         if id(value) in seen:
             return
         seen.add(id(value))
-        fields = _field_names(type(value))
-        if fields is not None:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
             name = getattr(value, "name", None)
             if not isinstance(name, str):  # a relation table is named by where it comes from
                 name = getattr(value, "origin", None)
@@ -98,16 +97,13 @@ class ModelIndex:
                         if isinstance(text, str):
                             known = self.identifiers.get(text, value)
                             self.identifiers[text] = value if known is value else None
-            for field_name in fields:
-                child = getattr(value, field_name)
-                if _indexed(child):
-                    self._index(child, seen)
+            for f in dataclasses.fields(value):
+                self._index(getattr(value, f.name), seen)
         elif isinstance(value, tuple):
             if hasattr(value, "_fields"):
                 self._tables.append(value)
             for item in value:
-                if _indexed(item):
-                    self._index(item, seen)
+                self._index(item, seen)
 
     def _pair(self, record: tuple[object, ...], model: object) -> None:
         """A table record stands for ``model``; each of its fields for the model's field of
@@ -244,22 +240,6 @@ def _literal_line(candidates: Sequence[int], approximate: int) -> int:
     if after:
         return min(after)
     return max(candidates) if candidates else approximate
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The fields of dataclass ``cls``, None for any other class: looked up once per class,
-    as the index visits tens of thousands of objects."""
-    if cls not in _FIELD_NAMES:
-        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
-    return _FIELD_NAMES[cls]
-
-
-def _indexed(value: object) -> bool:
-    """Whether the index looks inside ``value`` (numbers, strings and enumerators it skips)."""
-    return isinstance(value, tuple) or _field_names(type(value)) is not None
 
 
 def _has_mark(obj: object) -> bool:
