@@ -61,7 +61,7 @@ def _before_the_handler(stderr: str) -> bool:
 def test_an_interrupted_build_exits_130_with_one_line_and_leaves_a_whole_tree(tmp_path: Path) -> None:
     specs = SPECS if LONG_TESTS else small_specs(tmp_path / "specs")
     env = {**os.environ, "PYTHONPATH": str(REPO), "TTLGEN_CACHE_DIR": str(tmp_path / "cache")}
-    # The second of two builds: the first in a new environment also compiles the bytecode
+    # The shorter of two builds: the first in a new environment also compiles the bytecode
     # of what it imports, and a span that long spreads the delays past the build's end.
     span = min(build_time(specs, tmp_path / "probe", env) for _ in range(2)) * 1.2
     out = tmp_path / "generated"
