@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,8 +18,6 @@ from tests.cpp_tables.support import (
     MLIR_TYPES,
     STANDARDS,
     canonical,
-    cpp_adapter_answers,
-    cpp_table_answers,
     differences,
     library_adapter_answers,
     library_table_answers,
@@ -30,13 +28,6 @@ from tests.resolver.kit import catalog, tables
 
 def _queries(records: list[dict[str, object]]) -> Counter[object]:
     return Counter(r["query"] for r in records)
-
-
-@pytest.fixture(scope="module")
-def committed_answers(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The answers of the committed tree's table dump program, compiled and run once for
-    the tests that only read them."""
-    return cpp_table_answers(GENERATED, tmp_path_factory.mktemp("tables-dump"))
 
 
 def test_table_header_answers_every_query_as_the_resolver_library_does(committed_answers: list[dict[str, Any]]) -> None:
@@ -66,11 +57,11 @@ def test_generated_package_answers_every_query_as_the_resolver_library_does() ->
 
 
 @pytest.mark.parametrize("std", STANDARDS)
-def test_adapter_answers_every_query_as_the_resolver_does(std: str, tmp_path: Path) -> None:
+def test_adapter_answers_every_query_as_the_resolver_does(std: str, committed_adapter_answers: Callable[[str], list[dict[str, Any]]]) -> None:
     # The adapter compiled against the stand-in for TT-Lang's headers, driven through its two
     # factories: each target by name, and each architecture (none, every declared one, one
     # no spec declares) through KernelTargetEnvironment::get's switch.
-    cpp = cpp_adapter_answers(GENERATED, SPECS, tmp_path, std)
+    cpp = committed_adapter_answers(std)
     python = library_adapter_answers(SPECS)
     assert canonical(cpp) == canonical(python), differences(cpp, python)
     t = tables().tables

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -79,10 +80,11 @@ def _changed(before: list[dict[str, object]], after: list[dict[str, object]]) ->
     return set((canonical(after) - canonical(before)).elements())
 
 
-def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path: Path) -> None:
+def test_a_relation_edit_changes_both_languages_alike(spec_copy: Path, tmp_path: Path, committed_answers: list[dict[str, Any]]) -> None:
     # Before the edit: the committed tree, which is what a build of the real specs writes
-    # (tests/test_build_check.py: test_committed_generated_tree_is_up_to_date).
-    cpp_before = cpp_table_answers(GENERATED, tmp_path)
+    # (tests/test_build_check.py: test_committed_generated_tree_is_up_to_date); its dump
+    # program's answers (tests/cpp_tables/conftest.py).
+    cpp_before = committed_answers
     python_before = library_table_answers(SPECS)
 
     guarded = _guarded(spec_copy)

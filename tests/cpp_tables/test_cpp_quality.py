@@ -36,10 +36,10 @@ def _clang_format() -> str:
 
 
 # The adapter driver in every standard, and the dump program in C++17 (cpp_table_answers'
-# standard), are compiled with these warnings as errors by
-# tests/cpp_tables/test_cpp_equality.py, which then runs them
-# (test_adapter_answers_every_query_as_the_resolver_does, and its committed_answers): the
-# same compiles are not repeated here.
+# standard), are compiled with these warnings as errors by the fixtures of
+# tests/cpp_tables/conftest.py, which then run them for tests/cpp_tables/test_cpp_equality.py
+# (test_adapter_answers_every_query_as_the_resolver_does, and committed_answers): the same
+# compiles are not repeated here.
 @pytest.mark.parametrize(
     ("source", "std"), [*(("header", std) for std in STANDARDS), *(("dump", std) for std in STANDARDS if std != "c++17")]
 )
