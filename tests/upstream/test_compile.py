@@ -19,9 +19,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from upstream_helpers import CALL as _CALL
-from upstream_helpers import mutant_dir, project, targets, unavailable
+from upstream_helpers import project, targets, unavailable
 
 from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen.model.cpp_declarations import Signature
@@ -30,7 +29,6 @@ from ttlgen.upstream import jit
 from ttlgen.upstream.cli import summary
 from ttlgen.upstream.compile import Outcome, Target, Unit, compile_units, units
 from ttlgen.upstream.fetch import DownloadFailed
-from ttlgen.upstream.jit import KernelDir
 from ttlgen.upstream.project import architectures, kernel_targets
 
 # Issue 25: the whole check within a minute of CPU (about 10 s here: units that differ only
@@ -88,23 +86,10 @@ def _level(target: Target) -> ApiLevel:
     return level
 
 
-def _mutant(tmp_path: Path, kernel: KernelDir, edit: Callable[[str], str | None]) -> KernelDir | None:
-    return mutant_dir(tmp_path, kernel, edit)
-
-
-def _first_mutant(tmp_path: Path, edit: Callable[[ApiLevel, str], str | None]) -> tuple[KernelDir, Target]:
-    for kernel, target in targets():
-        mutant = _mutant(tmp_path, kernel, lambda text, target=target: edit(_level(target), text))
-        if mutant is not None:
-            return mutant, target
-    pytest.skip("no generated kernel has a call this mutation applies to")
-
-
-def _compile_mutant(kernel: KernelDir, target: Target) -> Outcome:
-    arch = architectures(project())[0][0]
-    (unit,) = [u for u in units([(kernel, target)], [arch], [jit.UNPACK])]
-    (outcome,) = compile_units([unit], batch=False)
-    return outcome
+# Each mutant below is the first generated kernel the edit changes, copied with the edit and
+# compiled on TRISC0 (unpack) of the first architecture (the compiled_mutant fixture of
+# tests/upstream/conftest.py; test_mutants.py makes and compiles some of the same ones).
+CompiledMutant = Callable[[Callable[[ApiLevel, str], str | None]], tuple[Outcome, Target]]
 
 
 def _assert_fails_naming(outcome: Outcome, unit: Unit, *words: str) -> None:
@@ -120,7 +105,7 @@ def _forms(level: ApiLevel, name: str) -> list[Signature]:
     return [f.signature for f in level.forms(name, KernelKind.COMPUTE)]
 
 
-def test_calling_a_function_upstream_removed_fails(tmp_path: Path) -> None:
+def test_calling_a_function_upstream_removed_fails(compiled_mutant: CompiledMutant) -> None:
     def rename(level: ApiLevel, text: str) -> str | None:
         # A function the level records as removed upstream (else one that never existed),
         # called where the kernel calls its first API function.
@@ -130,13 +115,12 @@ def test_calling_a_function_upstream_removed_fails(tmp_path: Path) -> None:
                 return text[: call.start("name")] + removed[0] + text[call.end("name") :]
         return None
 
-    kernel, target = _first_mutant(tmp_path, rename)
-    outcome = _compile_mutant(kernel, target)
+    outcome, target = compiled_mutant(rename)
     removed = sorted(name for name, _ in _level(target).removed) or ["ttlgen_no_such_function"]
     _assert_fails_naming(outcome, outcome.unit, removed[0])
 
 
-def test_a_call_with_an_argument_too_few_fails(tmp_path: Path) -> None:
+def test_a_call_with_an_argument_too_few_fails(compiled_mutant: CompiledMutant) -> None:
     def drop_last_argument(level: ApiLevel, text: str) -> str | None:
         # A call whose function has no form taking one argument fewer.
         for call in _CALL.finditer(text):
@@ -146,12 +130,11 @@ def test_a_call_with_an_argument_too_few_fails(tmp_path: Path) -> None:
                 return text[: call.start("args")] + ", ".join(args[:-1]) + text[call.end("args") :]
         return None
 
-    kernel, target = _first_mutant(tmp_path, drop_last_argument)
-    outcome = _compile_mutant(kernel, target)
+    outcome, _ = compiled_mutant(drop_last_argument)
     _assert_fails_naming(outcome, outcome.unit)
 
 
-def test_a_template_argument_of_the_wrong_kind_fails(tmp_path: Path) -> None:
+def test_a_template_argument_of_the_wrong_kind_fails(compiled_mutant: CompiledMutant) -> None:
     def wrong_kind(level: ApiLevel, text: str) -> str | None:
         # The first explicit template argument replaced by a value no conversion makes one
         # of its parameter: `true` for an enumeration, `nullptr` for a bool or an integer.
@@ -168,8 +151,7 @@ def test_a_template_argument_of_the_wrong_kind_fails(tmp_path: Path) -> None:
             return text[: call.start("template")] + value + text[call.start("template") + len(first) :]
         return None
 
-    kernel, target = _first_mutant(tmp_path, wrong_kind)
-    outcome = _compile_mutant(kernel, target)
+    outcome, _ = compiled_mutant(wrong_kind)
     _assert_fails_naming(outcome, outcome.unit)
 
 

@@ -23,7 +23,7 @@ from tests.conftest import GENERATED, REPO
 from ttlgen.model.cpp_declarations import Signature
 from ttlgen.model.tt_metal_api import ApiLevel, KernelKind, TypeDecl
 from ttlgen.upstream import jit
-from ttlgen.upstream.compile import Target, compile_units, units
+from ttlgen.upstream.compile import Outcome, Target, compile_units, units
 from ttlgen.upstream.jit import KernelDir
 from ttlgen.upstream.project import architectures
 
@@ -141,14 +141,6 @@ MUTANTS: dict[str, Edit] = {
 }
 
 
-def _first_mutant(tmp_path: Path, edit: Edit) -> tuple[KernelDir, Target]:
-    for kernel, target in targets():
-        mutant = mutant_dir(tmp_path, kernel, lambda text, target=target: edit(_level(target), text))
-        if mutant is not None:
-            return mutant, target
-    pytest.skip("no generated kernel has a call this mutation applies to")
-
-
 def _on_the_emulator(kernel: KernelDir, target: Target) -> subprocess.CompletedProcess[str]:
     """The compute source compiled against the emulator's headers of its level."""
     api = GENERATED / "emulator" / target.level
@@ -158,10 +150,18 @@ def _on_the_emulator(kernel: KernelDir, target: Target) -> subprocess.CompletedP
     )  # fmt: skip
 
 
-def _both_reject(kernel: KernelDir, target: Target, mutation: str) -> None:
+def _on_the_real_headers(kernel: KernelDir, target: Target) -> Outcome:
+    """The compute source compiled against the real headers of its level on TRISC0 (unpack)
+    of the first architecture."""
     arch = architectures(project())[0][0]
     (unit,) = units([(kernel, target)], [arch], [jit.UNPACK])
     (real,) = compile_units([unit], batch=False)
+    return real
+
+
+def _both_reject(real: Outcome, target: Target, mutation: str) -> None:
+    """``real``: the mutant compiled against the real headers (_on_the_real_headers)."""
+    kernel = real.unit.kernel
     assert not real.ok, f"{mutation}: the real headers ({target.release.name}) accept it"
     emulated = _on_the_emulator(kernel, target)
     assert emulated.returncode != 0, f"{mutation}: the emulator's headers accept it"
@@ -178,9 +178,14 @@ EVERY_ENUMERATION = ("bare_scoped_enumerator", "enumerator_of_another_enumeratio
 
 
 @pytest.mark.parametrize("mutation", sorted(set(MUTANTS) - set(EVERY_ENUMERATION)))
-def test_a_mutant_the_real_headers_reject_is_rejected_by_the_emulators_headers(tmp_path: Path, mutation: str) -> None:
-    kernel, target = _first_mutant(tmp_path, MUTANTS[mutation])
-    _both_reject(kernel, target, mutation)
+def test_a_mutant_the_real_headers_reject_is_rejected_by_the_emulators_headers(
+    compiled_mutant: Callable[[Edit], tuple[Outcome, Target]], mutation: str
+) -> None:
+    # The first generated kernel the mutation changes, compiled as _on_the_real_headers does
+    # (the compiled_mutant fixture of tests/upstream/conftest.py; test_compile.py's teeth
+    # make some of the same mutants).
+    real, target = compiled_mutant(MUTANTS[mutation])
+    _both_reject(real, target, mutation)
 
 
 def test_every_scoped_enumeration_the_kernels_name_rejects_a_bare_or_foreign_enumerator_both_ways(tmp_path: Path) -> None:
@@ -208,4 +213,4 @@ def _mutate_both_ways(tmp_path: Path, kernel: KernelDir, target: Target, level: 
         place = tmp_path / f"{target.level}_{name}_{mutation}"
         mutant = mutant_dir(place, kernel, lambda t, edit=edit: edit(level, t, name))
         assert mutant is not None
-        _both_reject(mutant, target, f"{mutation} {name}")
+        _both_reject(_on_the_real_headers(mutant, target), target, f"{mutation} {name}")
