@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ttlgen.plan.kernels import LoweredKernel
-from ttlgen.run import RunReport, build_kernel, run_lowered
+from ttlgen.run import RunReport, _Models, build_kernel, run_lowered
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
@@ -24,10 +24,22 @@ def all_kernels() -> dict[str, LoweredKernel]:
     return {k.kernel.name: k for k in real_plan()[1].kernels}
 
 
+@functools.cache
+def _real_models() -> _Models:
+    """What `build_kernel` reads kernels from, for the real specs: the model and plan the
+    process already holds (tests/conftest.py: real_plan) and the documents they were made from."""
+    from tests.conftest import real_documents, real_plan
+
+    project, plan = real_plan()
+    return _Models(project, plan, real_documents())
+
+
 def kernel(name: str, **overrides: int) -> LoweredKernel:
     if not overrides:
         return all_kernels()[name]
-    return build_kernel(SPECS, name, overrides)
+    # The kernel built again from its spec document with the overrides, as `ttlgen run` and
+    # `accuracy` do, over the real specs' model rather than one made anew for each call.
+    return build_kernel(SPECS, name, overrides, models=_real_models())
 
 
 def pin_api_level(specs: Path, level: str) -> None:

@@ -30,12 +30,17 @@ def _files(lowered: LoweredKernel) -> dict[str, str]:
     return {Path(f.path).name: finalize(f).decode("utf-8") for f in emit_kernel(lowered, EmitContext(Templates(default_templates_dir())))}
 
 
-def _reduce_kernel(specs: Path, pool: str, dim: str = "row", dtype: str = "bf16") -> LoweredKernel:
+def _reduce_kernel_and_project(specs: Path, pool: str, dim: str = "row", dtype: str = "bf16") -> tuple[LoweredKernel, Project]:
+    """A reduce kernel added to ``specs``, lowered, and the project it was planned in."""
     name = f"reduce_{dim}_{pool}_{dtype}"
     (specs / "kernels" / "scaler.yaml").write_text(reduce_kernel_spec(name, "blackhole", pool, dim, dtype))
-    _, plan = pipeline.plan(specs)
+    project, plan = pipeline.plan(specs)
     (lowered,) = [k for k in plan.kernels if k.kernel.name == name]
-    return lowered
+    return lowered, project
+
+
+def _reduce_kernel(specs: Path, pool: str, dim: str = "row", dtype: str = "bf16") -> LoweredKernel:
+    return _reduce_kernel_and_project(specs, pool, dim, dtype)[0]
 
 
 def test_reader_fills_the_sum_scaler_into_the_first_row_of_each_face() -> None:
@@ -129,6 +134,8 @@ def test_reference_of_an_avg_reduce_is_the_mean(spec_copy: Path) -> None:
 @pytest.mark.device
 @pytest.mark.parametrize("dim", ["row", "col", "scalar"])
 def test_avg_reduce_kernel_runs_on_the_emulator(spec_copy: Path, dim: str) -> None:
-    project, _ = pipeline.plan(spec_copy)
-    report, _, _ = run_lowered(_reduce_kernel(spec_copy, "avg", dim), seed=7, api=project.api)
+    # The API the kernel runs with is the one of the tree it was planned in (adding a kernel
+    # to the copy changes no API level): one plan of the copy gives both.
+    lowered, project = _reduce_kernel_and_project(spec_copy, "avg", dim)
+    report, _, _ = run_lowered(lowered, seed=7, api=project.api)
     assert report.passed, report.error or report.outputs
