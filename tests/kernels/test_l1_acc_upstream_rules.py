@@ -195,7 +195,10 @@ def _lowered(specs: Path) -> dict[str, LoweredKernel]:
 
 @functools.cache
 def _rules_tree(root: Path) -> dict[str, LoweredKernel]:
-    return _lowered(_tree(root, "".join(KERNELS.values())))
+    # With the kernels of the tests further down that read a lowered kernel of an unedited
+    # copy (_more_kernels): the kernels of a tree are lowered each on its own, so lowering
+    # them together gives each the plan it has alone.
+    return _lowered(_tree(root, "".join(KERNELS.values()) + _more_kernels()))
 
 
 @pytest.fixture(scope="module")
@@ -319,29 +322,27 @@ def test_accumulating_into_a_block_float_output_is_upstreams_error(tmp_path: Pat
     assert "bfp8_plain" in _lowered(_tree(tmp_path / "plain", plain, BFP8))
 
 
-def _strict(dtype: str) -> str:
-    kernel = matmul_kernel("strict", R + loop("k", 2, step(indent=10)) + P, 2, extra="    strict_f32_acc: true\n")
+def _strict(dtype: str, name: str = "strict") -> str:
+    kernel = matmul_kernel(name, R + loop("k", 2, step(indent=10)) + P, 2, extra="    strict_f32_acc: true\n")
     kernel = kernel.replace("options: {fp32-dest-acc-en: disabled}", "options: {fp32-dest-acc-en: enabled}")
     kernel = kernel.replace("block: [2, 1], input: {shape: [2, 2]}", "block: [4, 1], input: {shape: [4, 2]}")
     kernel = kernel.replace("block: [1, 2], input: {shape: [2, 2]}", "block: [1, 4], input: {shape: [2, 4]}")
     return kernel.replace("out: {index: 16, dtype: bf16, block: [2, 2], output: {shape: [2, 2]}}", f"out: {{index: 16, dtype: {dtype}, block: [4, 4], output: {{shape: [4, 4]}}}}")
 
 
-def test_a_subblocked_accumulation_enables_once_per_k_step_after_all_subblocks(tmp_path: Path) -> None:
+def test_a_subblocked_accumulation_enables_once_per_k_step_after_all_subblocks(lowered: dict[str, LoweredKernel]) -> None:
     # insert_l1_accumulation.mlir subblocked_loop: D, for k { for sb {...}; if(k==0) E }, D.
-    kernel = _strict("bf16").replace("    strict_f32_acc: true\n", "")
-    lowered = _lowered(_tree(tmp_path, kernel))["strict"]
-    assert lowered.subblocked
-    assert trace(lowered.compute.body) == ["reserve out", "D", "for k", "pack out", "if(k==0) E", "end", "push out", "D"]
+    kernel = lowered["subblocked"]
+    assert kernel.subblocked
+    assert trace(kernel.compute.body) == ["reserve out", "D", "for k", "pack out", "if(k==0) E", "end", "push out", "D"]
 
 
 def test_strict_f32_acc_refuses_subblocking_a_non_f32_output(tmp_path: Path) -> None:
     assert "strict_f32_acc" in _build_errors(tmp_path, _strict("bf16"))
 
 
-def test_strict_f32_acc_leaves_an_f32_output_alone(tmp_path: Path) -> None:
-    lowered = _lowered(_tree(tmp_path, _strict("f32")))
-    assert lowered["strict"].subblocked
+def test_strict_f32_acc_leaves_an_f32_output_alone(lowered: dict[str, LoweredKernel]) -> None:
+    assert lowered["strict_f32"].subblocked
 
 
 # ---------------------------------------------------------- re-arm after packer inits
@@ -366,11 +367,34 @@ def _second_operands(kernel: str) -> str:
     )
 
 
-def test_the_enable_is_reissued_after_an_init_that_may_reset_the_packer(tmp_path: Path) -> None:
+# Kernels the tests below read, lowered with others from one spec copy per tree.
+def _rearm() -> str:
     second = loop("k2", 3, step(indent=10).replace("[a, b]", "[c, d]"))
-    kernel = _second_operands(matmul_kernel("rearm", R + loop("k1", 2, step(indent=10)) + second + P, 2))
-    plain = trace(_lowered(_tree(tmp_path / "plain", kernel))["rearm"].compute.body, inits=True)
-    resetting = trace(_lowered(_tree(tmp_path / "resetting", kernel, RESETTING_INIT))["rearm"].compute.body, inits=True)
+    return _second_operands(matmul_kernel("rearm", R + loop("k1", 2, step(indent=10)) + second + P, 2))
+
+
+def _rearm_inside() -> str:
+    body = loop("k", 2, step(indent=10) + step(indent=10).replace("[a, b]", "[c, d]"))
+    kernel = _second_operands(matmul_kernel("rearm_inside", R + body + P, 2))
+    return kernel.replace("shape: [2, 3]}", "shape: [2, 2]}").replace("shape: [3, 2]}", "shape: [2, 2]}")
+
+
+def _more_kernels() -> str:
+    """A subblocked '+=' into bf16 without strict_f32_acc, strict_f32_acc into f32, and two
+    matmuls between which an init may reset the packer (with the specs' matmul init): in
+    the tree of the `lowered` fixture."""
+    return _strict("bf16", "subblocked").replace("    strict_f32_acc: true\n", "") + _strict("f32", "strict_f32") + _rearm()
+
+
+@pytest.fixture(scope="module")
+def resetting_init(tmp_path_factory: pytest.TempPathFactory) -> dict[str, LoweredKernel]:
+    """The two re-arm kernels in a copy whose matmul init may reset the packer's flag."""
+    return _lowered(_tree(tmp_path_factory.mktemp("l1_resetting"), _rearm() + _rearm_inside(), RESETTING_INIT))
+
+
+def test_the_enable_is_reissued_after_an_init_that_may_reset_the_packer(lowered: dict[str, LoweredKernel], resetting_init: dict[str, LoweredKernel]) -> None:
+    plain = trace(lowered["rearm"].compute.body, inits=True)
+    resetting = trace(resetting_init["rearm"].compute.body, inits=True)
     # consecutive_with_init_between: the re-enable lands after the init between the loops.
     at = plain.index("for k2")
     assert plain[at - 2 : at] == ["E", "init c"]
@@ -381,11 +405,9 @@ def test_the_enable_is_reissued_after_an_init_that_may_reset_the_packer(tmp_path
     assert resetting[: resetting.index("end")] == ["reserve out", "D", "for k1", "init a", "if(k1!=0) E", "pack out", "if(k1==0) E"]
 
 
-def test_an_init_inside_an_accumulating_loop_is_followed_by_the_enable_where_it_should_be_on(tmp_path: Path) -> None:
+def test_an_init_inside_an_accumulating_loop_is_followed_by_the_enable_where_it_should_be_on(resetting_init: dict[str, LoweredKernel]) -> None:
     # The two matmuls alternate their init every iteration, so neither leaves the loop.
-    body = loop("k", 2, step(indent=10) + step(indent=10).replace("[a, b]", "[c, d]"))
-    kernel = _second_operands(matmul_kernel("rearm_inside", R + body + P, 2)).replace("shape: [2, 3]}", "shape: [2, 2]}").replace("shape: [3, 2]}", "shape: [2, 2]}")
-    resetting = trace(_lowered(_tree(tmp_path, kernel, RESETTING_INIT))["rearm_inside"].compute.body, inits=True)
+    resetting = trace(resetting_init["rearm_inside"].compute.body, inits=True)
     # Before the first pack of iteration 0 the flag stays off; afterwards every init re-arms.
     assert resetting == [
         "reserve out", "D", "for k", "init a", "if(k!=0) E", "pack out", "if(k==0) E", "init c", "E", "pack out", "end",
