@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from ttlgen.plan.kernels import LoweredKernel
 from ttlgen.run import RunReport, _Models, build_kernel, run_lowered
@@ -68,6 +69,34 @@ def pin_api_level(specs: Path, level: str) -> None:
                 golden = re.sub(rf"(dfb_capacity:\n\s+value:) {capacity}\n", rf"\1 {buffers}\n", pinned)
                 if golden != pinned:
                     spec.write_text(golden, encoding="utf-8")
+
+
+def legacy_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``root``, holding ``root/specs`` (a copy of the real specs with their runtime API pinned
+    to API level `legacy`, pin_api_level) and ``root/out``, what `ttlgen build` writes from it:
+    made once per test process for the tests that only read them (tests/kernels/test_api_levels.py,
+    tests/upstream/test_compile.py)."""
+    return _legacy_build(tmp_path_factory.getbasetemp() / "legacy-build")
+
+
+def _legacy_build(root: Path) -> Path:
+    # Not functools.cache: this module is imported under two names (kernel_helpers beside
+    # the kernel tests, tests.kernels.kernel_helpers elsewhere), each with its own globals.
+    # The directory is the test process's own (its base temporary directory).
+    import shutil
+
+    from tests.conftest import run_cli
+
+    done = root / "built"
+    if not done.exists():
+        shutil.rmtree(root, ignore_errors=True)  # what a failed attempt left
+        specs = root / "specs"
+        shutil.copytree(SPECS, specs)
+        pin_api_level(specs, "legacy")
+        result = run_cli("build", "--specs", specs, "--out", root / "out")
+        assert result.exit_code == 0, result.stderr
+        done.touch()
+    return root
 
 
 _REDUCE_KERNEL = """\

@@ -10,7 +10,6 @@ where the reference quotes none, ttlgen's summary of the change).
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -19,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from kernel_helpers import all_kernels, pin_api_level
+from kernel_helpers import all_kernels, legacy_build, pin_api_level
 
 from tests.conftest import GENERATED, REPO, SPECS, host_define_flags, real_project, run_cli
 from ttlgen.device.build import CompileError, compile_kernel
@@ -61,22 +60,10 @@ def _compile_snippet(tmp_path: Path, api_dir: Path, body: str, includes: Iterabl
     return subprocess.run([*FLAGS, f"-I{api_dir}", f"-I{GLUE}", str(source)], capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"})
 
 
-@functools.cache
-def _legacy_tree(root: Path) -> Path:
-    specs = root / "specs"
-    import shutil
-
-    shutil.copytree(SPECS, specs)
-    pin_api_level(specs, "legacy")
-    result = run_cli("build", "--specs", specs, "--out", root / "out")
-    assert result.exit_code == 0, result.stderr
-    return root / "out"
-
-
 @pytest.fixture(scope="module")
 def legacy_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every shipped kernel generated at API level `legacy` (a build with the legacy pin)."""
-    return _legacy_tree(tmp_path_factory.mktemp("legacy"))
+    return legacy_build(tmp_path_factory) / "out"
 
 
 def test_shipped_targets_use_the_current_api_level(project: Project) -> None:

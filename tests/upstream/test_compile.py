@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from upstream_helpers import CALL as _CALL
 from upstream_helpers import project, targets, unavailable
 
@@ -225,27 +226,26 @@ def test_the_compile_check_writes_a_kernels_defines_into_defines_generated_h(tmp
     assert (tmp_path / "plain" / "defines_generated.h").read_text() == jit.defines_generated(plain.defines)
 
 
-def test_a_legacy_kernel_whose_ops_need_host_defines_compiles_with_them(tmp_path: Path) -> None:
+def test_a_legacy_kernel_whose_ops_need_host_defines_compiles_with_them(tmp_path_factory: pytest.TempPathFactory) -> None:
     # ttnn 0.69.0's reduce.h defaults its template arguments to the host's REDUCE_OP and
     # REDUCE_DIM: a kernel whose op spelling states them compiles on every TRISC with the
     # defines its program.json carries, and not without them.
-    from tests.kernels.kernel_helpers import pin_api_level
+    from tests.kernels.kernel_helpers import legacy_build
     from ttlgen.model.project import Project
     from ttlgen.pipeline import load_project
 
-    specs = tmp_path / "specs"
-    shutil.copytree(SPECS, specs)
-    pin_api_level(specs, "legacy")
-    result = run_cli("build", "--specs", specs, "--out", tmp_path / "out")
-    assert result.exit_code == 0, result.stderr
+    # The real specs pinned to level legacy and their build (once per process: test_api_levels
+    # reads the same build).
+    root = legacy_build(tmp_path_factory)
+    specs, out = root / "specs", root / "out"
     legacy: Project = load_project(specs)
     with_defines = [
-        p.name for p in sorted((tmp_path / "out" / "kernels").iterdir())
+        p.name for p in sorted((out / "kernels").iterdir())
         if json.loads((p / "program.json").read_text())["kernels"]["compute"].get("defines")
     ]  # fmt: skip
     assert with_defines
     try:
-        (found,) = kernel_targets(legacy, tmp_path / "out", with_defines[:1])
+        (found,) = kernel_targets(legacy, out, with_defines[:1])
     except DownloadFailed as exc:
         unavailable(f"the pinned tt-metal headers cannot be fetched: {exc}")
     covered, _ = architectures(legacy)
