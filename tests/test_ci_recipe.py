@@ -27,8 +27,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO
-from ttlgen.pipeline import plan, validate_specs
+from tests.conftest import REPO, real_documents, real_plan, run_cli
 
 MARKER = "<!-- ttlgen:ci-recipe"
 GIT_ENV = {
@@ -119,11 +118,6 @@ def _python_env(repo: Path) -> dict[str, str]:
     return {**outer, "PYTHONPATH": str(repo)}
 
 
-def _ttlgen(repo: Path, *args: str) -> None:
-    env = _python_env(repo)
-    subprocess.run([sys.executable, "-m", "ttlgen", *args], cwd=repo, env=env, capture_output=True, check=True)
-
-
 @pytest.fixture(scope="module")
 def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A bare repository whose main holds this project."""
@@ -145,12 +139,17 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _pull_request(origin: Path, root: Path, edit: Callable[[Path], None]) -> Path:
-    """A clone of ``origin`` on a new commit: ``edit``, then ``ttlgen build``."""
+    """A clone of ``origin`` on a new commit: ``edit``, then ``ttlgen build``.
+
+    The author's build runs in this process: the clone's ttlgen is a copy of this one, and
+    its templates are named (the shipped tree of this ttlgen is the repository's); the
+    recipe's steps, which are under test, run the clone's copy in processes of their own."""
     work = root / "work"
     _git(root, "clone", "-q", str(origin), str(work))
     _git(work, "checkout", "-q", "-b", "pull-request")
     edit(work)
-    _ttlgen(work, "build")
+    built = run_cli("build", "--specs", work / "specs", "--out", work / "generated", "--templates", work / "templates")
+    assert built.exit_code == 0, built.stderr
     _git(work, "add", "-A")
     _git(work, "commit", "-q", "-m", "the pull request")
     return work
@@ -217,16 +216,16 @@ def test_the_recipe_passes_a_template_change_and_posts_its_review(origin: Path, 
     assert run.comment is not None, "the review was not posted"
     assert run.comment == (work / "review.md").read_text(encoding="utf-8")
     assert "No spec file changed; the generated files below changed by templates or ttlgen's code." in run.comment
-    _, planned = plan(work / "specs")
-    for lowered in planned.kernels:
+    # The pull request edits no spec: its kernels are the real specs' (planned once per process).
+    for lowered in real_plan()[1].kernels:
         assert f"| `kernels/{lowered.kernel.name}/compute.cpp` | +1 -0 |" in run.comment
     assert (work.parent / "gh-calls.txt").read_text(encoding="utf-8").startswith("pr comment 7 ")
 
 
 def _break_the_abi(work: Path) -> None:
     """The first constant of a layout spec changes its value, without a major version bump."""
-    documents = validate_specs(work / "specs")
-    layout = next(d for d in documents if d.kind == "ttlgen.layout" and d.data.get("constants"))
+    # The clone's specs are the real ones (loaded once per process), named specs/... as its are.
+    layout = next(d for d in real_documents() if d.kind == "ttlgen.layout" and d.data.get("constants"))
     line, column = layout.positions.value(("constants", 0, "value"))
     path = work / "specs" / Path(layout.source).relative_to("specs")
     lines = path.read_text(encoding="utf-8").split("\n")
