@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.conftest import GENERATED, SPECS
+from tests.conftest import GENERATED, SPECS, real_documents
 from ttlgen.spec.kinds import spec_kinds
-from ttlgen.spec.load import load_specs, parse_text
+from ttlgen.spec.load import parse_text
 
 KINDS = [kind.schema_file for kind in spec_kinds()]
 
@@ -24,7 +24,8 @@ def editor_schema(schema_file: str) -> dict[str, Any]:
 
 
 def real_spec(source: str) -> Any:
-    document = next(d for d in load_specs(SPECS) if d.source == source)
+    """A copy of the data of the real spec file ``source`` (loaded once per process)."""
+    document = next(d for d in real_documents() if d.source == source)
     return copy.deepcopy(document.data)
 
 
@@ -39,7 +40,7 @@ def test_every_editor_schema_is_a_valid_draft_2020_12_schema(schema_file: str) -
 
 
 def test_every_real_spec_is_valid_under_its_editor_schema() -> None:
-    for document in load_specs(SPECS):
+    for document in real_documents():
         schema_file = f"{document.kind}.{document.version}.schema.json"
         assert editor_errors(schema_file, document.data) == [], document.source
 
