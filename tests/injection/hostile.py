@@ -182,9 +182,28 @@ class _Outcome:
     built: tuple[Project, ProjectPlan] | None
 
 
-def _planned(documents: list[SpecDocument]) -> _Outcome:
+# The schema errors of each document: one settle() validates a copy again when a round or
+# a search for culprits puts the same text in the same sites of it. A copy is known by its
+# file and data, a real document (alive for the process, never copied) by itself.
+Validated = dict[object, tuple[Diagnostic, ...]]
+
+
+def _validated(documents: list[SpecDocument], memo: Validated) -> list[Diagnostic]:
+    """``validate_documents(documents)``, which validates each document on its own, from
+    what it reads: its data and (for the marks) its file, which a copy keeps."""
+    real = {id(d) for d in real_documents()}
+    found: list[Diagnostic] = []
+    for document in documents:
+        key: object = id(document) if id(document) in real else (document.source, repr(document.data))
+        if key not in memo:
+            memo[key] = tuple(validate_documents([document]))
+        found.extend(memo[key])
+    return found
+
+
+def _planned(documents: list[SpecDocument], memo: Validated) -> _Outcome:
     """Validate, model and plan ``documents``."""
-    found = validate_documents(documents)
+    found = _validated(documents, memo)
     if found:
         return _Outcome(tuple(found), True, None)
     try:
@@ -194,8 +213,8 @@ def _planned(documents: list[SpecDocument]) -> _Outcome:
         return _Outcome(exc.diagnostics, False, None)
 
 
-def _errors(documents: list[SpecDocument]) -> tuple[Diagnostic, ...]:
-    return _planned(documents).errors
+def _errors(documents: list[SpecDocument], memo: Validated) -> tuple[Diagnostic, ...]:
+    return _planned(documents, memo).errors
 
 
 @dataclass(frozen=True)
@@ -219,9 +238,10 @@ def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]],
     rejected: dict[str, Diagnostic] = {}
     by_schema: set[str] = set()
     files = {d.mark().file for d in documents}
+    memo: Validated = {}
     while active:
         copies, where = mutated(documents, [s for sites in active.values() for s in sites], text)
-        outcome = _planned(copies)
+        outcome = _planned(copies, memo)
         if outcome.built is not None:
             return Settled(tuple(active), rejected, frozenset(by_schema), outcome.built)
         errors = outcome.errors
@@ -229,7 +249,7 @@ def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]],
             assert error.mark.file in files and error.mark.line > 0 and error.mark.column > 0, (
                 f"an unlocated or misplaced error: {error.format()}"
             )
-        blamed = _blame(copies, active, where, errors, text)
+        blamed = _blame(copies, active, where, errors, text, memo)
         for field, error in blamed.items():
             rejected[field] = error
             del active[field]
@@ -240,7 +260,12 @@ def settle(documents: Sequence[SpecDocument], candidates: dict[str, list[Site]],
 
 
 def _blame(
-    copies: list[SpecDocument], active: dict[str, list[Site]], where: dict[Site, KeyPath], errors: Sequence[Diagnostic], text: Texts
+    copies: list[SpecDocument],
+    active: dict[str, list[Site]],
+    where: dict[Site, KeyPath],
+    errors: Sequence[Diagnostic],
+    text: Texts,
+    memo: Validated,
 ) -> dict[str, Diagnostic]:
     """Fields the errors follow from, by the first rule that finds one: a field with a site
     at an error's node; of the fields with a site under it, those that fail on their own;
@@ -267,7 +292,7 @@ def _blame(
         index = documents[error.mark.file]
         return frozenset(f for f, sites in active.items() if any(s.document == index for s in sites))
 
-    culprits = functools.cache(lambda suspects: _culprits(suspects, active, text))
+    culprits = functools.cache(lambda suspects: _culprits(suspects, active, text, memo))
     rules = (
         lambda e: under(e, exact=True),
         lambda e: culprits(under(e, exact=False)),
@@ -284,17 +309,17 @@ def _blame(
     raise Unattributed("no mutated field explains: " + "; ".join(e.format() for e in errors))
 
 
-def _culprits(suspects: frozenset[str], active: dict[str, list[Site]], text: Texts) -> frozenset[str]:
+def _culprits(suspects: frozenset[str], active: dict[str, list[Site]], text: Texts, memo: Validated) -> frozenset[str]:
     """The suspects whose text fails the build, found by halving the set (a failure only a
     combination of fields causes blames the combination)."""
     documents = list(real_documents())
-    if not suspects or not _errors(mutated(documents, [s for f in suspects for s in active[f]], text)[0]):
+    if not suspects or not _errors(mutated(documents, [s for f in suspects for s in active[f]], text)[0], memo):
         return frozenset()
     if len(suspects) == 1:
         return suspects
     ordered = sorted(suspects)
     halves = frozenset(ordered[: len(ordered) // 2]), frozenset(ordered[len(ordered) // 2 :])
-    found = _culprits(halves[0], active, text) | _culprits(halves[1], active, text)
+    found = _culprits(halves[0], active, text, memo) | _culprits(halves[1], active, text, memo)
     return found or suspects
 
 
