@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import LONG_TESTS
+from tests.conftest import LONG_TESTS, real_documents
 from tests.spec_fuzz import Mutator
 from ttlgen.spec.document import SpecDocument
-from ttlgen.spec.load import load_specs
 from ttlgen.validate.accept import accepts, plain
 from ttlgen.validate.schema import validate_document
 
 REPO = Path(__file__).resolve().parent.parent
-SPECS = load_specs(REPO / "specs")
+# The real specs as loaded once per process (named specs/...); tests copy the data they edit.
+SPECS = real_documents()
 # Edits the judge below can take as data (nest_deeply leaves a marker for the text writer).
 EDITS = ("delete key", "change type", "hostile text", "misspell key", "misspell name",
          "edge number", "duplicate item", "swap values", "empty container")
