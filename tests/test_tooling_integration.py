@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 import yaml
 
 from tests.conftest import REPO, run_cli
@@ -36,11 +37,14 @@ def test_shell_completion_script_is_offered_for_bash() -> None:
     assert "complete" in done.stdout and "ttlgen" in done.stdout
 
 
-def test_every_pre_commit_hook_runs_a_ttlgen_command_that_passes_on_this_repository() -> None:
+def test_every_pre_commit_hook_runs_a_ttlgen_command_that_passes_on_this_repository(monkeypatch: pytest.MonkeyPatch) -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert {hook["id"] for hook in hooks} >= {"ttlgen-check", "ttlgen-validate"}
+    # The hooks' commands, run in-process from the repository's root as pre-commit runs them
+    # there (the console entry point's own process is tests/test_cli.py's).
+    monkeypatch.chdir(REPO)
     for hook in hooks:
         program, *args = shlex.split(hook["entry"])
         assert program == "ttlgen" and hook["language"] == "python" and hook["pass_filenames"] is False
-        done = subprocess.run([sys.executable, "-m", "ttlgen", *args], capture_output=True, text=True, cwd=REPO)
-        assert done.returncode == 0, f"{hook['id']}: {done.stderr}"
+        done = run_cli(*args)
+        assert done.exit_code == 0, f"{hook['id']}: {done.stderr}"
