@@ -16,13 +16,11 @@ imported).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 import pytest
-from upstream_helpers import mutant_dir, project, targets
+from upstream_helpers import CompiledMutant, Edit, mutant_dir, project, targets
 
 from ttlgen import cache
-from ttlgen.model.tt_metal_api import ApiLevel
 from ttlgen.upstream import fetch, jit
 from ttlgen.upstream.compile import Outcome, Target, compile_units, units
 from ttlgen.upstream.project import architectures
@@ -30,11 +28,9 @@ from ttlgen.upstream.project import architectures
 os.environ.setdefault(fetch.CACHE_ENV, str(cache.cache_root() / "upstream"))
 
 
-Edit = Callable[[ApiLevel, str], str | None]
-
 
 @pytest.fixture(scope="session")
-def compiled_mutant(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Edit], tuple[Outcome, Target]]:
+def compiled_mutant(tmp_path_factory: pytest.TempPathFactory) -> CompiledMutant:
     """``compiled_mutant(edit)``: a copy of the first generated kernel whose compute source
     ``edit`` changes (given the kernel's API level and the source), compiled against the real
     headers of its level as tt-metal's JIT compiles it on TRISC0 (unpack) of the first

@@ -15,13 +15,12 @@ import re
 import resource
 import shutil
 import subprocess
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from upstream_helpers import CALL as _CALL
-from upstream_helpers import project, targets, unavailable
+from upstream_helpers import CompiledMutant, project, targets, unavailable
 
 from tests.conftest import GENERATED, SPECS, run_cli
 from ttlgen.model.cpp_declarations import Signature
@@ -90,9 +89,6 @@ def _level(target: Target) -> ApiLevel:
 # Each mutant below is the first generated kernel the edit changes, copied with the edit and
 # compiled on TRISC0 (unpack) of the first architecture (the compiled_mutant fixture of
 # tests/upstream/conftest.py; test_mutants.py makes and compiles some of the same ones).
-CompiledMutant = Callable[[Callable[[ApiLevel, str], str | None]], tuple[Outcome, Target]]
-
-
 def _assert_fails_naming(outcome: Outcome, unit: Unit, *words: str) -> None:
     assert not outcome.ok
     report = failure_report([outcome])

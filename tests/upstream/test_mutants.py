@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from upstream_helpers import CALL, mutant_dir, project, targets
+from upstream_helpers import CALL, CompiledMutant, Edit, mutant_dir, project, targets
 
 from tests.conftest import GENERATED, REPO
 from ttlgen.model.cpp_declarations import Signature
@@ -28,8 +27,6 @@ from ttlgen.upstream.jit import KernelDir
 from ttlgen.upstream.project import architectures
 
 GLUE = REPO / "ttlgen" / "device" / "include"
-
-Edit = Callable[[ApiLevel, str], str | None]
 
 
 def _forms(level: ApiLevel, name: str) -> list[Signature]:
@@ -179,7 +176,7 @@ EVERY_ENUMERATION = ("bare_scoped_enumerator", "enumerator_of_another_enumeratio
 
 @pytest.mark.parametrize("mutation", sorted(set(MUTANTS) - set(EVERY_ENUMERATION)))
 def test_a_mutant_the_real_headers_reject_is_rejected_by_the_emulators_headers(
-    compiled_mutant: Callable[[Edit], tuple[Outcome, Target]], mutation: str
+    compiled_mutant: CompiledMutant, mutation: str
 ) -> None:
     # The first generated kernel the mutation changes, compiled as _on_the_real_headers does
     # (the compiled_mutant fixture of tests/upstream/conftest.py; test_compile.py's teeth

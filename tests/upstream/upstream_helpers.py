@@ -17,14 +17,20 @@ import pytest
 
 from tests.conftest import GENERATED, real_project
 from ttlgen.model.project import Project
+from ttlgen.model.tt_metal_api import ApiLevel
 from ttlgen.upstream.api_check import names_of
-from ttlgen.upstream.compile import Target
+from ttlgen.upstream.compile import Outcome, Target
 from ttlgen.upstream.fetch import DownloadFailed, fetch
 from ttlgen.upstream.jit import KernelDir, read_kernel_dir
 from ttlgen.upstream.project import kernel_targets
 from ttlgen.upstream.release_api import HeaderParseError, ReleaseApi, read_release
 
 REQUIRE_ENV = "TTLGEN_REQUIRE_UPSTREAM"
+
+# An edit of a kernel's compute source at an API level: the changed text, or None where the
+# edit does not apply; and the compiled_mutant fixture (tests/upstream/conftest.py).
+Edit = Callable[[ApiLevel, str], str | None]
+CompiledMutant = Callable[[Edit], tuple[Outcome, Target]]
 
 
 def required() -> bool:
