@@ -10,22 +10,23 @@ from typing import Any
 import pytest
 
 from tests.conftest import GENERATED, SPECS
-from tests.cpp_tables.support import cpp_adapter_answers, cpp_table_answers
+from tests.cpp_tables.support import DEFAULT_STANDARD, cpp_adapter_answers, cpp_table_answers
 
 
 @pytest.fixture(scope="session")
 def committed_answers(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """The answers of the committed tree's table dump program (C++17, cpp_table_answers)."""
+    """The answers of the committed tree's table dump program (DEFAULT_STANDARD, cpp_table_answers)."""
     return cpp_table_answers(GENERATED, tmp_path_factory.mktemp("tables-dump"))
 
 
 @pytest.fixture(scope="session")
-def committed_adapter_answers(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[dict[str, Any]]]:
+def committed_adapter_answers(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., list[dict[str, Any]]]:
     """``answers(std)``: the answers of the adapter driver compiled in C++ standard ``std``
-    against the committed tree (cpp_adapter_answers), made the first time a test asks."""
+    (default DEFAULT_STANDARD) against the committed tree (cpp_adapter_answers), made the
+    first time a test asks."""
     made: dict[str, list[dict[str, Any]]] = {}
 
-    def answers(std: str) -> list[dict[str, Any]]:
+    def answers(std: str = DEFAULT_STANDARD) -> list[dict[str, Any]]:
         if std not in made:
             made[std] = cpp_adapter_answers(GENERATED, SPECS, tmp_path_factory.mktemp("adapter"), std)
         return made[std]

@@ -26,6 +26,8 @@ DRIVER = HERE / "adapter_driver.cpp"
 DUMP = Path("tests") / "ttl_kernel_config_tables_dump.cpp"
 WARNINGS = ("-Wall", "-Wextra", "-Werror", "-pedantic")
 STANDARDS = ("c++17", "c++20")
+# What a program here is compiled as unless a test names a standard.
+DEFAULT_STANDARD = STANDARDS[0]
 # MLIR types the adapter is driven with, by how MLIR prints them, with what MLIR says of each:
 # the vocabulary's element type its predicate recognizes it as (None: none does) and, for an
 # integer or float type, its bit width and whether it is a float (answers.MlirType).
@@ -59,7 +61,7 @@ def gxx() -> str:
 
 
 def compile_cpp(
-    source: Path | Sequence[Path], binary: Path, includes: list[Path], std: str = "c++17"
+    source: Path | Sequence[Path], binary: Path, includes: list[Path], std: str = DEFAULT_STANDARD
 ) -> subprocess.CompletedProcess[str]:
     """Compile and link one program from ``source`` (one translation unit or several)."""
     sources = [source] if isinstance(source, Path) else list(source)
@@ -69,7 +71,7 @@ def compile_cpp(
     )
 
 
-def check_syntax(source: Path, includes: list[Path], std: str = "c++17") -> subprocess.CompletedProcess[str]:
+def check_syntax(source: Path, includes: list[Path], std: str = DEFAULT_STANDARD) -> subprocess.CompletedProcess[str]:
     """Compile ``source`` without linking: its return code says whether it compiles."""
     return subprocess.run(
         [gxx(), f"-std={std}", *WARNINGS, "-fsyntax-only", *(f"-I{i}" for i in includes), str(source)],
@@ -102,7 +104,7 @@ def architecture_names(specs: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def cpp_adapter_answers(tree: Path, specs: Path, work: Path, std: str = "c++17") -> list[dict[str, Any]]:
+def cpp_adapter_answers(tree: Path, specs: Path, work: Path, std: str = DEFAULT_STANDARD) -> list[dict[str, Any]]:
     """Compile the adapter driver against the stand-in and tree/include, and run it."""
     binary = work / f"adapter_driver_{std.replace('+', 'x')}"
     built = compile_cpp(DRIVER, binary, [HERE, tree / "include"], std)
